@@ -1,0 +1,89 @@
+// swift-tools-version:6.2
+import PackageDescription
+
+// Every target: Swift 6 language mode (the tools version default), explicit import visibility,
+// and `any` spelled out for existentials.
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "repairsyncd",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "repairsyncd", targets: ["repairsyncd"]),
+        .executable(name: "repairctl", targets: ["repairctl"]),
+        .library(name: "RepairSyncModels", targets: ["RepairSyncModels"]),
+        .library(name: "RepairSyncStore", targets: ["RepairSyncStore"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+    ],
+    targets: [
+        // libsystemd (sd_notify, sd_listen_fds, sd_journal_sendv) as a Swift module.
+        .systemLibrary(
+            name: "CSystemd",
+            pkgConfig: "libsystemd",
+            providers: [.apt(["libsystemd-dev"])]
+        ),
+        // Wire and domain types shared by the engine, the CLI and the development backend (Foundation only).
+        .target(
+            name: "RepairSyncModels",
+            swiftSettings: swiftSettings
+        ),
+        // The local SQLite replica: schema, migrations, record mappings.
+        .target(
+            name: "RepairSyncStore",
+            dependencies: [
+                "RepairSyncModels",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "repairsyncd",
+            dependencies: [
+                "CSystemd",
+                "RepairSyncModels",
+                "RepairSyncStore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "repairctl",
+            dependencies: [
+                "RepairSyncModels",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // Fixtures and helpers shared by the test targets.
+        .target(
+            name: "RepairSyncTestSupport",
+            dependencies: ["RepairSyncModels"],
+            path: "Tests/RepairSyncTestSupport",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "RepairSyncModelsTests",
+            dependencies: ["RepairSyncModels", "RepairSyncTestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "RepairSyncStoreTests",
+            dependencies: [
+                "RepairSyncStore",
+                "RepairSyncModels",
+                "RepairSyncTestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+    ]
+)

@@ -1,0 +1,39 @@
+/// One page of a collection's changes feed: `GET /api/v1/{collection}/changes?cursor=C&limit=N`.
+///
+/// `data` holds records created or changed since the cursor, each once at its latest version, in server commit
+/// order; `deleted` holds tombstones. Resume with `nextCursor`; the feed is caught up when `hasMore` is false.
+public struct ChangesPage<Record: SyncRecord>: Codable, Sendable {
+    public var data: [Record]
+    public var deleted: [Tombstone]
+    public var nextCursor: String
+    public var hasMore: Bool
+
+    public init(data: [Record], deleted: [Tombstone], nextCursor: String, hasMore: Bool) {
+        self.data = data
+        self.deleted = deleted
+        self.nextCursor = nextCursor
+        self.hasMore = hasMore
+    }
+
+    public enum CodingKeys: String, CodingKey {
+        case data, deleted
+        case nextCursor = "next_cursor"
+        case hasMore = "has_more"
+    }
+}
+
+/// A record deleted on the server.
+public struct Tombstone: Codable, Hashable, Sendable {
+    public var id: String
+    public var deletedAt: Timestamp
+
+    public init(id: String, deletedAt: Timestamp) {
+        self.id = id
+        self.deletedAt = deletedAt
+    }
+
+    public enum CodingKeys: String, CodingKey {
+        case id
+        case deletedAt = "deleted_at"
+    }
+}

@@ -1,0 +1,106 @@
+public import GRDB
+internal import RepairSyncModels
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The local SQLite replica of the backend's records: one file, WAL mode, opened through a GRDB `DatabasePool`
+/// so that any number of readers (the control socket, local tools) run beside the one writer (the sync engine).
+///
+/// Every commit uses `synchronous=FULL`: a commit that acknowledges a local change is on disk, power cut or not,
+/// before the acknowledgement is sent. Pages of server records commit with their cursor in the same transaction.
+///
+/// ```swift
+/// let store = try ReplicaStore.open(at: "/var/lib/repairsyncd/replica.sqlite")
+/// let ready = try store.read { db in try Order.filter(sql: "status = 'ready'").fetchAll(db) }
+/// ```
+public final class ReplicaStore: Sendable {
+    /// The database, for the engine and for tests. Tools outside the daemon open the file read-only.
+    public let writer: any DatabaseWriter
+    /// The file path, or nil for an in-memory store.
+    public let path: String?
+
+    private init(writer: any DatabaseWriter, path: String?) {
+        self.writer = writer
+        self.path = path
+    }
+
+    /// Opens the replica at `path`, creating it (mode 0600, or `fileMode`) and migrating it to the current schema.
+    ///
+    /// - Throws: `StoreError` when the file cannot be created or is not a database this version can migrate.
+    public static func open(at path: String, fileMode: UInt32 = 0o600) throws -> ReplicaStore {
+        try createIfMissing(path: path, mode: fileMode)
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(10)
+        let pool: DatabasePool
+        do {
+            pool = try DatabasePool(path: path, configuration: configuration)
+            // GRDB sets synchronous=NORMAL on the writer when it enables WAL (after `prepareDatabase`), which may
+            // lose the last commits on a power cut. Only the writer connection commits, so FULL is set there.
+            try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
+        } catch {
+            throw StoreError.cannotOpen(path: path, reason: "\(error)")
+        }
+        try migrate(pool, path: path)
+        return ReplicaStore(writer: pool, path: path)
+    }
+
+    /// A private in-memory store, migrated: for tests and tools that need scratch space.
+    public static func inMemory() throws -> ReplicaStore {
+        let queue = try DatabaseQueue()
+        try migrate(queue, path: ":memory:")
+        return ReplicaStore(writer: queue, path: nil)
+    }
+
+    /// The names of the migrations the file has, in order.
+    public func appliedMigrations() throws -> [String] {
+        try writer.read { db in try ReplicaMigrations.migrator.appliedIdentifiers(db).sorted() }
+    }
+
+    public func read<T: Sendable>(_ body: @Sendable (Database) throws -> T) throws -> T {
+        try writer.read(body)
+    }
+
+    public func write<T: Sendable>(_ body: @Sendable (Database) throws -> T) throws -> T {
+        try writer.write(body)
+    }
+
+    public func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try await writer.read(body)
+    }
+
+    public func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try await writer.write(body)
+    }
+
+    /// Runs `PRAGMA integrity_check` and returns its problems (empty when the file is sound).
+    public func integrityProblems() throws -> [String] {
+        try writer.read { db in
+            let lines = try String.fetchAll(db, sql: "PRAGMA integrity_check")
+            return lines == ["ok"] ? [] : lines
+        }
+    }
+
+    private static func migrate(_ writer: some DatabaseWriter, path: String) throws {
+        do {
+            let migrator = ReplicaMigrations.migrator
+            if try writer.read({ try migrator.hasBeenSuperseded($0) }) {
+                throw StoreError.newerSchema(path: path)
+            }
+            try migrator.migrate(writer)
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw StoreError.cannotMigrate(path: path, reason: "\(error)")
+        }
+    }
+
+    private static func createIfMissing(path: String, mode: UInt32) throws {
+        let fd = Glibc.open(path, O_CREAT | O_RDWR | O_CLOEXEC, mode)
+        guard fd >= 0 else {
+            throw StoreError.cannotOpen(path: path, reason: String(cString: strerror(errno)))
+        }
+        close(fd)
+    }
+}

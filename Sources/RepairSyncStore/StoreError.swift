@@ -1,0 +1,33 @@
+/// Why the replica could not be opened or used, in words an admin can act on.
+public struct StoreError: Error, CustomStringConvertible, Sendable {
+    private enum Kind: Sendable {
+        case cannotOpen(path: String, reason: String)
+        case cannotMigrate(path: String, reason: String)
+        case newerSchema(path: String)
+    }
+
+    private let kind: Kind
+
+    public static func cannotOpen(path: String, reason: String) -> StoreError {
+        StoreError(kind: .cannotOpen(path: path, reason: reason))
+    }
+
+    public static func cannotMigrate(path: String, reason: String) -> StoreError {
+        StoreError(kind: .cannotMigrate(path: path, reason: reason))
+    }
+
+    public static func newerSchema(path: String) -> StoreError {
+        StoreError(kind: .newerSchema(path: path))
+    }
+
+    public var description: String {
+        switch kind {
+        case .cannotOpen(let path, let reason):
+            "cannot open the store \(path): \(reason)"
+        case .cannotMigrate(let path, let reason):
+            "cannot migrate the store \(path) (is it a repairsyncd replica?): \(reason)"
+        case .newerSchema(let path):
+            "the store \(path) was written by a newer repairsyncd; install that version or restore a backup"
+        }
+    }
+}

@@ -1,0 +1,59 @@
+import Foundation
+import RepairSyncModels
+import Testing
+
+@Suite struct MoneyTests {
+    @Test func additionIsExact() throws {
+        let sum = try #require(Money(exactly: "0.1")) + (try #require(Money(exactly: "0.2")))
+        #expect(sum == Money(exactly: "0.3"))
+        #expect(sum.canonicalText == "0.3")
+        // The same sum in Double is not 0.3: the point of never using Double for money.
+        #expect(0.1 + 0.2 != 0.3)
+    }
+
+    @Test(arguments: ["1234567.89", "0.3", "-0.5", "150", "99999999999999999.99", "0.01"])
+    func canonicalTextRoundTrips(text: String) throws {
+        let money = try #require(Money(exactly: text))
+        #expect(money.canonicalText == text)
+        #expect(Money(exactly: money.canonicalText) == money)
+    }
+
+    @Test func trailingZerosAreNotSignificant() throws {
+        #expect(Money(exactly: "150.00")?.canonicalText == "150")
+        #expect(Money(exactly: "150.00") == Money(exactly: "150"))
+        #expect(Money(exactly: "0.30")?.displayText == "0.30")
+        #expect(Money(exactly: "150")?.displayText == "150.00")
+        #expect(Money(exactly: "12.345")?.displayText == "12.345")
+    }
+
+    @Test(arguments: ["", "-", "12abc", " 12", "12 ", "1e3", "1.", ".5", "1,000.00", "--1", "1.2.3", "NaN", "+1"])
+    func rejectsAnythingButPlainDecimals(text: String) {
+        #expect(Money(exactly: text) == nil)
+    }
+
+    @Test func decodesFromStringsAndNumbersExactly() throws {
+        struct Box: Codable { var amount: Money }
+        let fromString = try JSONDecoder().decode(Box.self, from: Data(#"{"amount":"1234567.89"}"#.utf8))
+        let fromNumber = try JSONDecoder().decode(Box.self, from: Data(#"{"amount":1234567.89}"#.utf8))
+        #expect(fromString.amount == Money(exactly: "1234567.89"))
+        #expect(fromNumber.amount == Money(exactly: "1234567.89"))
+        let tenth = try JSONDecoder().decode(Box.self, from: Data(#"{"amount":0.1}"#.utf8))
+        #expect(tenth.amount.canonicalText == "0.1")
+    }
+
+    @Test func encodesAsCanonicalString() throws {
+        struct Box: Codable { var amount: Money }
+        let data = try JSONEncoder().encode(Box(amount: try #require(Money(exactly: "0.30"))))
+        #expect(String(decoding: data, as: UTF8.self) == #"{"amount":"0.3"}"#)
+    }
+
+    @Test func malformedAmountIsADecodingError() {
+        struct Box: Codable { var amount: Money }
+        #expect(throws: DecodingError.self) {
+            try JSONDecoder().decode(Box.self, from: Data(#"{"amount":"12abc"}"#.utf8))
+        }
+        #expect(throws: DecodingError.self) {
+            try JSONDecoder().decode(Box.self, from: Data(#"{"amount":true}"#.utf8))
+        }
+    }
+}

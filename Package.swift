@@ -15,6 +15,7 @@ let package = Package(
     products: [
         .executable(name: "repairsyncd", targets: ["repairsyncd"]),
         .executable(name: "repairctl", targets: ["repairctl"]),
+        .executable(name: "repair-api-dev", targets: ["repair-api-dev"]),
         .library(name: "RepairSyncModels", targets: ["RepairSyncModels"]),
         .library(name: "RepairSyncStore", targets: ["RepairSyncStore"]),
     ],
@@ -22,6 +23,11 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.8.0"),
     ],
     targets: [
         // libsystemd (sd_notify, sd_listen_fds, sd_journal_sendv) as a Swift module.
@@ -63,11 +69,48 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The development backend: a real HTTP server that implements docs/api.md, with its own storage, a seeder,
+        // and an admin surface for tests (edits as another user, deletes, counters, fault injection).
+        .target(
+            name: "RepairAPIDev",
+            dependencies: [
+                "RepairSyncModels",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "repair-api-dev",
+            dependencies: [
+                "RepairAPIDev",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // Fixtures and helpers shared by the test targets.
         .target(
             name: "RepairSyncTestSupport",
             dependencies: ["RepairSyncModels"],
             path: "Tests/RepairSyncTestSupport",
+            swiftSettings: swiftSettings
+        ),
+        // A development backend running in the test process, and an HTTP helper to talk to it.
+        .target(
+            name: "BackendTestSupport",
+            dependencies: [
+                "RepairAPIDev",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            path: "Tests/BackendTestSupport",
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -82,6 +125,18 @@ let package = Package(
                 "RepairSyncModels",
                 "RepairSyncTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "RepairAPIDevTests",
+            dependencies: [
+                "RepairAPIDev",
+                "RepairSyncModels",
+                "RepairSyncTestSupport",
+                "BackendTestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),

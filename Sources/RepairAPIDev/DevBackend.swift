@@ -1,0 +1,120 @@
+internal import Foundation
+internal import GRDB
+internal import Hummingbird
+public import Logging
+internal import NIOCore
+internal import RepairSyncModels
+internal import ServiceLifecycle
+internal import UnixSignals
+internal import Synchronization
+
+/// The development backend: a real HTTP server implementing docs/api.md over its own SQLite storage.
+///
+/// ```swift
+/// let backend = try DevBackend(options: .init(tokens: ["dev-token": "Grace"], admin: true))
+/// try backend.seed(SeedOptions(orders: 1000))
+/// try await backend.run { port in print("listening on http://127.0.0.1:\(port)") }
+/// ```
+public final class DevBackend: Sendable {
+    public struct Options: Sendable {
+        public var host: String
+        public var port: Int
+        /// The SQLite file; nil for a temporary file removed when the backend is deinitialised.
+        public var databasePath: String?
+        /// Accepted tokens and the display name of the user each stands for.
+        public var tokens: [String: String]
+        public var admin: Bool
+        public var logRequests: Bool
+
+        public init(
+            host: String = "127.0.0.1", port: Int = 0, databasePath: String? = nil, tokens: [String: String],
+            admin: Bool = false, logRequests: Bool = false
+        ) {
+            self.host = host
+            self.port = port
+            self.databasePath = databasePath
+            self.tokens = tokens
+            self.admin = admin
+            self.logRequests = logRequests
+        }
+    }
+
+    public let options: Options
+    let store: BackendStore
+    let injector = FaultInjector()
+    private let temporaryDirectory: URL?
+    private let logger: Logger
+    private let running = Mutex<ServiceGroup?>(nil)
+
+    public init(options: Options, logger: Logger = Logger(label: "repair-api-dev")) throws {
+        self.options = options
+        self.logger = logger
+        if let path = options.databasePath {
+            temporaryDirectory = nil
+            store = try BackendStore(path: path)
+        } else {
+            let directory = FileManager.default.temporaryDirectory
+                .appendingPathComponent("repair-api-dev-\(UUID().uuidString)", isDirectory: true)
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            temporaryDirectory = directory
+            store = try BackendStore(path: directory.appendingPathComponent("backend.sqlite").path)
+        }
+    }
+
+    deinit {
+        if let temporaryDirectory { try? FileManager.default.removeItem(at: temporaryDirectory) }
+    }
+
+    /// Generates a deterministic data set. Returns false (and writes nothing) when the database already has records.
+    @discardableResult
+    public func seed(_ seedOptions: SeedOptions) throws -> Bool {
+        let empty = try store.pool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM records") == 0 }
+        guard empty else { return false }
+        var seeder = Seeder(options: seedOptions)
+        try seeder.run(into: store)
+        return true
+    }
+
+    /// Serves until `shutdown()`, SIGTERM/SIGINT (when `handlingSignals`) or cancellation. `onListening` receives
+    /// the bound port (useful with port 0). A graceful shutdown lets requests in flight finish.
+    public func run(
+        handlingSignals: Bool = false, onListening: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) async throws {
+        let router = Router(context: DevRequestContext.self)
+        var requestLogger = logger
+        if !options.logRequests { requestLogger.logLevel = .warning }
+        router.add(middleware: RequestLogMiddleware(counters: store.counters, logger: requestLogger))
+        router.add(middleware: JSONErrorMiddleware())
+        router.add(middleware: AdminGateMiddleware(enabled: options.admin))
+        router.add(
+            middleware: AuthMiddleware(
+                users: Dictionary(
+                    uniqueKeysWithValues: options.tokens.sorted(by: { $0.key < $1.key }).enumerated().map {
+                        ($0.element.key, BackendStore.User(id: "usr_api_\($0.offset + 1)", name: $0.element.value))
+                    })))
+        router.add(middleware: FaultMiddleware(injector: injector, counters: store.counters))
+        APIRoutes(store: store).register(on: router)
+        if options.admin { AdminRoutes(store: store, injector: injector).register(on: router) }
+
+        var serverLogger = logger
+        serverLogger.logLevel = .warning
+        let app = Application(
+            router: router,
+            configuration: .init(address: .hostname(options.host, port: options.port), serverName: "repair-api-dev"),
+            onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) },
+            logger: serverLogger)
+        let group = ServiceGroup(
+            configuration: .init(
+                services: [.init(service: app)],
+                gracefulShutdownSignals: handlingSignals ? [.sigterm, .sigint] : [],
+                logger: serverLogger))
+        running.withLock { $0 = group }
+        try await group.run()
+    }
+
+    /// Stops a running server gracefully: no new connections, requests in flight complete.
+    public func shutdown() async {
+        guard let group = running.withLock({ $0 }) else { return }
+        await group.triggerGracefulShutdown()
+    }
+}

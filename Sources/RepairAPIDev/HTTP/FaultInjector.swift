@@ -1,0 +1,148 @@
+internal import Foundation
+internal import Synchronization
+
+/// The kinds of failure the development backend can inject.
+enum FaultKind: String, Codable, CaseIterable, Sendable {
+    /// Answer 500 / 503 without processing the request.
+    case internalError = "500"
+    case unavailable = "503"
+    /// Answer 429 with `Retry-After` without processing the request.
+    case rateLimited = "429"
+    /// Answer 401 without processing the request.
+    case unauthorized = "401"
+    /// Wait `slow_ms`, then process normally (to trigger client timeouts).
+    case slow
+    /// Process the request (a write is applied), then send the headers and half the body and drop the connection.
+    case cut
+    /// Process the request, then send a complete 200 response whose JSON body stops halfway.
+    case truncated
+}
+
+/// Decides which requests fail, reproducibly: one-shot faults queued for matching requests first, then random
+/// faults at a configured rate drawn from a seeded generator. Also tracks, per token, until when a client was told
+/// to wait by a 429, to count requests that came back too early.
+final class FaultInjector: Sendable {
+    struct Plan: Codable, Sendable {
+        var rate: Double
+        var kinds: [String: Double]
+        var seed: UInt64?
+        var retryAfter: Int?
+        var slowMs: Int?
+        var includeHealth: Bool?
+        /// How long after a 429 a request still counts as already in flight rather than a violation (default 100).
+        var inFlightGraceMs: Int?
+
+        enum CodingKeys: String, CodingKey {
+            case rate, kinds, seed
+            case retryAfter = "retry_after"
+            case slowMs = "slow_ms"
+            case includeHealth = "include_health"
+            case inFlightGraceMs = "in_flight_grace_ms"
+        }
+    }
+
+    struct OneShot: Codable, Sendable {
+        var kind: FaultKind
+        var method: String?
+        var pathPrefix: String?
+        var count: Int?
+
+        enum CodingKeys: String, CodingKey {
+            case kind, method, count
+            case pathPrefix = "path_prefix"
+        }
+    }
+
+    private struct State {
+        var plan: Plan?
+        var weighted: [(FaultKind, Double)] = []
+        var rng = SplitMix64(seed: 1)
+        var oneShots: [OneShot] = []
+        /// Per token: when the last 429 was sent, and until when the client must wait.
+        var waits: [String: (sent: ContinuousClock.Instant, until: ContinuousClock.Instant)] = [:]
+    }
+
+    private let state = Mutex(State())
+
+    /// A request sent before the client could have read the 429 is in flight, not a violation.
+    static let defaultInFlightGrace = Duration.milliseconds(100)
+
+    func configure(_ plan: Plan?) throws {
+        var weighted: [(FaultKind, Double)] = []
+        if let plan {
+            guard (0...1).contains(plan.rate) else { throw FaultPlanError(message: "rate must be within 0...1") }
+            for (name, weight) in plan.kinds.sorted(by: { $0.key < $1.key }) {
+                guard let kind = FaultKind(rawValue: name) else {
+                    throw FaultPlanError(
+                        message: "unknown fault kind \(name); known: \(FaultKind.allCases.map(\.rawValue))")
+                }
+                if weight > 0 { weighted.append((kind, weight)) }
+            }
+            guard plan.rate == 0 || !weighted.isEmpty else {
+                throw FaultPlanError(message: "kinds must give at least one kind a positive weight")
+            }
+        }
+        state.withLock {
+            $0.plan = plan
+            $0.weighted = weighted
+            $0.rng = SplitMix64(seed: plan?.seed ?? 1)
+        }
+    }
+
+    func queue(_ oneShot: OneShot) {
+        state.withLock { $0.oneShots.append(oneShot) }
+    }
+
+    var plan: Plan? { state.withLock { $0.plan } }
+
+    /// The fault to inject into this request, if any.
+    func draw(method: String, path: String, isHealth: Bool) -> FaultKind? {
+        state.withLock { state in
+            if let index = state.oneShots.firstIndex(where: { shot in
+                (shot.method.map { $0.uppercased() == method } ?? true)
+                    && (shot.pathPrefix.map { path.hasPrefix($0) } ?? true)
+            }) {
+                let kind = state.oneShots[index].kind
+                let remaining = (state.oneShots[index].count ?? 1) - 1
+                if remaining <= 0 {
+                    state.oneShots.remove(at: index)
+                } else {
+                    state.oneShots[index].count = remaining
+                }
+                return kind
+            }
+            guard let plan = state.plan, plan.rate > 0, !isHealth || plan.includeHealth == true else { return nil }
+            guard state.rng.unit() < plan.rate else { return nil }
+            let total = state.weighted.reduce(0) { $0 + $1.1 }
+            var point = state.rng.unit() * total
+            for (kind, weight) in state.weighted {
+                point -= weight
+                if point < 0 { return kind }
+            }
+            return state.weighted.last?.0
+        }
+    }
+
+    var retryAfterSeconds: Int { state.withLock { $0.plan?.retryAfter ?? 1 } }
+    var slowDuration: Duration { .milliseconds(state.withLock { $0.plan?.slowMs ?? 3000 }) }
+
+    func rateLimited(token: String, seconds: Int) {
+        let now = ContinuousClock.now
+        state.withLock { $0.waits[token] = (now, now + .seconds(seconds)) }
+    }
+
+    /// True when this token was told to wait and its request arrived before the time was up (and after the
+    /// in-flight grace).
+    func isEarly(token: String) -> Bool {
+        let now = ContinuousClock.now
+        return state.withLock { state in
+            guard let wait = state.waits[token] else { return false }
+            let grace = state.plan?.inFlightGraceMs.map { Duration.milliseconds($0) } ?? Self.defaultInFlightGrace
+            return now >= wait.sent + grace && now < wait.until
+        }
+    }
+}
+
+struct FaultPlanError: Error {
+    var message: String
+}

@@ -1,0 +1,99 @@
+import ArgumentParser
+import Foundation
+import Logging
+import RepairAPIDev
+import RepairSyncModels
+
+/// `repair-api-dev`: the development backend as a program, for the demo, integration tests and benchmarks.
+@main
+struct RepairAPIDevCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "repair-api-dev",
+        abstract: "A development Repair Minder API server that implements docs/api.md.",
+        discussion: """
+            The first line on standard output is always `listening on http://HOST:PORT`. One line per request goes \
+            to standard error unless --quiet.
+            """,
+        version: ProductInfo.version
+    )
+
+    @Option(help: "Address to listen on.")
+    var host = "127.0.0.1"
+
+    @Option(help: "Port to listen on; 0 picks a free port.")
+    var port = 8080
+
+    @Option(help: ArgumentHelp("SQLite file for the server's data (a temporary file by default).", valueName: "path"))
+    var db: String?
+
+    @Option(name: .customLong("token"), help: ArgumentHelp(
+        "An accepted bearer token, as TOKEN or TOKEN:Display Name (repeatable).", valueName: "token"))
+    var tokens: [String] = []
+
+    @Option(help: ArgumentHelp("A file with one accepted token per line, as TOKEN or TOKEN:Display Name.",
+        valueName: "path"))
+    var tokenFile: String?
+
+    @Flag(help: "Generate a data set when the database is empty.")
+    var seed = false
+
+    @Option(help: "Orders to generate with --seed; devices 1.5×, clients ½×, tickets ½×, messages 2× as many.")
+    var orders = 1000
+
+    @Option(help: "Seed of the generator: the same value gives the same data.")
+    var seedValue: UInt64 = 1
+
+    @Flag(help: "Enable the admin surface under /admin (loopback peers only): edits, deletes, counters, faults.")
+    var admin = false
+
+    @Flag(help: "Do not log one line per request.")
+    var quiet = false
+
+    func validate() throws {
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be within 0...65535") }
+        guard orders >= 1 else { throw ValidationError("--orders must be at least 1") }
+    }
+
+    func run() async throws {
+        var lines = tokens
+        if let tokenFile {
+            let text: String
+            do {
+                text = try String(contentsOfFile: tokenFile, encoding: .utf8)
+            } catch {
+                throw ValidationError("cannot read --token-file \(tokenFile): \(error.localizedDescription)")
+            }
+            lines += text.split(whereSeparator: \.isNewline).map { String($0).trimmingCharacters(in: .whitespaces) }
+                .filter { !$0.isEmpty && !$0.hasPrefix("#") }
+        }
+        guard !lines.isEmpty else { throw ValidationError("give at least one accepted token: --token or --token-file") }
+        var users: [String: String] = [:]
+        for line in lines {
+            let parts = line.split(separator: ":", maxSplits: 1)
+            users[String(parts[0])] = parts.count > 1 ? String(parts[1]) : "API user"
+        }
+
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = .info
+            return handler
+        }
+        let backend = try DevBackend(
+            options: .init(host: host, port: port, databasePath: db, tokens: users, admin: admin, logRequests: !quiet))
+        if seed {
+            let start = ContinuousClock.now
+            let options = SeedOptions(orders: orders, seedValue: seedValue)
+            if try backend.seed(options) {
+                let total = options.orders + options.devices + options.clients + options.tickets
+                    + options.tickets * options.messagesPerTicket
+                FileHandle.standardError.write(Data("seeded \(total) records in \(ContinuousClock.now - start)\n".utf8))
+            } else {
+                FileHandle.standardError.write(Data("--seed: the database already has records; left as is\n".utf8))
+            }
+        }
+        let host = self.host
+        try await backend.run(handlingSignals: true) { port in
+            FileHandle.standardOutput.write(Data("listening on http://\(host):\(port)\n".utf8))
+        }
+    }
+}

@@ -18,6 +18,7 @@ let package = Package(
         .executable(name: "repair-api-dev", targets: ["repair-api-dev"]),
         .library(name: "RepairSyncModels", targets: ["RepairSyncModels"]),
         .library(name: "RepairSyncStore", targets: ["RepairSyncStore"]),
+        .library(name: "RepairSyncEngine", targets: ["RepairSyncEngine"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
@@ -47,6 +48,21 @@ let package = Package(
             dependencies: [
                 "RepairSyncModels",
                 .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The sync engine: outbox, base copies, push, pull, conflict resolution, status.
+        .target(
+            name: "RepairSyncEngine",
+            dependencies: [
+                "RepairSyncModels",
+                "RepairSyncStore",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),

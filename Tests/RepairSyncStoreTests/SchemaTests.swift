@@ -9,11 +9,15 @@ import Testing
     @Test func migratesFromEmpty() throws {
         let dir = try TemporaryDirectory()
         let store = try ReplicaStore.open(at: dir.path("replica.sqlite"))
-        #expect(try store.appliedMigrations() == ["v1-replica"])
+        #expect(try store.appliedMigrations() == ["v1-replica", "v2-engine"])
         let tables = try store.read { db in
             try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
         }
-        #expect(tables == ["clients", "devices", "grdb_migrations", "orders", "sync_metadata", "ticket_messages", "tickets"])
+        #expect(
+            tables == [
+                "clients", "conflicts", "dashboard_snapshots", "devices", "grdb_migrations", "orders", "outbox",
+                "sqlite_sequence", "sync_bases", "sync_metadata", "ticket_messages", "tickets",
+            ])
         let metadata = try store.read { db in try SyncMetadata.fetchAll(db) }
         #expect(Set(metadata.map(\.collection)) == Set(SyncCollection.allCases))
         #expect(metadata.allSatisfy { $0.state == .initial && $0.cursor == nil })

@@ -9,6 +9,7 @@ enum ReplicaMigrations {
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1-replica", migrate: createReplicaTables)
+        migrator.registerMigration("v2-engine", migrate: EngineMigrations.createEngineTables)
         return migrator
     }
 

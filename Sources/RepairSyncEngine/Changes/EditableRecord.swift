@@ -1,0 +1,37 @@
+public import RepairSyncModels
+public import RepairSyncStore
+
+/// A record type a local change can edit (orders and devices) and the fields it may change, as the API allows.
+public protocol EditableRecord: ReplicaRecord {
+    /// The fields `PATCH` accepts for this collection.
+    static var editableFields: [String] { get }
+    /// The current values of `editableFields`.
+    var editableValues: FieldValues { get }
+    /// Sets the fields present in `values`.
+    mutating func apply(_ values: FieldValues)
+}
+
+extension Order: EditableRecord {
+    public static let editableFields = ["status", "notes"]
+
+    public var editableValues: FieldValues { ["status": status.rawValue, "notes": notes] }
+
+    public mutating func apply(_ values: FieldValues) {
+        if let status = values["status"], let raw = status { self.status = .parse(raw) }
+        if let notes = values["notes"] { self.notes = notes }
+    }
+}
+
+extension Device: EditableRecord {
+    public static let editableFields = ["status", "diagnosis", "resolution"]
+
+    public var editableValues: FieldValues {
+        ["status": status.rawValue, "diagnosis": diagnosis, "resolution": resolution]
+    }
+
+    public mutating func apply(_ values: FieldValues) {
+        if let status = values["status"], let raw = status { self.status = .parse(raw) }
+        if let diagnosis = values["diagnosis"] { self.diagnosis = diagnosis }
+        if let resolution = values["resolution"] { self.resolution = resolution }
+    }
+}

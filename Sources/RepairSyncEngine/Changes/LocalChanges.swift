@@ -1,0 +1,147 @@
+public import Foundation
+internal import GRDB
+public import RepairSyncModels
+internal import RepairSyncStore
+
+/// The two ways a local change gets in. Both write the row (if the engine owns the write) and the outbox entry in
+/// one transaction, committed with `synchronous=FULL` before they return: an acknowledged change survives a
+/// power cut.
+public struct LocalChanges: Sendable {
+    let store: ReplicaStore
+    let clock: any EngineClock
+
+    /// What `queueChange` names: a record another program has already written in the store.
+    public enum ChangeKind: String, Sendable, CaseIterable, Codable {
+        case orderUpdated = "order-updated"
+        case deviceUpdated = "device-updated"
+        case ticketMessageCreated = "ticket-message-created"
+    }
+
+    public enum QueueResult: Sendable, Hashable {
+        /// Queued these fields (for a message: the message).
+        case queued(seq: Int64, fields: [String])
+        /// Nothing differs from the server copy and what is already queued.
+        case nothingChanged(String)
+    }
+
+    // MARK: Mutations the engine performs
+
+    /// Changes fields of an order or a device (names as in the API: status, notes / status, diagnosis,
+    /// resolution) and queues the change.
+    @discardableResult
+    public func update(_ collection: SyncCollection, id: String, fields: FieldValues) throws -> OutboxEntry {
+        switch collection {
+        case .orders: return try update(Order.self, id: id, fields: fields)
+        case .devices: return try update(Device.self, id: id, fields: fields)
+        default: throw EngineError.invalidValue(field: "collection", reason: "\(collection) cannot be changed locally")
+        }
+    }
+
+    private func update<R: EditableRecord>(_ type: R.Type, id: String, fields: FieldValues) throws -> OutboxEntry {
+        guard !fields.isEmpty else { throw EngineError.invalidValue(field: "fields", reason: "nothing to change") }
+        for (name, value) in fields {
+            guard R.editableFields.contains(name) else {
+                throw EngineError.invalidValue(
+                    field: name, reason: "not changeable; changeable: \(R.editableFields.joined(separator: ", "))")
+            }
+            if name == "status" { try Self.validateStatus(R.collection, value) }
+        }
+        let now = clock.now()
+        return try store.write { db in
+            guard try R.fetchOne(db, key: id) != nil else {
+                throw EngineError.unknownRecord(collection: R.collection.name, id: id)
+            }
+            try db.execute(
+                sql: "UPDATE \(R.collection.name) SET \(fields.keys.sorted().map { "\($0) = ?" }.joined(separator: ", ")) WHERE id = ?",
+                arguments: StatementArguments(fields.keys.sorted().map { fields[$0]! } + [id]))
+            return try Outbox.enqueueUpdate(db, collection: R.collection, id: id, fields: fields, now: now)
+        }
+    }
+
+    static func validateStatus(_ collection: SyncCollection, _ value: String?) throws {
+        guard let value else { throw EngineError.invalidValue(field: "status", reason: "cannot be cleared") }
+        let known: Bool =
+            switch collection {
+            case .orders: OrderStatus.parse(value).isKnown
+            case .devices: DeviceStatus.parse(value).isKnown
+            default: false
+            }
+        guard known else { throw EngineError.invalidValue(field: "status", reason: "unknown status \(value)") }
+    }
+
+    /// Writes a new ticket message (client-generated id) and queues it.
+    @discardableResult
+    public func createTicketMessage(
+        ticketId: String, content: String, isInternal: Bool = false, id: String = UUID().uuidString.lowercased()
+    ) throws -> TicketMessage {
+        guard !content.allSatisfy(\.isWhitespace) else {
+            throw EngineError.invalidValue(field: "content", reason: "a message cannot be blank")
+        }
+        let now = clock.now()
+        let message = TicketMessage(
+            id: id, ticketId: ticketId, content: content, senderType: .staff, senderName: nil, senderId: nil,
+            isInternal: isInternal, createdAt: now, updatedAt: now, version: 0)
+        return try store.write { db in
+            guard try Ticket.fetchOne(db, key: ticketId) != nil else {
+                throw EngineError.unknownRecord(collection: "tickets", id: ticketId)
+            }
+            try message.upsert(db, syncedAt: nil)
+            try Outbox.enqueueMessage(db, message: message, now: now)
+            return message
+        }
+    }
+
+    // MARK: Changes another program made
+
+    /// Finds what another program changed in a record (the row against its base copy and what is already
+    /// queued) and queues exactly those fields.
+    public func queueChange(_ kind: ChangeKind, id: String) throws -> QueueResult {
+        switch kind {
+        case .orderUpdated: return try queueUpdate(Order.self, id: id)
+        case .deviceUpdated: return try queueUpdate(Device.self, id: id)
+        case .ticketMessageCreated: return try queueMessage(id: id)
+        }
+    }
+
+    private func queueUpdate<R: EditableRecord>(_ type: R.Type, id: String) throws -> QueueResult {
+        let now = clock.now()
+        return try store.write { db in
+            guard let record = try R.fetchOne(db, key: id) else {
+                throw EngineError.unknownRecord(collection: R.collection.name, id: id)
+            }
+            guard let base = try BaseCopies.load(db, collection: R.collection, id: id) else {
+                throw EngineError.unknownRecord(collection: R.collection.name + " (server copy)", id: id)
+            }
+            let entries = try Outbox.entries(db, collection: R.collection, id: id)
+            let expected = base.fields.overlaid(with: RecordRebase.overlay(entries).values)
+            let changed = record.editableValues.filter { expected[$0.key] != $0.value }
+            guard !changed.isEmpty else {
+                return .nothingChanged("\(R.collection.name) \(id) has no change that is not already queued")
+            }
+            let entry = try Outbox.enqueueUpdate(db, collection: R.collection, id: id, fields: changed, now: now)
+            return .queued(seq: entry.seq, fields: changed.keys.sorted())
+        }
+    }
+
+    private func queueMessage(id: String) throws -> QueueResult {
+        let now = clock.now()
+        return try store.write { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT synced_at FROM ticket_messages WHERE id = ?", arguments: [id]),
+                let message = try TicketMessage.fetchOne(db, key: id)
+            else {
+                throw EngineError.unknownRecord(collection: "ticket_messages", id: id)
+            }
+            if (row["synced_at"] as String?) != nil {
+                return .nothingChanged("message \(id) came from the server")
+            }
+            if !(try Outbox.entries(db, collection: .ticketMessages, id: id).isEmpty) {
+                return .nothingChanged("message \(id) is already queued")
+            }
+            guard UUID(uuidString: id) != nil else {
+                throw EngineError.invalidValue(field: "id", reason: "a new message needs a UUID id, not \(id)")
+            }
+            let entry = try Outbox.enqueueMessage(db, message: message, now: now)
+            return .queued(seq: entry.seq, fields: ["content", "is_internal"])
+        }
+    }
+}

@@ -1,0 +1,202 @@
+internal import Foundation
+internal import GRDB
+internal import RepairSyncModels
+
+/// The outbox table: durable local changes, in enqueue order, with their retry state.
+///
+/// All functions run inside a caller's transaction, so that a change and the row it describes are written
+/// together, and an acknowledgement and the server copy it brings are applied together.
+enum Outbox {
+    static let columns =
+        "seq, collection, record_id, order_key, kind, fields, idempotency_key, state, attempts, next_attempt_at, last_error, created_at, edited_at"
+
+    static func entry(_ row: Row) throws -> OutboxEntry {
+        guard let collection = SyncCollection(rawValue: row["collection"]),
+            let kind = OutboxEntry.Kind(rawValue: row["kind"]),
+            let state = OutboxEntry.State(rawValue: row["state"])
+        else { throw EngineError.corruptOutbox("entry \(row["seq"] as Int64? ?? -1)") }
+        return OutboxEntry(
+            seq: row["seq"], collection: collection, recordId: row["record_id"], orderKey: row["order_key"],
+            kind: kind, fields: try FieldValuesJSON.decode(row["fields"]), idempotencyKey: row["idempotency_key"],
+            state: state, attempts: row["attempts"],
+            nextAttemptAt: (row["next_attempt_at"] as Int64?).map(Timestamp.init(millisecondsSince1970:)),
+            lastError: row["last_error"],
+            createdAt: Timestamp(millisecondsSince1970: row["created_at"]),
+            editedAt: Timestamp(millisecondsSince1970: row["edited_at"]))
+    }
+
+    static func newKey() -> String { UUID().uuidString.lowercased() }
+
+    /// Queues changed fields of a record. Coalesces into the record's latest entry when that entry has never been
+    /// sent (so its idempotency key has never been seen); otherwise appends a new entry that follows it.
+    @discardableResult
+    static func enqueueUpdate(
+        _ db: Database, collection: SyncCollection, id: String, fields: FieldValues, now: Timestamp
+    ) throws -> OutboxEntry {
+        if let row = try Row.fetchOne(
+            db,
+            sql: """
+                SELECT \(columns) FROM outbox WHERE collection = ? AND record_id = ? AND kind = 'update'
+                ORDER BY seq DESC LIMIT 1
+                """, arguments: [collection.name, id]),
+            var latest = try Optional(entry(row)), latest.state == .pending, latest.attempts == 0
+        {
+            latest.fields = latest.fields.overlaid(with: fields)
+            latest.editedAt = now
+            try db.execute(
+                sql: "UPDATE outbox SET fields = ?, edited_at = ? WHERE seq = ?",
+                arguments: [FieldValuesJSON.encode(latest.fields), now.millisecondsSince1970, latest.seq])
+            return latest
+        }
+        return try insert(
+            db, collection: collection, id: id, orderKey: "\(collection.name):\(id)", kind: .update, fields: fields,
+            now: now)
+    }
+
+    /// Queues a new ticket message; messages never coalesce and go in order per ticket.
+    @discardableResult
+    static func enqueueMessage(_ db: Database, message: TicketMessage, now: Timestamp) throws -> OutboxEntry {
+        try insert(
+            db, collection: .ticketMessages, id: message.id, orderKey: "tickets:\(message.ticketId)", kind: .create,
+            fields: [
+                "ticket_id": message.ticketId, "content": message.content,
+                "is_internal": message.isInternal ? "true" : "false",
+            ], now: now)
+    }
+
+    private static func insert(
+        _ db: Database, collection: SyncCollection, id: String, orderKey: String, kind: OutboxEntry.Kind,
+        fields: FieldValues, now: Timestamp
+    ) throws -> OutboxEntry {
+        let key = newKey()
+        try db.execute(
+            sql: """
+                INSERT INTO outbox (collection, record_id, order_key, kind, fields, idempotency_key, created_at, edited_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [
+                collection.name, id, orderKey, kind.rawValue, FieldValuesJSON.encode(fields), key,
+                now.millisecondsSince1970, now.millisecondsSince1970,
+            ])
+        return OutboxEntry(
+            seq: db.lastInsertedRowID, collection: collection, recordId: id, orderKey: orderKey, kind: kind,
+            fields: fields, idempotencyKey: key, state: .pending, attempts: 0, createdAt: now, editedAt: now)
+    }
+
+    /// The entries of one record, oldest first.
+    static func entries(_ db: Database, collection: SyncCollection, id: String) throws -> [OutboxEntry] {
+        try Row.fetchAll(
+            db, sql: "SELECT \(columns) FROM outbox WHERE collection = ? AND record_id = ? ORDER BY seq",
+            arguments: [collection.name, id]
+        ).map(entry)
+    }
+
+    static func entry(_ db: Database, seq: Int64) throws -> OutboxEntry? {
+        try Row.fetchOne(db, sql: "SELECT \(columns) FROM outbox WHERE seq = ?", arguments: [seq]).map(entry)
+    }
+
+    /// Every entry, oldest first.
+    static func all(_ db: Database) throws -> [OutboxEntry] {
+        try Row.fetchAll(db, sql: "SELECT \(columns) FROM outbox ORDER BY seq").map(entry)
+    }
+
+    /// The ids (of `collection`) in `ids` that have entries.
+    static func recordsWithEntries(_ db: Database, collection: SyncCollection, ids: [String]) throws -> Set<String> {
+        guard !ids.isEmpty else { return [] }
+        let placeholders = databaseQuestionMarks(count: ids.count)
+        return Set(
+            try String.fetchAll(
+                db,
+                sql: "SELECT DISTINCT record_id FROM outbox WHERE collection = ? AND record_id IN (\(placeholders))",
+                arguments: StatementArguments([collection.name] + ids)))
+    }
+
+    /// The entries that may be sent now: per order key, the oldest entry that is not dead or held, if it is due.
+    /// An entry that waits for a retry keeps the entries behind it (same record or ticket) waiting too, so that
+    /// they never overtake it; entries of other records go ahead.
+    static func due(_ db: Database, now: Timestamp) throws -> [OutboxEntry] {
+        try Row.fetchAll(
+            db,
+            sql: """
+                SELECT \(columns) FROM outbox o
+                WHERE state IN ('pending', 'failed', 'in_flight')
+                  AND NOT EXISTS (
+                    SELECT 1 FROM outbox earlier
+                    WHERE earlier.order_key = o.order_key AND earlier.seq < o.seq
+                      AND earlier.state IN ('pending', 'failed', 'in_flight'))
+                  AND (next_attempt_at IS NULL OR next_attempt_at <= ?)
+                ORDER BY seq
+                """, arguments: [now.millisecondsSince1970]
+        ).map(entry)
+    }
+
+    static func setState(_ db: Database, seq: Int64, _ state: OutboxEntry.State) throws {
+        try db.execute(sql: "UPDATE outbox SET state = ? WHERE seq = ?", arguments: [state.rawValue, seq])
+    }
+
+    /// Records a failed attempt: retried at `nextAttempt`, or dead when `nextAttempt` is nil.
+    static func recordFailure(
+        _ db: Database, seq: Int64, error: String, nextAttempt: Timestamp?, countsAsAttempt: Bool = true
+    ) throws {
+        try db.execute(
+            sql: """
+                UPDATE outbox SET state = ?, attempts = attempts + ?, next_attempt_at = ?, last_error = ?
+                WHERE seq = ?
+                """,
+            arguments: [
+                nextAttempt == nil ? "dead" : "failed", countsAsAttempt ? 1 : 0,
+                nextAttempt?.millisecondsSince1970, error, seq,
+            ])
+    }
+
+    static func remove(_ db: Database, seq: Int64) throws {
+        try db.execute(sql: "DELETE FROM outbox WHERE seq = ?", arguments: [seq])
+    }
+
+    static func removeAll(_ db: Database, collection: SyncCollection, id: String) throws {
+        try db.execute(
+            sql: "DELETE FROM outbox WHERE collection = ? AND record_id = ?", arguments: [collection.name, id])
+    }
+
+    /// Rewrites an entry's fields after a rebase. An entry that was ever sent gets a new idempotency key: its old
+    /// key belongs to a request whose outcome the rebase has just taken into account.
+    static func rewrite(_ db: Database, _ entry: OutboxEntry, fields: FieldValues, state: OutboxEntry.State? = nil)
+        throws
+    {
+        let key = entry.attempts > 0 || entry.state == .inFlight ? newKey() : entry.idempotencyKey
+        try db.execute(
+            sql: "UPDATE outbox SET fields = ?, idempotency_key = ?, state = ?, next_attempt_at = NULL WHERE seq = ?",
+            arguments: [
+                FieldValuesJSON.encode(fields), key,
+                (state ?? (entry.state == .inFlight ? .pending : entry.state)).rawValue, entry.seq,
+            ])
+    }
+
+    /// After a restart, entries that were being sent are pending again (sent again with the same key).
+    static func recoverInFlight(_ db: Database) throws {
+        try db.execute(sql: "UPDATE outbox SET state = 'pending' WHERE state = 'in_flight'")
+    }
+
+    struct Counts: Sendable, Hashable {
+        var pending = 0
+        var failed = 0
+        var dead = 0
+        var held = 0
+        var total: Int { pending + failed + dead + held }
+    }
+
+    static func counts(_ db: Database) throws -> Counts {
+        var counts = Counts()
+        for row in try Row.fetchAll(db, sql: "SELECT state, COUNT(*) AS n FROM outbox GROUP BY state") {
+            let n: Int = row["n"]
+            switch OutboxEntry.State(rawValue: row["state"]) {
+            case .pending?, .inFlight?: counts.pending += n
+            case .failed?: counts.failed += n
+            case .dead?: counts.dead += n
+            case .held?: counts.held += n
+            case nil: break
+            }
+        }
+        return counts
+    }
+}

@@ -1,0 +1,50 @@
+public import RepairSyncModels
+
+/// One local change waiting to reach the server.
+public struct OutboxEntry: Sendable, Hashable, Codable {
+    public enum Kind: String, Sendable, Codable {
+        /// A PATCH of changed fields of an order or a device.
+        case update
+        /// A POST of a new ticket message (`fields`: id, ticket_id, content, is_internal).
+        case create
+    }
+
+    public enum State: String, Sendable, Codable {
+        /// Waiting for its turn (or for `nextAttemptAt` after a failure).
+        case pending
+        /// Being sent; a process that stops here sends it again with the same idempotency key.
+        case inFlight = "in_flight"
+        /// Failed transiently; retried at `nextAttemptAt`.
+        case failed
+        /// Given up on (permanent error or too many attempts); kept, visible and retryable on request.
+        case dead
+        /// Waiting for a manual conflict resolution.
+        case held
+    }
+
+    public var seq: Int64
+    public var collection: SyncCollection
+    public var recordId: String
+    public var orderKey: String
+    public var kind: Kind
+    public var fields: FieldValues
+    public var idempotencyKey: String
+    public var state: State
+    public var attempts: Int
+    public var nextAttemptAt: Timestamp?
+    public var lastError: String?
+    public var createdAt: Timestamp
+    /// When the change was last edited locally (the local clock): last-write-wins compares it.
+    public var editedAt: Timestamp
+
+    enum CodingKeys: String, CodingKey {
+        case seq, collection, kind, fields, state, attempts
+        case recordId = "record_id"
+        case orderKey = "order_key"
+        case idempotencyKey = "idempotency_key"
+        case nextAttemptAt = "next_attempt_at"
+        case lastError = "last_error"
+        case createdAt = "created_at"
+        case editedAt = "edited_at"
+    }
+}

@@ -1,0 +1,78 @@
+internal import Foundation
+internal import GRDB
+internal import RepairSyncModels
+
+/// The conflicts table: an append-only audit of every resolution, plus the open (manual) conflicts.
+enum ConflictLog {
+    @discardableResult
+    static func record(
+        _ db: Database, collection: SyncCollection, id: String, fields: [String], base: FieldValues,
+        local: FieldValues, remote: FieldValues, remoteVersion: Int?, policy: String, outcome: ConflictRecord.Outcome,
+        now: Timestamp
+    ) throws -> Int64 {
+        let isOpen = outcome == .awaitingDecision
+        try db.execute(
+            sql: """
+                INSERT INTO conflicts (collection, record_id, fields, base, local, remote, remote_version, policy,
+                                       outcome, state, detected_at, resolved_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [
+                collection.name, id, fields.sorted().joined(separator: ","), FieldValuesJSON.encode(base),
+                FieldValuesJSON.encode(local), FieldValuesJSON.encode(remote), remoteVersion, policy, outcome.rawValue,
+                isOpen ? "open" : "resolved", now.millisecondsSince1970, isOpen ? nil : now.millisecondsSince1970,
+            ])
+        return db.lastInsertedRowID
+    }
+
+    static func list(_ db: Database, openOnly: Bool, limit: Int = 1000) throws -> [ConflictRecord] {
+        try Row.fetchAll(
+            db,
+            sql: """
+                SELECT * FROM conflicts \(openOnly ? "WHERE state = 'open'" : "") ORDER BY id DESC LIMIT ?
+                """, arguments: [limit]
+        ).map(conflict)
+    }
+
+    static func open(_ db: Database, collection: SyncCollection, id: String) throws -> ConflictRecord? {
+        try Row.fetchOne(
+            db, sql: "SELECT * FROM conflicts WHERE state = 'open' AND collection = ? AND record_id = ? ORDER BY id DESC",
+            arguments: [collection.name, id]
+        ).map(conflict)
+    }
+
+    static func conflict(_ db: Database, id: Int64) throws -> ConflictRecord? {
+        try Row.fetchOne(db, sql: "SELECT * FROM conflicts WHERE id = ?", arguments: [id]).map(conflict)
+    }
+
+    static func close(_ db: Database, id: Int64, outcome: ConflictRecord.Outcome, now: Timestamp) throws {
+        try db.execute(
+            sql: "UPDATE conflicts SET state = 'resolved', outcome = ?, resolved_at = ? WHERE id = ?",
+            arguments: [outcome.rawValue, now.millisecondsSince1970, id])
+    }
+
+    static func openCount(_ db: Database) throws -> Int {
+        try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM conflicts WHERE state = 'open'") ?? 0
+    }
+
+    static func countsByOutcome(_ db: Database) throws -> [String: Int] {
+        var counts: [String: Int] = [:]
+        for row in try Row.fetchAll(db, sql: "SELECT outcome, COUNT(*) AS n FROM conflicts GROUP BY outcome") {
+            counts[row["outcome"]] = row["n"]
+        }
+        return counts
+    }
+
+    private static func conflict(_ row: Row) throws -> ConflictRecord {
+        ConflictRecord(
+            id: row["id"], collection: SyncCollection(rawValue: row["collection"]) ?? .orders,
+            recordId: row["record_id"],
+            fields: (row["fields"] as String).split(separator: ",").map(String.init),
+            base: try FieldValuesJSON.decode(row["base"]), local: try FieldValuesJSON.decode(row["local"]),
+            remote: try FieldValuesJSON.decode(row["remote"]), remoteVersion: row["remote_version"],
+            policy: row["policy"], outcome: ConflictRecord.Outcome(rawValue: row["outcome"]) ?? .merged,
+            isOpen: (row["state"] as String) == "open",
+            detectedAt: Timestamp(millisecondsSince1970: row["detected_at"]),
+            resolvedAt: (row["resolved_at"] as Int64?).map(Timestamp.init(millisecondsSince1970:)))
+    }
+}

@@ -1,0 +1,46 @@
+public import RepairSyncModels
+
+/// One entry of the conflict audit log: what both sides had, how it was resolved, by which policy.
+public struct ConflictRecord: Sendable, Hashable, Codable {
+    public enum Outcome: String, Sendable, Codable {
+        case keptLocal = "kept_local"
+        case keptRemote = "kept_remote"
+        case merged
+        /// Manual policy: waiting for a decision.
+        case awaitingDecision = "awaiting_decision"
+        /// The server deleted the record while a local change was pending; the local values are kept here.
+        case deletedRemotely = "deleted_remotely"
+    }
+
+    public var id: Int64
+    public var collection: SyncCollection
+    public var recordId: String
+    /// The fields in conflict (changed on both sides, or all local fields for a record-level decision).
+    public var fields: [String]
+    public var base: FieldValues
+    public var local: FieldValues
+    public var remote: FieldValues
+    public var remoteVersion: Int?
+    public var policy: String
+    public var outcome: Outcome
+    public var isOpen: Bool
+    public var detectedAt: Timestamp
+    public var resolvedAt: Timestamp?
+
+    enum CodingKeys: String, CodingKey {
+        case id, collection, fields, base, local, remote, policy, outcome
+        case recordId = "record_id"
+        case remoteVersion = "remote_version"
+        case isOpen = "open"
+        case detectedAt = "detected_at"
+        case resolvedAt = "resolved_at"
+    }
+}
+
+/// A person's decision on an open conflict.
+public enum ConflictDecision: Sendable, Hashable {
+    case keepLocal
+    case keepRemote
+    /// Per field: true keeps the local value, false takes the remote one. Fields not named keep local.
+    case perField([String: Bool])
+}

@@ -1,0 +1,103 @@
+public import RepairSyncModels
+
+/// Decides, for one record, which pending local fields survive a new server copy. Pure: no I/O, no clock.
+public struct ConflictResolver: Sendable {
+    public struct Input: Sendable {
+        public var base: FieldValues
+        public var baseVersion: Int
+        public var remote: FieldValues
+        public var remoteVersion: Int
+        /// The server's `updated_at` of the remote copy (server clock).
+        public var remoteUpdatedAt: Timestamp
+        /// The pending local values, latest per field.
+        public var local: FieldValues
+        /// When each local field was last edited (local clock).
+        public var localEditedAt: [String: Timestamp]
+        public var policy: ConflictPolicy
+        /// Local clock minus server clock, measured from the server's `Date` header.
+        public var clockOffsetMilliseconds: Int64
+
+        public init(
+            base: FieldValues, baseVersion: Int, remote: FieldValues, remoteVersion: Int, remoteUpdatedAt: Timestamp,
+            local: FieldValues, localEditedAt: [String: Timestamp], policy: ConflictPolicy,
+            clockOffsetMilliseconds: Int64
+        ) {
+            self.base = base
+            self.baseVersion = baseVersion
+            self.remote = remote
+            self.remoteVersion = remoteVersion
+            self.remoteUpdatedAt = remoteUpdatedAt
+            self.local = local
+            self.localEditedAt = localEditedAt
+            self.policy = policy
+            self.clockOffsetMilliseconds = clockOffsetMilliseconds
+        }
+    }
+
+    public struct Result: Sendable, Equatable {
+        /// Local fields still to push.
+        public var keep: FieldValues
+        /// Local fields dropped: the server already has these values, or its values won.
+        public var drop: Set<String>
+        /// Fields changed on both sides to different values.
+        public var conflicting: [String]
+        /// What to write to the audit log; nil when there was nothing to decide.
+        public var outcome: ConflictRecord.Outcome?
+        /// The fields the logged decision is about.
+        public var decidedFields: [String]
+    }
+
+    public init() {}
+
+    public func resolve(_ input: Input) -> Result {
+        let converged = Set(input.local.keys.filter { input.remote[$0] == input.local[$0] })
+        let rest = input.local.filter { !converged.contains($0.key) }
+        let remoteChanged: Set<String> =
+            input.remoteVersion == input.baseVersion
+            ? [] : Set(input.remote.keys.filter { input.remote[$0] != input.base[$0] })
+        let conflicting = rest.keys.filter { remoteChanged.contains($0) }.sorted()
+        var result = Result(keep: rest, drop: converged, conflicting: conflicting, outcome: nil, decidedFields: [])
+        guard !rest.isEmpty, !remoteChanged.isEmpty else { return result }
+
+        // The remote write time on the local clock, so that a skewed workstation clock does not decide.
+        let remoteWrite = input.remoteUpdatedAt.adding(milliseconds: input.clockOffsetMilliseconds)
+        let latestLocal = rest.keys.compactMap { input.localEditedAt[$0] }.max() ?? Timestamp(millisecondsSince1970: 0)
+        func localIsNewer(_ field: String) -> Bool {
+            (input.localEditedAt[field] ?? Timestamp(millisecondsSince1970: 0)) >= remoteWrite
+        }
+        func dropAll() {
+            result.drop.formUnion(rest.keys)
+            result.keep = [:]
+        }
+
+        switch input.policy {
+        case .clientWins:
+            result.outcome = .keptLocal
+            result.decidedFields = conflicting.isEmpty ? rest.keys.sorted() : conflicting
+        case .serverWins:
+            dropAll()
+            result.outcome = .keptRemote
+            result.decidedFields = rest.keys.sorted()
+        case .lastWriteWins:
+            if latestLocal >= remoteWrite {
+                result.outcome = .keptLocal
+            } else {
+                dropAll()
+                result.outcome = .keptRemote
+            }
+            result.decidedFields = rest.keys.sorted()
+        case .merge:
+            guard !conflicting.isEmpty else { return result }
+            let lost = conflicting.filter { !localIsNewer($0) }
+            for field in lost { result.keep[field] = nil }
+            result.drop.formUnion(lost)
+            result.outcome = lost.isEmpty ? .keptLocal : lost.count == conflicting.count ? .keptRemote : .merged
+            result.decidedFields = conflicting
+        case .manual:
+            guard !conflicting.isEmpty else { return result }
+            result.outcome = .awaitingDecision
+            result.decidedFields = conflicting
+        }
+        return result
+    }
+}

@@ -1,0 +1,57 @@
+public import RepairSyncModels
+
+/// What the engine needs besides the store: retry limits, page size, conflict policies.
+public struct EngineConfiguration: Sendable {
+    /// Records per changes page (1…1000).
+    public var pageSize: Int
+    /// Per collection; `ConflictPolicy.defaultPolicy(for:)` where absent.
+    public var policies: [SyncCollection: ConflictPolicy]
+    public var retry: RetryPolicy
+    /// How long `completed` is shown before the status returns to `idle`.
+    public var completedHold: Duration
+    /// How often one run re-sends a change after 412 replies before leaving it for the next run.
+    public var maxRebasesPerRun: Int
+    /// Dashboard periods refreshed on each full sync.
+    public var dashboardPeriods: [String]
+
+    public init(
+        pageSize: Int = 500, policies: [SyncCollection: ConflictPolicy] = [:], retry: RetryPolicy = RetryPolicy(),
+        completedHold: Duration = .seconds(2), maxRebasesPerRun: Int = 3,
+        dashboardPeriods: [String] = ["today", "week", "month"]
+    ) {
+        self.pageSize = pageSize
+        self.policies = policies
+        self.retry = retry
+        self.completedHold = completedHold
+        self.maxRebasesPerRun = maxRebasesPerRun
+        self.dashboardPeriods = dashboardPeriods
+    }
+
+    public func policy(for collection: SyncCollection) -> ConflictPolicy {
+        policies[collection] ?? ConflictPolicy.defaultPolicy(for: collection)
+    }
+}
+
+/// Exponential backoff with full jitter for transient push failures, honouring Retry-After.
+public struct RetryPolicy: Sendable, Hashable {
+    public var base: Duration
+    public var cap: Duration
+    /// Attempts after which an entry becomes dead.
+    public var maxAttempts: Int
+
+    public init(base: Duration = .seconds(1), cap: Duration = .seconds(300), maxAttempts: Int = 10) {
+        self.base = base
+        self.cap = cap
+        self.maxAttempts = maxAttempts
+    }
+
+    /// The wait before attempt `attempt + 1` (attempt ≥ 1): uniform in 0…min(cap, base·2^(attempt−1)), and never
+    /// less than what the server asked for.
+    public func delay(afterAttempt attempt: Int, retryAfter: Duration?, random: Double) -> Duration {
+        let exponent = min(max(attempt - 1, 0), 30)
+        let ceiling = min(cap.inMilliseconds, base.inMilliseconds << exponent)
+        let jittered = Duration.milliseconds(Int64(Double(ceiling) * min(max(random, 0), 1)))
+        guard let retryAfter else { return jittered }
+        return max(jittered, retryAfter)
+    }
+}

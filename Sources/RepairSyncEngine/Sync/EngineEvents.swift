@@ -1,0 +1,21 @@
+public import RepairSyncModels
+
+/// Things that happen during a run, for logs and for tests that act at a precise point (e.g. a crash test that
+/// kills the process after the 100th push).
+public enum EngineEvent: Sendable {
+    /// A change is about to be sent (its state is in flight).
+    case sending(seq: Int64, collection: SyncCollection, id: String)
+    case pushed(seq: Int64, collection: SyncCollection, id: String)
+    case pageApplied(collection: SyncCollection, records: Int, deleted: Int, hasMore: Bool)
+    case cursorReset(collection: SyncCollection)
+    case runFinished(SyncReport)
+}
+
+/// Delivers events to one optional handler.
+public struct EngineEvents: Sendable {
+    let handler: (@Sendable (EngineEvent) -> Void)?
+
+    public init(_ handler: (@Sendable (EngineEvent) -> Void)? = nil) { self.handler = handler }
+
+    func emit(_ event: EngineEvent) { handler?(event) }
+}

@@ -1,0 +1,210 @@
+internal import Foundation
+internal import GRDB
+internal import Logging
+internal import RepairSyncModels
+internal import RepairSyncStore
+
+/// Sends due outbox entries, one at a time in outbox order, and applies each acknowledgement together with its
+/// server copy in one transaction. Never retries a change with a different idempotency key unless a rebase made
+/// it a different request.
+struct Pusher {
+    let store: ReplicaStore
+    let api: APIClient
+    let configuration: EngineConfiguration
+    let clock: any EngineClock
+    let logger: Logger
+    let events: EngineEvents
+
+    struct Report {
+        var pushed = 0
+        var failed = 0
+        var dead = 0
+        var conflicts = 0
+    }
+
+    func run(progress: @Sendable (Double) async -> Void) async throws(SyncStop) -> Report {
+        var report = Report()
+        var rebases: [Int64: Int] = [:]
+        let total = max(1, (try? await store.read { db in try Outbox.counts(db).pending }) ?? 1)
+        var handled = 0
+        while true {
+            let due: [OutboxEntry]
+            do {
+                let now = clock.now()
+                due = try await store.read { db in try Outbox.due(db, now: now) }
+            } catch {
+                throw .failed("reading the outbox: \(error)")
+            }
+            guard !due.isEmpty else { break }
+            for entry in due {
+                if let count = rebases[entry.seq], count > configuration.maxRebasesPerRun {
+                    try await write { db in
+                        try Outbox.recordFailure(
+                            db, seq: entry.seq, error: "still conflicting after \(count) rebases in one run",
+                            nextAttempt: clock.now().adding(milliseconds: 1000), countsAsAttempt: false)
+                    }
+                    report.failed += 1
+                    continue
+                }
+                let result = try await push(entry)
+                switch result {
+                case .done:
+                    report.pushed += 1
+                    events.emit(.pushed(seq: entry.seq, collection: entry.collection, id: entry.recordId))
+                case .rebased(let conflict):
+                    rebases[entry.seq, default: 0] += 1
+                    if conflict { report.conflicts += 1 }
+                case .retryLater: report.failed += 1
+                case .dead: report.dead += 1
+                case .dropped: report.conflicts += 1
+                }
+                handled += 1
+                await progress(min(1, Double(handled) / Double(total)))
+            }
+        }
+        return report
+    }
+
+    enum Result {
+        case done
+        case rebased(conflict: Bool)
+        case retryLater
+        case dead
+        /// The record is gone on the server; the change is in the conflict log.
+        case dropped
+    }
+
+    private func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(SyncStop) -> T {
+        do {
+            return try await store.write(body)
+        } catch {
+            throw .failed("store: \(error)")
+        }
+    }
+
+    private func push(_ entry: OutboxEntry) async throws(SyncStop) -> Result {
+        try await write { db in try Outbox.setState(db, seq: entry.seq, .inFlight) }
+        events.emit(.sending(seq: entry.seq, collection: entry.collection, id: entry.recordId))
+        do {
+            switch (entry.kind, entry.collection) {
+            case (.update, .orders): return try await pushUpdate(entry, as: Order.self)
+            case (.update, .devices): return try await pushUpdate(entry, as: Device.self)
+            case (.create, .ticketMessages): return try await pushMessage(entry)
+            default:
+                try await write { db in
+                    try Outbox.recordFailure(db, seq: entry.seq, error: "unsupported change", nextAttempt: nil)
+                }
+                return .dead
+            }
+        } catch let error as APIError {
+            return try await failed(entry, error)
+        } catch let stop as SyncStop {
+            throw stop
+        } catch {
+            throw .failed("\(error)")
+        }
+    }
+
+    private func pushUpdate<R: EditableRecord>(_ entry: OutboxEntry, as type: R.Type) async throws -> Result {
+        let base = try await store.read { db in try BaseCopies.load(db, collection: R.collection, id: entry.recordId) }
+        let reply = try await api.patch(
+            R.collection, id: entry.recordId, fields: entry.fields, ifMatch: base?.version, key: entry.idempotencyKey)
+        let record = try api.decode(R.self, reply.body)
+        let rebase = RecordRebase(
+            policy: configuration.policy(for: R.collection), clockOffsetMilliseconds: api.clockOffsetMilliseconds,
+            now: clock.now())
+        try await write { db in try rebase.acknowledge(entry, response: record, db) }
+        return .done
+    }
+
+    private func pushMessage(_ entry: OutboxEntry) async throws -> Result {
+        guard let ticketId = entry.fields["ticket_id"] ?? nil, let content = entry.fields["content"] ?? nil else {
+            throw EngineError.corruptOutbox("message \(entry.recordId) has no ticket or content")
+        }
+        let body = NewTicketMessage(
+            id: entry.recordId, content: content, isInternal: (entry.fields["is_internal"] ?? nil) == "true")
+        let reply = try await api.postMessage(
+            ticketId: ticketId, body: try JSONEncoder().encode(body), key: entry.idempotencyKey)
+        let message = try api.decode(TicketMessage.self, reply.body)
+        let now = clock.now()
+        try await write { db in
+            try message.upsert(db, syncedAt: now)
+            try Outbox.remove(db, seq: entry.seq)
+        }
+        return .done
+    }
+
+    private func failed(_ entry: OutboxEntry, _ error: APIError) async throws(SyncStop) -> Result {
+        let now = clock.now()
+        let policy = configuration.policy(for: entry.collection)
+        switch error.status {
+        case 412? where entry.kind == .update:
+            guard case .http(_, _, _, _, _, let body) = error else { break }
+            let rebase = RecordRebase(
+                policy: policy, clockOffsetMilliseconds: api.clockOffsetMilliseconds, now: now)
+            do {
+                let conflict: ConflictRecord.Outcome? = try await {
+                    switch entry.collection {
+                    case .orders:
+                        let current = try JSONDecoder().decode(VersionConflictBody<Order>.self, from: body).current
+                        return try await store.write { db in try rebase.apply(current, db).conflict }
+                    default:
+                        let current = try JSONDecoder().decode(VersionConflictBody<Device>.self, from: body).current
+                        return try await store.write { db in try rebase.apply(current, db).conflict }
+                    }
+                }()
+                logger.info(
+                    "change rebased after 412",
+                    metadata: ["collection": "\(entry.collection)", "id": "\(entry.recordId)",
+                        "outcome": "\(conflict?.rawValue ?? "clean")"])
+                return .rebased(conflict: conflict != nil)
+            } catch {
+                return try await retry(entry, APIError.malformed("412 body: \(error)"), now: now)
+            }
+        case 404?:
+            try await write { db in
+                try RecordRebase.deletedRemotely(
+                    db, collection: entry.collection, id: entry.recordId, policy: policy.rawValue, now: now)
+            }
+            logger.warning(
+                "record deleted on the server; local change kept in the conflict log",
+                metadata: ["collection": "\(entry.collection)", "id": "\(entry.recordId)"])
+            return .dropped
+        default:
+            break
+        }
+        if case .unreachable = error {
+            try await write { db in try Outbox.setState(db, seq: entry.seq, .pending) }
+            throw SyncStop.from(error)
+        }
+        if error.isAuthentication {
+            try await write { db in try Outbox.setState(db, seq: entry.seq, .pending) }
+            throw SyncStop.from(error)
+        }
+        if error.isTransient {
+            let result = try await retry(entry, error, now: now)
+            if error.status == 429 { throw SyncStop.from(error) }
+            return result
+        }
+        // 400, 409, 422 and other client errors: this change can never succeed as it is.
+        try await write { db in
+            try Outbox.recordFailure(db, seq: entry.seq, error: error.description, nextAttempt: nil)
+        }
+        logger.error(
+            "change rejected by the server; marked dead",
+            metadata: ["collection": "\(entry.collection)", "id": "\(entry.recordId)", "error": "\(error)"])
+        return .dead
+    }
+
+    private func retry(_ entry: OutboxEntry, _ error: APIError, now: Timestamp) async throws(SyncStop) -> Result {
+        let attempt = entry.attempts + 1
+        let giveUp = attempt >= configuration.retry.maxAttempts
+        let delay = configuration.retry.delay(
+            afterAttempt: attempt, retryAfter: error.retryAfter, random: Double.random(in: 0...1))
+        let next = giveUp ? nil : now.adding(milliseconds: delay.inMilliseconds)
+        try await write { db in
+            try Outbox.recordFailure(db, seq: entry.seq, error: error.description, nextAttempt: next)
+        }
+        return giveUp ? .dead : .retryLater
+    }
+}

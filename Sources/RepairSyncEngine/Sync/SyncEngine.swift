@@ -1,0 +1,277 @@
+internal import Foundation
+internal import GRDB
+public import Logging
+public import RepairSyncModels
+public import RepairSyncStore
+
+/// Bidirectional sync between the replica and a server that follows docs/api.md.
+///
+/// One run at a time: push due local changes, then pull the requested collections. A request made during a run
+/// does not start a second one; all such requests share one follow-up run. Status is observable and always
+/// ends a run in `completed` (then `idle`), `error` or `offline` — never stuck in `syncing`.
+public actor SyncEngine {
+    public nonisolated let store: ReplicaStore
+    public nonisolated let api: APIClient
+    public nonisolated let changes: LocalChanges
+    public nonisolated let configuration: EngineConfiguration
+    nonisolated let clock: any EngineClock
+    nonisolated let logger: Logger
+    nonisolated let events: EngineEvents
+
+    private var current = EngineStatus()
+    private var observers: [UUID: AsyncStream<EngineStatus>.Continuation] = [:]
+    private var active: Task<SyncReport, Never>?
+    private var followUp: (request: RunRequest, task: Task<SyncReport, Never>)?
+    private var runNumber = 0
+
+    struct RunRequest: Sendable {
+        var collections: Set<SyncCollection>
+        var dashboard: Bool
+
+        mutating func merge(_ other: RunRequest) {
+            collections.formUnion(other.collections)
+            dashboard = dashboard || other.dashboard
+        }
+    }
+
+    /// Opens the engine on a store. Changes that were being sent when the process stopped become pending again;
+    /// they are re-sent with their original idempotency keys.
+    public init(
+        store: ReplicaStore, api: APIClient, configuration: EngineConfiguration = EngineConfiguration(),
+        clock: any EngineClock = SystemEngineClock(), logger: Logger = Logger(label: "repairsyncd.engine"),
+        events: EngineEvents = EngineEvents()
+    ) throws {
+        self.store = store
+        self.api = api
+        self.configuration = configuration
+        self.clock = clock
+        self.logger = logger
+        self.events = events
+        changes = LocalChanges(store: store, clock: clock)
+        try store.write { db in try Outbox.recoverInFlight(db) }
+        current = try Self.counts(store, into: EngineStatus())
+    }
+
+    // MARK: Runs
+
+    /// Push, then pull every collection and refresh the dashboard snapshot.
+    @discardableResult
+    public func performFullSync() async -> SyncReport {
+        await request(RunRequest(collections: Set(SyncCollection.allCases), dashboard: true))
+    }
+
+    /// Pull only `collections` (after pushing anything pending). An empty set pushes only.
+    @discardableResult
+    public func sync(_ collections: Set<SyncCollection>) async -> SyncReport {
+        await request(RunRequest(collections: collections, dashboard: false))
+    }
+
+    private func request(_ request: RunRequest) async -> SyncReport {
+        if followUp != nil {
+            followUp!.request.merge(request)
+            return await followUp!.task.value
+        }
+        if let active {
+            let task = Task { [active] in
+                _ = await active.value
+                return await self.startFollowUp()
+            }
+            followUp = (request, task)
+            return await task.value
+        }
+        return await start(request).value
+    }
+
+    private func startFollowUp() async -> SyncReport {
+        guard let request = followUp?.request else { return await start(RunRequest(collections: [], dashboard: false)).value }
+        followUp = nil
+        return await start(request).value
+    }
+
+    private func start(_ request: RunRequest) -> Task<SyncReport, Never> {
+        runNumber += 1
+        let number = runNumber
+        let task = Task { await self.execute(request, number: number) }
+        active = task
+        return task
+    }
+
+    private func execute(_ request: RunRequest, number: Int) async -> SyncReport {
+        let started = ContinuousClock.now
+        publish { $0.phase = .syncing(step: .pushing, progress: 0) }
+        let pusher = Pusher(
+            store: store, api: api, configuration: configuration, clock: clock, logger: logger, events: events)
+        let puller = Puller(
+            store: store, api: api, configuration: configuration, clock: clock, logger: logger, events: events)
+        var report = SyncReport(
+            run: number, stop: nil, offline: false, pushed: 0, pushFailures: 0, dead: 0, conflicts: 0, pulled: [:],
+            deleted: 0, durationMilliseconds: 0)
+        var stop: SyncStop?
+        do {
+            // Reachability and a millisecond clock offset (last-write-wins needs it) before anything else.
+            do {
+                try await api.measureClockOffset()
+            } catch {
+                throw SyncStop.from(error)
+            }
+            let pushed = try await pusher.run { progress in
+                await self.publish { $0.phase = .syncing(step: .pushing, progress: progress) }
+            }
+            report.pushed = pushed.pushed
+            report.pushFailures = pushed.failed
+            report.dead = pushed.dead
+            report.conflicts = pushed.conflicts
+            let collections = SyncCollection.pullOrder.filter(request.collections.contains)
+            if !collections.isEmpty {
+                publish { $0.phase = .syncing(step: .pulling, progress: 0) }
+                let pulled = try await puller.run(collections) { progress in
+                    await self.publish { $0.phase = .syncing(step: .pulling, progress: progress) }
+                }
+                report.pulled = Dictionary(uniqueKeysWithValues: pulled.records.map { ($0.key.name, $0.value) })
+                report.deleted = pulled.deleted
+                report.conflicts += pulled.conflicts
+            }
+            if request.dashboard {
+                publish { $0.phase = .syncing(step: .dashboard, progress: 0) }
+                await refreshDashboard()
+            }
+        } catch let error as SyncStop {
+            stop = error
+        } catch {
+            stop = .failed("\(error)")
+        }
+        report.stop = stop?.description
+        if case .offline? = stop { report.offline = true }
+        report.durationMilliseconds = (ContinuousClock.now - started).inMilliseconds
+        finish(report, stop: stop)
+        active = nil
+        events.emit(.runFinished(report))
+        logger.info(
+            "sync run finished",
+            metadata: [
+                "run": "\(number)", "result": "\(stop.map { "\($0)" } ?? "ok")", "pushed": "\(report.pushed)",
+                "pulled": "\(report.pulled.values.reduce(0, +))", "deleted": "\(report.deleted)",
+                "conflicts": "\(report.conflicts)", "duration_ms": "\(report.durationMilliseconds)",
+            ])
+        return report
+    }
+
+    private func finish(_ report: SyncReport, stop: SyncStop?) {
+        let now = clock.now()
+        publish { status in
+            status.lastSyncAt = now
+            status.metrics.runs += 1
+            status.metrics.lastDurationMilliseconds = report.durationMilliseconds
+            status.metrics.totalDurationMilliseconds += report.durationMilliseconds
+            switch stop {
+            case nil:
+                status.metrics.successes += 1
+                status.lastSuccessAt = now
+                status.phase = .completed
+            case .offline?:
+                status.metrics.failures += 1
+                status.phase = .offline
+            case .authentication?:
+                status.metrics.failures += 1
+                status.phase = .error("authentication failed")
+            case let other?:
+                status.metrics.failures += 1
+                status.phase = .error(other.description)
+            }
+        }
+        refreshCounts()
+        if stop == nil {
+            let hold = configuration.completedHold
+            let run = report.run
+            Task {
+                try? await Task.sleep(for: hold)
+                self.returnToIdle(afterRun: run)
+            }
+        }
+    }
+
+    private func returnToIdle(afterRun run: Int) {
+        guard runNumber == run, active == nil, current.phase == .completed else { return }
+        publish { $0.phase = .idle }
+    }
+
+    private func refreshDashboard() async {
+        for period in configuration.dashboardPeriods {
+            do {
+                let reply = try await api.dashboard(period: period)
+                _ = try api.decode(DashboardStats.self, reply.body)
+                let body = String(decoding: reply.body, as: UTF8.self)
+                let now = clock.now()
+                try await store.write { db in
+                    try db.execute(
+                        sql: """
+                            INSERT INTO dashboard_snapshots (period, body, fetched_at) VALUES (?, ?, ?)
+                            ON CONFLICT(period) DO UPDATE SET body = excluded.body, fetched_at = excluded.fetched_at
+                            """, arguments: [period, body, now.millisecondsSince1970])
+                }
+            } catch {
+                logger.warning("dashboard snapshot not refreshed", metadata: ["period": "\(period)", "error": "\(error)"])
+            }
+        }
+    }
+
+    // MARK: Status
+
+    public var status: EngineStatus { current }
+
+    /// The current status, then every change, until the stream is dropped.
+    public func statusUpdates() -> AsyncStream<EngineStatus> {
+        let (stream, continuation) = AsyncStream.makeStream(of: EngineStatus.self, bufferingPolicy: .unbounded)
+        let id = UUID()
+        observers[id] = continuation
+        continuation.yield(current)
+        continuation.onTermination = { _ in Task { await self.removeObserver(id) } }
+        return stream
+    }
+
+    private func removeObserver(_ id: UUID) { observers[id] = nil }
+
+    private func publish(_ change: (inout EngineStatus) -> Void) {
+        var next = current
+        change(&next)
+        next.clockOffsetMilliseconds = api.clockOffsetMilliseconds
+        guard next != current else { return }
+        current = next
+        for observer in observers.values { observer.yield(next) }
+    }
+
+    /// Re-reads counts from the store (after local changes or a run).
+    public func refreshCounts() {
+        do {
+            let updated = try Self.counts(store, into: current)
+            publish { $0 = updated }
+        } catch {
+            logger.error("reading status counts failed", metadata: ["error": "\(error)"])
+        }
+    }
+
+    private static func counts(_ store: ReplicaStore, into status: EngineStatus) throws -> EngineStatus {
+        try store.read { db in
+            var status = status
+            let counts = try Outbox.counts(db)
+            status.pending = counts.pending
+            status.failed = counts.failed
+            status.dead = counts.dead
+            status.held = counts.held
+            status.openConflicts = try ConflictLog.openCount(db)
+            status.metrics.conflictsByOutcome = try ConflictLog.countsByOutcome(db)
+            status.collections = try SyncCollection.pullOrder.map { collection in
+                let row = try Row.fetchOne(
+                    db, sql: "SELECT * FROM sync_metadata WHERE collection = ?", arguments: [collection.name])
+                return EngineStatus.CollectionStatus(
+                    collection: collection,
+                    state: (row?["state"] as String?).flatMap(SyncMetadata.State.init(rawValue:)) ?? .initial,
+                    hasCursor: (row?["cursor"] as String?) != nil,
+                    lastSyncedAt: row?["last_synced_at"], lastSuccessAt: row?["last_success_at"],
+                    lastError: row?["last_error"],
+                    records: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(collection.name)") ?? 0)
+            }
+            return status
+        }
+    }
+}

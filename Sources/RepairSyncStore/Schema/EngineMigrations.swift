@@ -1,0 +1,74 @@
+internal import GRDB
+
+/// The sync engine's own tables (migration `v2-engine`): the outbox of local changes, the base copies the
+/// three-way merge needs, the conflict audit log and the dashboard snapshot.
+///
+/// Engine times are integer milliseconds since 1970 (UTC): they are compared and added to, never shown raw.
+enum EngineMigrations {
+    static func createEngineTables(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                -- One row per local change not yet acknowledged by the server. `seq` is the enqueue order; changes
+                -- with the same `order_key` (a record, or a ticket for its new messages) are pushed in seq order.
+                CREATE TABLE outbox (
+                    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                    collection TEXT NOT NULL CHECK (collection IN ('orders', 'devices', 'ticket_messages')),
+                    record_id TEXT NOT NULL,
+                    order_key TEXT NOT NULL,
+                    kind TEXT NOT NULL CHECK (kind IN ('update', 'create')),
+                    fields TEXT NOT NULL,
+                    idempotency_key TEXT NOT NULL UNIQUE,
+                    state TEXT NOT NULL DEFAULT 'pending'
+                        CHECK (state IN ('pending', 'in_flight', 'failed', 'dead', 'held')),
+                    attempts INTEGER NOT NULL DEFAULT 0,
+                    next_attempt_at INTEGER,
+                    last_error TEXT,
+                    created_at INTEGER NOT NULL,
+                    edited_at INTEGER NOT NULL
+                ) STRICT;
+                CREATE INDEX outbox_record ON outbox(collection, record_id);
+                CREATE INDEX outbox_order_key ON outbox(order_key, seq);
+                CREATE INDEX outbox_state ON outbox(state);
+
+                -- The last server copy of each order's and device's changeable fields, and its version: what a
+                -- local edit is diffed against and what the three-way merge calls the base.
+                CREATE TABLE sync_bases (
+                    collection TEXT NOT NULL,
+                    record_id TEXT NOT NULL,
+                    version INTEGER NOT NULL,
+                    fields TEXT NOT NULL,
+                    PRIMARY KEY (collection, record_id)
+                ) STRICT, WITHOUT ROWID;
+                CREATE TRIGGER orders_delete_base AFTER DELETE ON orders BEGIN
+                    DELETE FROM sync_bases WHERE collection = 'orders' AND record_id = OLD.id;
+                END;
+                CREATE TRIGGER devices_delete_base AFTER DELETE ON devices BEGIN
+                    DELETE FROM sync_bases WHERE collection = 'devices' AND record_id = OLD.id;
+                END;
+
+                -- Every conflict and how it was resolved (automatic or manual); open ones wait for a decision.
+                CREATE TABLE conflicts (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    collection TEXT NOT NULL,
+                    record_id TEXT NOT NULL,
+                    fields TEXT NOT NULL,
+                    base TEXT NOT NULL,
+                    local TEXT NOT NULL,
+                    remote TEXT NOT NULL,
+                    remote_version INTEGER,
+                    policy TEXT NOT NULL,
+                    outcome TEXT NOT NULL,
+                    state TEXT NOT NULL CHECK (state IN ('open', 'resolved')),
+                    detected_at INTEGER NOT NULL,
+                    resolved_at INTEGER
+                ) STRICT;
+                CREATE INDEX conflicts_state ON conflicts(state, collection, record_id);
+
+                CREATE TABLE dashboard_snapshots (
+                    period TEXT PRIMARY KEY NOT NULL,
+                    body TEXT NOT NULL,
+                    fetched_at INTEGER NOT NULL
+                ) STRICT;
+                """)
+    }
+}

@@ -145,6 +145,20 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "RepairSyncEngineTests",
+            dependencies: [
+                "RepairSyncEngine",
+                "RepairSyncStore",
+                "RepairSyncModels",
+                "RepairAPIDev",
+                "RepairSyncTestSupport",
+                "BackendTestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "RepairAPIDevTests",
             dependencies: [
                 "RepairAPIDev",

@@ -35,7 +35,21 @@ public final class APIClient: Sendable {
     private let clock: any EngineClock
     private let state = LockedState()
 
-    public init(configuration: Configuration, clock: any EngineClock = SystemEngineClock(), http: HTTPClient = .shared) {
+    /// The process-wide client for API requests. Unlike `HTTPClient.shared` it fails a request as soon as a connection
+    /// cannot be made (the engine then goes offline and the probe takes over) instead of retrying the connect until
+    /// the request times out, and it never follows a redirect (which could carry the token to another host).
+    public static let defaultHTTPClient: HTTPClient = {
+        var configuration = HTTPClient.Configuration()
+        configuration.timeout.connect = .seconds(5)
+        configuration.connectionPool.retryConnectionEstablishment = false
+        configuration.redirectConfiguration = .disallow
+        return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+    }()
+
+    public init(
+        configuration: Configuration, clock: any EngineClock = SystemEngineClock(),
+        http: HTTPClient = APIClient.defaultHTTPClient
+    ) {
         self.configuration = configuration
         self.clock = clock
         self.http = http

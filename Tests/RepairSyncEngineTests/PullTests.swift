@@ -1,0 +1,153 @@
+import BackendTestSupport
+import Foundation
+import GRDB
+import NIOHTTP1
+import RepairSyncEngine
+import RepairSyncModels
+import RepairSyncStore
+import Synchronization
+import Testing
+
+/// Pulling: pages, cursors, expired cursors, malformed pages, records with pending changes.
+@Suite("Pull", .timeLimit(.minutes(2)))
+struct PullTests {
+    @Test("a full sync pulls every collection over several pages and keeps the dashboard snapshots")
+    func fullSyncOverSeveralPages() async throws {
+        try await EngineHarness.with(orders: 100) { h in
+            let report = await h.engine.performFullSync()
+            #expect(report.succeeded, "\(report.stop ?? "")")
+
+            let server = try await h.serverCounts()
+            let pages = h.recorder.pagesApplied
+            for collection in SyncCollection.allCases {
+                let expected = try #require(server[collection.name])
+                #expect(try h.localCount(collection.name) == expected, "\(collection)")
+                #expect(report.pulled[collection.name] == expected, "\(collection)")
+                // 40 per page: every collection of a 100-order shop needs at least two.
+                let minimum = (expected + 39) / 40
+                #expect(minimum >= 2)
+                #expect((minimum...minimum + 1).contains(pages[collection, default: 0]), "\(collection): \(pages)")
+                #expect(try h.cursor(collection) != nil)
+            }
+
+            let remote = try await h.serverRecord(Order.self, "orders", "ord_17")
+            let local = try #require(try h.local(Order.self, "ord_17"))
+            #expect(local.total == remote.total)
+            #expect(local.balance == remote.balance)
+            #expect(local.status == remote.status)
+            #expect(local.version == remote.version)
+
+            let periods = try await h.store.read { db in
+                try String.fetchAll(db, sql: "SELECT period FROM dashboard_snapshots ORDER BY period")
+            }
+            #expect(periods == ["month", "today", "week"])
+            let status = await h.engine.status
+            #expect(status.collections.allSatisfy { $0.hasCursor && $0.lastSuccessAt != nil })
+            #expect(status.metrics.successes == 1)
+        }
+    }
+
+    @Test("a second sync resumes from the cursor and pulls only what changed")
+    func incremental() async throws {
+        try await EngineHarness.with { h in
+            #expect(await h.engine.performFullSync().succeeded)
+            try await h.serverEdit("orders", "ord_3", #"{"notes":"changed on the server"}"#)
+            try await h.serverEdit("clients", "cli_2", #"{"city":"Leeds"}"#)
+
+            let report = await h.engine.performFullSync()
+            #expect(report.succeeded, "\(report.stop ?? "")")
+            #expect(report.pulled == ["orders": 1, "clients": 1, "devices": 0, "tickets": 0, "ticket_messages": 0])
+            #expect(try h.local(Order.self, "ord_3")?.notes == "changed on the server")
+            #expect(try h.local(Client.self, "cli_2")?.city == "Leeds")
+        }
+    }
+
+    @Test("410 for an expired cursor resets that collection and resyncs it from the beginning, once")
+    func expiredCursor() async throws {
+        try await EngineHarness.with { h in
+            #expect(await h.engine.performFullSync().succeeded)
+            let response = try await h.backend.send(.POST, "/admin/cursors/expire")
+            #expect(response.status == 200)
+            try await h.serverEdit("orders", "ord_4", #"{"notes":"after expiry"}"#)
+
+            let report = await h.engine.sync([.orders])
+            #expect(report.succeeded, "\(report.stop ?? "")")
+            let resets = h.recorder.events.filter {
+                if case .cursorReset(.orders) = $0 { return true } else { return false }
+            }
+            #expect(resets.count == 1)
+            let server = try await h.serverCounts()
+            #expect(report.pulled["orders"] == server["orders"], "a resync pulls every order again")
+            #expect(try h.localCount("orders") == server["orders"])
+            #expect(try h.local(Order.self, "ord_4")?.notes == "after expiry")
+        }
+    }
+
+    @Test("a truncated page commits nothing, leaves the cursor, stops the run with an error; the next run recovers")
+    func truncatedPage() async throws {
+        try await EngineHarness.with { h in
+            #expect(await h.engine.performFullSync().succeeded)
+            let cursorBefore = try h.cursor(.devices)
+            try await h.serverEdit("devices", "dev_1", #"{"diagnosis":"server diagnosis 1"}"#)
+            try await h.serverEdit("devices", "dev_2", #"{"diagnosis":"server diagnosis 2"}"#)
+            try await h.fault("truncated", method: "GET", path: "/api/v1/devices/changes")
+
+            let failed = await h.engine.sync([.devices])
+            #expect(!failed.succeeded)
+            #expect(failed.stop?.contains("malformed") == true, "\(failed.stop ?? "")")
+            #expect(try h.cursor(.devices) == cursorBefore)
+            #expect(try h.local(Device.self, "dev_1")?.diagnosis != "server diagnosis 1")
+            #expect(try h.local(Device.self, "dev_2")?.diagnosis != "server diagnosis 2")
+            let status = await h.engine.status
+            #expect(status.phase.name == "error")
+            #expect(status.collections.first { $0.collection == .devices }?.lastError != nil)
+
+            let recovered = await h.engine.sync([.devices])
+            #expect(recovered.succeeded, "\(recovered.stop ?? "")")
+            #expect(try h.local(Device.self, "dev_1")?.diagnosis == "server diagnosis 1")
+            #expect(try h.local(Device.self, "dev_2")?.diagnosis == "server diagnosis 2")
+        }
+    }
+
+    @Test("a pull while a local change is pending keeps the local value and takes the server's other fields")
+    func pullKeepsPendingChange() async throws {
+        try await EngineHarness.with(orders: 100) { h in
+            #expect(await h.engine.performFullSync().succeeded)
+            // The server changes the status; the feed puts ord_90 on the last page of the next pull.
+            let serverStatus: OrderStatus =
+                try await h.serverRecord(Order.self, "orders", "ord_90").status == .collected ? .cancelled : .collected
+            try await h.serverEdit("orders", "ord_90", #"{"status":"\#(serverStatus.rawValue)"}"#)
+            try await h.serverEdit("orders", "ord_1", #"{"notes":"moves the cursor on"}"#)
+            // While the pull runs, someone changes ord_90's notes locally: pending during the pull.
+            let engine = h.engine
+            let edited = Mutex(false)
+            h.recorder.onEvent { event in
+                guard case .pageApplied(.clients, _, _, _) = event else { return }
+                let first = edited.withLock { done in
+                    defer { done = true }
+                    return !done
+                }
+                if first { _ = try? engine.changes.update(.orders, id: "ord_90", fields: ["notes": "local notes"]) }
+            }
+            let report = await h.engine.performFullSync()
+            #expect(report.succeeded, "\(report.stop ?? "")")
+            #expect(edited.withLock { $0 })
+
+            let local = try #require(try h.local(Order.self, "ord_90"))
+            #expect(local.notes == "local notes")
+            #expect(local.status == serverStatus)
+            #expect(try engine.pendingChangesCount() == 1)
+            #expect(try engine.conflicts().isEmpty, "different fields are not a conflict")
+
+            // The next push carries only the local field, against the new base: no 412.
+            let conflictsBefore = try await h.counter("version_conflicts")
+            let pushed = await h.engine.sync([])
+            #expect(pushed.pushed == 1)
+            #expect(try engine.pendingChangesCount() == 0)
+            #expect(try await h.counter("version_conflicts") == conflictsBefore)
+            let remote = try await h.serverRecord(Order.self, "orders", "ord_90")
+            #expect(remote.notes == "local notes")
+            #expect(remote.status == serverStatus)
+        }
+    }
+}

@@ -1,0 +1,160 @@
+import BackendTestSupport
+import Foundation
+import GRDB
+import NIOHTTP1
+import RepairAPIDev
+import RepairSyncEngine
+import RepairSyncModels
+import RepairSyncStore
+import RepairSyncTestSupport
+import Synchronization
+
+/// A real `repair-api-dev` on loopback, a real SQLite store in a temporary directory, and an engine between them.
+struct EngineHarness: Sendable {
+    let backend: RunningBackend
+    let directory: TemporaryDirectory
+    let store: ReplicaStore
+    let engine: SyncEngine
+    let recorder: EventRecorder
+
+    /// Small pages, so a 30-order shop needs several per collection; fast retries; `completed` lasts a moment.
+    static func configuration(
+        policies: [SyncCollection: ConflictPolicy] = [:], maxAttempts: Int = 10
+    ) -> EngineConfiguration {
+        EngineConfiguration(
+            pageSize: 40, policies: policies,
+            retry: RetryPolicy(base: .milliseconds(1), cap: .milliseconds(5), maxAttempts: maxAttempts),
+            completedHold: .milliseconds(50))
+    }
+
+    static func with<T: Sendable>(
+        orders: Int = 30, configuration: EngineConfiguration = EngineHarness.configuration(),
+        clock: SystemEngineClock = SystemEngineClock(), token: String = RunningBackend.token,
+        _ body: @Sendable (EngineHarness) async throws -> T
+    ) async throws -> T {
+        try await RunningBackend.with(seed: SeedOptions(orders: orders)) { backend in
+            let directory = try TemporaryDirectory(prefix: "engine-test")
+            let store = try ReplicaStore.open(at: directory.path("replica.sqlite"))
+            let recorder = EventRecorder()
+            let api = APIClient(configuration: .init(baseURL: backend.baseURL, token: token), clock: clock)
+            let engine = try SyncEngine(
+                store: store, api: api, configuration: configuration, clock: clock,
+                events: EngineEvents { recorder.record($0) })
+            return try await body(
+                EngineHarness(backend: backend, directory: directory, store: store, engine: engine, recorder: recorder))
+        }
+    }
+
+    /// A second engine on the same store, as after a restart of the daemon.
+    func reopenedEngine(configuration: EngineConfiguration = EngineHarness.configuration()) throws -> SyncEngine {
+        let api = APIClient(configuration: .init(baseURL: backend.baseURL, token: RunningBackend.token))
+        return try SyncEngine(store: store, api: api, configuration: configuration)
+    }
+
+    // MARK: The server side
+
+    func serverRecord<R: Decodable>(_ type: R.Type, _ collection: String, _ id: String) async throws -> R {
+        let response = try await backend.get("/api/v1/\(collection)/\(id)")
+        guard response.status == 200 else { throw UnexpectedResponse(response: response) }
+        return try JSONDecoder().decode(R.self, from: response.body)
+    }
+
+    /// Edits a record as another user of the backend would.
+    @discardableResult
+    func serverEdit(_ collection: String, _ id: String, _ json: String) async throws -> APIResponse {
+        let response = try await backend.send(.PATCH, "/admin/records/\(collection)/\(id)", json: json)
+        guard response.status == 200 else { throw UnexpectedResponse(response: response) }
+        return response
+    }
+
+    func serverDelete(_ collection: String, _ id: String) async throws {
+        let response = try await backend.send(.DELETE, "/admin/records/\(collection)/\(id)")
+        guard response.status == 200 else { throw UnexpectedResponse(response: response) }
+    }
+
+    /// Queues a one-shot fault for the next request that matches.
+    func fault(_ kind: String, method: String? = nil, path: String? = nil, count: Int = 1) async throws {
+        var object: [String: Any] = ["kind": kind, "count": count]
+        if let method { object["method"] = method }
+        if let path { object["path_prefix"] = path }
+        let json = String(decoding: try JSONSerialization.data(withJSONObject: object), as: UTF8.self)
+        let response = try await backend.send(.POST, "/admin/faults/next", json: json)
+        guard response.status == 200 else { throw UnexpectedResponse(response: response) }
+    }
+
+    func faultPlan(_ json: String) async throws {
+        let response = try await backend.send(.PUT, "/admin/faults", json: json)
+        guard response.status == 200 else { throw UnexpectedResponse(response: response) }
+    }
+
+    func counters() async throws -> [String: Any] {
+        try await backend.get("/admin/counters").object()
+    }
+
+    func counter(_ name: String) async throws -> Int {
+        try await counters()[name] as? Int ?? -1
+    }
+
+    /// How many records of each collection the server holds.
+    func serverCounts() async throws -> [String: Int] {
+        try await counters()["records"] as? [String: Int] ?? [:]
+    }
+
+    // MARK: The local side
+
+    func localCount(_ table: String) throws -> Int {
+        try store.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(table)") ?? -1 }
+    }
+
+    func local<R: FetchableRecord & TableRecord & Sendable>(_ type: R.Type, _ id: String) throws -> R? {
+        try store.read { db in try R.fetchOne(db, key: id) }
+    }
+
+    func cursor(_ collection: SyncCollection) throws -> String? {
+        try store.read { db in
+            try String.fetchOne(
+                db, sql: "SELECT cursor FROM sync_metadata WHERE collection = ?", arguments: [collection.name])
+        }
+    }
+
+    /// Writes columns of a row directly, as another program on the workstation would.
+    func writeRow(_ table: String, _ id: String, _ values: [String: String?]) throws {
+        try store.write { db in
+            let names = values.keys.sorted()
+            try db.execute(
+                sql: "UPDATE \(table) SET \(names.map { "\($0) = ?" }.joined(separator: ", ")) WHERE id = ?",
+                arguments: StatementArguments(names.map { values[$0]! } + [id]))
+        }
+    }
+}
+
+struct UnexpectedResponse: Error, CustomStringConvertible {
+    let response: APIResponse
+    var description: String { "unexpected HTTP \(response.status): \(response.text.prefix(300))" }
+}
+
+/// Collects engine events in order, and lets a test act when one arrives.
+final class EventRecorder: Sendable {
+    private let state = Mutex<(events: [EngineEvent], hooks: [@Sendable (EngineEvent) -> Void])>(([], []))
+
+    func record(_ event: EngineEvent) {
+        let hooks = state.withLock { state in
+            state.events.append(event)
+            return state.hooks
+        }
+        for hook in hooks { hook(event) }
+    }
+
+    /// Runs `hook` synchronously on the engine's task for every later event (so it acts before the engine goes on).
+    func onEvent(_ hook: @escaping @Sendable (EngineEvent) -> Void) {
+        state.withLock { $0.hooks.append(hook) }
+    }
+
+    var events: [EngineEvent] { state.withLock { $0.events } }
+
+    var pagesApplied: [SyncCollection: Int] {
+        events.reduce(into: [:]) { counts, event in
+            if case .pageApplied(let collection, _, _, _) = event { counts[collection, default: 0] += 1 }
+        }
+    }
+}

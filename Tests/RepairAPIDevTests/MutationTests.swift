@@ -48,6 +48,12 @@ struct MutationTests {
             #expect(second.body == first.body)
             #expect(second.headers.first(name: "Idempotent-Replayed") == "true")
             #expect(first.headers.first(name: "Idempotent-Replayed") == nil)
+            // The same JSON written differently is the same request.
+            let respaced = try await backend.send(
+                .PATCH, "/api/v1/devices/dev_1", json: "{ \"diagnosis\" :\n \"swollen battery\" }",
+                headers: [("Idempotency-Key", key)])
+            #expect(respaced.status == 200)
+            #expect(respaced.headers.first(name: "Idempotent-Replayed") == "true")
             let current = try await backend.get("/api/v1/devices/dev_1").object()
             let version = try first.object()["version"] as? Int
             #expect(current["version"] as? Int == version)

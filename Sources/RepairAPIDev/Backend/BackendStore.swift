@@ -248,9 +248,15 @@ final class BackendStore: Sendable {
 }
 
 /// FNV-1a over the request's method, path and body: what makes two requests "the same" for an Idempotency-Key.
+/// A JSON body is compared as JSON (key order and whitespace do not matter): a client may re-encode a retried
+/// request with a serializer that orders keys differently.
 func requestFingerprint(method: String, path: String, body: Data) -> String {
+    let canonical =
+        (try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed])).flatMap {
+            try? JSONSerialization.data(withJSONObject: $0, options: [.sortedKeys, .fragmentsAllowed])
+        } ?? body
     var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-    for byte in Array(method.utf8) + [0] + Array(path.utf8) + [0] + Array(body) {
+    for byte in Array(method.utf8) + [0] + Array(path.utf8) + [0] + Array(canonical) {
         hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3
     }
     return String(hash, radix: 16)

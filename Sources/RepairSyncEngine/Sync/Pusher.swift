@@ -123,8 +123,10 @@ struct Pusher {
         }
         let body = NewTicketMessage(
             id: entry.recordId, content: content, isInternal: (entry.fields["is_internal"] ?? nil) == "true")
-        let reply = try await api.postMessage(
-            ticketId: ticketId, body: try JSONEncoder().encode(body), key: entry.idempotencyKey)
+        // The same bytes on every retry (sorted keys), as a strict server compares the body of a replay.
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let reply = try await api.postMessage(ticketId: ticketId, body: try encoder.encode(body), key: entry.idempotencyKey)
         let message = try api.decode(TicketMessage.self, reply.body)
         let now = clock.now()
         try await write { db in

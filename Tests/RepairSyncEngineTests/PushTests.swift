@@ -1,0 +1,269 @@
+import BackendTestSupport
+import Foundation
+import GRDB
+import RepairSyncEngine
+import RepairSyncModels
+import RepairSyncStore
+import Synchronization
+import Testing
+
+/// Pushing local changes: exactly once on the server, whatever the network and the server do.
+@Suite("Push", .timeLimit(.minutes(2)))
+struct PushTests {
+    @Test("a local change raises the pending count; a push puts it on the server and the count goes back to 0")
+    func pushRoundTrip() async throws {
+        try await EngineHarness.with { h in
+            #expect(await h.engine.performFullSync().succeeded)
+            #expect(try h.engine.pendingChangesCount() == 0)
+
+            let entry = try await h.engine.update(.devices, id: "dev_3", fields: ["diagnosis": "water damage", "status": "in_repair"])
+            #expect(try h.engine.pendingChangesCount() == 1)
+            #expect(await h.engine.status.pending == 1)
+            #expect(entry.fields == ["diagnosis": "water damage", "status": "in_repair"])
+            #expect(try h.local(Device.self, "dev_3")?.diagnosis == "water damage", "the row changes at once")
+
+            let report = await h.engine.sync([])
+            #expect(report.pushed == 1)
+            #expect(try h.engine.pendingChangesCount() == 0)
+            #expect(await h.engine.status.pending == 0)
+            let remote = try await h.serverRecord(Device.self, "devices", "dev_3")
+            #expect(remote.diagnosis == "water damage")
+            #expect(remote.status == .inRepair)
+            #expect(try h.local(Device.self, "dev_3")?.version == remote.version, "the reply is the new server copy")
+        }
+    }
+
+    @Test("several updates of one record coalesce into one PATCH with the union of fields at their latest values")
+    func coalescing() async throws {
+        try await EngineHarness.with { h in
+            #expect(await h.engine.performFullSync().succeeded)
+            try await h.engine.update(.orders, id: "ord_2", fields: ["notes": "first"])
+            try await h.engine.update(.orders, id: "ord_2", fields: ["status": "in_progress"])
+            try await h.engine.update(.orders, id: "ord_2", fields: ["notes": "second"])
+            let entries = try h.engine.outboxEntries()
+            #expect(entries.count == 1)
+            #expect(entries.first?.fields == ["notes": "second", "status": "in_progress"])
+
+            let before = try await h.counter("patches_applied")
+            #expect(await h.engine.sync([]).pushed == 1)
+            #expect(try await h.counter("patches_applied") == before + 1)
+            let remote = try await h.serverRecord(Order.self, "orders", "ord_2")
+            #expect(remote.notes == "second")
+            #expect(remote.status == .inProgress)
+        }
+    }
+
+    @Test("messages never coalesce and reach the server in the order they were written")
+    func messagesInOrder() async throws {
+        try await EngineHarness.with { h in
+            #expect(await h.engine.performFullSync().succeeded)
+            let first = try await h.engine.createTicketMessage(ticketId: "tkt_2", content: "We have your phone.")
+            let second = try await h.engine.createTicketMessage(ticketId: "tkt_2", content: "It is ready.")
+            #expect(try h.engine.pendingChangesCount() == 2)
+            #expect(await h.engine.sync([]).pushed == 2)
+
+            let pushed = h.recorder.events.compactMap { event -> String? in
+                if case .pushed(_, .ticketMessages, let id) = event { return id } else { return nil }
+            }
+            #expect(pushed == [first.id, second.id])
+            let one = try await h.serverRecord(TicketMessage.self, "ticket_messages", first.id)
+            let two = try await h.serverRecord(TicketMessage.self, "ticket_messages", second.id)
+            #expect(one.content == "We have your phone.")
+            #expect(two.content == "It is ready.")
+        }
+    }
+
+    @Test("a PATCH applied by the server whose reply is lost is replayed with the same key: one change on the server")
+    func lostPatchResponse() async throws {
+        try await EngineHarness.with { h in
+            #expect(await h.engine.performFullSync().succeeded)
+            let entry = try await h.engine.update(.orders, id: "ord_6", fields: ["notes": "cut off"])
+            let before = try await h.counters()
+            try await h.fault("cut", method: "PATCH", path: "/api/v1/orders/ord_6")
+
+            let report = await h.engine.sync([])
+            #expect(report.pushed == 1, "\(report)")
+            #expect(try h.engine.pendingChangesCount() == 0)
+            let after = try await h.counters()
+            #expect(after["patches_applied"] as? Int == (before["patches_applied"] as? Int ?? 0) + 1)
+            #expect(after["idempotent_replays"] as? Int == (before["idempotent_replays"] as? Int ?? 0) + 1)
+            let remote = try await h.serverRecord(Order.self, "orders", "ord_6")
+            #expect(remote.notes == "cut off")
+            #expect(try h.local(Order.self, "ord_6")?.version == remote.version)
+            // The replay used the key made at enqueue time.
+            #expect(!entry.idempotencyKey.isEmpty)
+        }
+    }
+
+    @Test("a new message whose POST reply was cut is created exactly once")
+    func lostMessageResponse() async throws {
+        try await EngineHarness.with { h in
+            #expect(await h.engine.performFullSync().succeeded)
+            let created = try await h.counter("messages_created")
+            let replays = try await h.counter("idempotent_replays")
+            let message = try await h.engine.createTicketMessage(ticketId: "tkt_1", content: "Parts arrive Monday.")
+            try await h.fault("cut", method: "POST", path: "/api/v1/tickets/tkt_1/messages")
+
+            let report = await h.engine.sync([.ticketMessages])
+            #expect(report.succeeded, "\(report.stop ?? "")")
+            #expect(try h.engine.pendingChangesCount() == 0)
+            #expect(try await h.counter("messages_created") == created + 1)
+            #expect(try await h.counter("idempotent_replays") == replays + 1, "the retry was answered as a replay")
+            let remote = try await h.serverRecord(TicketMessage.self, "ticket_messages", message.id)
+            #expect(remote.content == "Parts arrive Monday.")
+            let localCopies = try await h.store.read { db in
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM ticket_messages WHERE content = 'Parts arrive Monday.'")
+            }
+            #expect(localCopies == 1)
+        }
+    }
+
+    @Test("a transient failure keeps the key, counts the attempt, and the change goes through on retry")
+    func transientRetry() async throws {
+        try await EngineHarness.with { h in
+            #expect(await h.engine.performFullSync().succeeded)
+            let entry = try await h.engine.update(.orders, id: "ord_7", fields: ["notes": "after a 503"])
+            try await h.fault("503", method: "PATCH", path: "/api/v1/orders/ord_7", count: 2)
+            let keys = Mutex<[String]>([])
+            let engine = h.engine
+            h.recorder.onEvent { event in
+                guard case .sending(let seq, _, _) = event,
+                    let current = try? engine.outboxEntries().first(where: { $0.seq == seq })
+                else { return }
+                keys.withLock { $0.append(current.idempotencyKey) }
+            }
+            let report = await h.engine.sync([])
+            #expect(report.pushed == 1)
+            #expect(report.pushFailures == 2)
+            #expect(keys.withLock { $0 } == Array(repeating: entry.idempotencyKey, count: 3))
+            #expect(try await h.serverRecord(Order.self, "orders", "ord_7").notes == "after a 503")
+        }
+    }
+
+    @Test("after N transient failures an entry is dead, visible, does not block others, and can be retried")
+    func deadAfterAttempts() async throws {
+        try await EngineHarness.with(configuration: EngineHarness.configuration(maxAttempts: 3)) { h in
+            #expect(await h.engine.performFullSync().succeeded)
+            try await h.engine.update(.orders, id: "ord_8", fields: ["notes": "keeps failing"])
+            try await h.engine.update(.orders, id: "ord_9", fields: ["notes": "fine"])
+            try await h.fault("500", method: "PATCH", path: "/api/v1/orders/ord_8", count: 3)
+
+            let report = await h.engine.sync([])
+            #expect(report.dead == 1)
+            #expect(report.pushed == 1)
+            let dead = try #require(try h.engine.outboxEntries().first)
+            #expect(dead.state == .dead)
+            #expect(dead.attempts == 3)
+            #expect(dead.lastError?.contains("500") == true)
+            #expect(await h.engine.status.dead == 1)
+            #expect(try await h.serverRecord(Order.self, "orders", "ord_9").notes == "fine")
+
+            try await h.engine.retryDead(seq: dead.seq)
+            #expect(await h.engine.sync([]).pushed == 1)
+            #expect(try h.engine.outboxEntries().isEmpty)
+            #expect(try await h.serverRecord(Order.self, "orders", "ord_8").notes == "keeps failing")
+        }
+    }
+
+    @Test("429 with Retry-After: nothing is sent before the time is up, nothing is dropped, then it goes through")
+    func rateLimited() async throws {
+        try await EngineHarness.with { h in
+            #expect(await h.engine.performFullSync().succeeded)
+            try await h.faultPlan(#"{"rate":0,"kinds":{},"retry_after":1,"in_flight_grace_ms":0}"#)
+            try await h.engine.update(.orders, id: "ord_10", fields: ["notes": "after the wait"])
+            try await h.fault("429", method: "PATCH", path: "/api/v1/orders/ord_10")
+
+            let limited = await h.engine.sync([.orders])
+            #expect(limited.stop?.contains("rate limited") == true, "\(limited.stop ?? "")")
+            let entry = try #require(try h.engine.outboxEntries().first)
+            #expect(entry.state == .failed)
+            #expect(try h.engine.pendingChangesCount() == 1)
+
+            // Asking again at once sends nothing at all: the engine waits as it was told.
+            let requests = try await h.counter("requests")
+            let early = await h.engine.sync([.orders])
+            #expect(!early.succeeded)
+            #expect(try await h.counter("requests") == requests + 1, "only the counters request itself")
+
+            // Once the time is up, the change goes through; the server saw no request too early.
+            let notBefore = try #require(h.engine.api.notBefore)
+            let due = max(notBefore, try #require(entry.nextAttemptAt))
+            try await Task.sleep(for: .milliseconds(due.millisecondsSince1970 - Timestamp.now().millisecondsSince1970 + 20))
+            let report = await h.engine.sync([.orders])
+            #expect(report.succeeded, "\(report.stop ?? "")")
+            #expect(report.pushed == 1)
+            #expect(try await h.counter("retry_after_violations") == 0)
+            #expect(try await h.serverRecord(Order.self, "orders", "ord_10").notes == "after the wait")
+        }
+    }
+
+    @Test("401 stops the whole run with an authentication error and marks nothing failed")
+    func unauthorized() async throws {
+        try await EngineHarness.with { h in
+            #expect(await h.engine.performFullSync().succeeded)
+            try await h.engine.update(.orders, id: "ord_11", fields: ["notes": "needs a token"])
+            try await h.engine.update(.orders, id: "ord_12", fields: ["notes": "also waits"])
+            try await h.serverEdit("orders", "ord_13", #"{"notes":"not pulled yet"}"#)
+            try await h.fault("401", method: "PATCH")
+
+            let report = await h.engine.performFullSync()
+            #expect(!report.succeeded)
+            #expect(await h.engine.status.phase == .error("authentication failed"))
+            let entries = try h.engine.outboxEntries()
+            #expect(entries.count == 2)
+            #expect(entries.allSatisfy { $0.state == .pending && $0.attempts == 0 })
+            #expect(try h.local(Order.self, "ord_13")?.notes != "not pulled yet", "the run stopped before pulling")
+
+            let retried = await h.engine.performFullSync()
+            #expect(retried.succeeded)
+            #expect(retried.pushed == 2)
+        }
+    }
+
+    @Test("422 makes that change dead with the server's message; the changes behind it still go")
+    func rejected() async throws {
+        try await EngineHarness.with { h in
+            #expect(await h.engine.performFullSync().succeeded)
+            // Another program wrote a status this server does not accept, then queued the change.
+            try h.writeRow("orders", "ord_14", ["status": "teleported"])
+            let queued = try await h.engine.queueChange(.orderUpdated, id: "ord_14")
+            guard case .queued(_, let fields) = queued else { Issue.record("not queued: \(queued)"); return }
+            #expect(fields == ["status"])
+            try await h.engine.update(.orders, id: "ord_15", fields: ["notes": "behind the bad one"])
+
+            let report = await h.engine.sync([])
+            #expect(report.dead == 1)
+            #expect(report.pushed == 1)
+            let dead = try #require(try h.engine.outboxEntries().first { $0.recordId == "ord_14" })
+            #expect(dead.state == .dead)
+            #expect(dead.lastError?.contains("is not a status this server accepts") == true, "\(dead.lastError ?? "")")
+            #expect(try h.engine.pendingChangesCount() == 0, "dead changes are not pending")
+            #expect(await h.engine.status.dead == 1)
+            #expect(try await h.serverRecord(Order.self, "orders", "ord_15").notes == "behind the bad one")
+        }
+    }
+
+    @Test("an edit made while its record is being pushed is kept and pushed next, never overwritten by the reply")
+    func editDuringPush() async throws {
+        try await EngineHarness.with { h in
+            #expect(await h.engine.performFullSync().succeeded)
+            try await h.engine.update(.orders, id: "ord_5", fields: ["notes": "first"])
+            let engine = h.engine
+            let edited = Mutex(false)
+            h.recorder.onEvent { event in
+                guard case .sending(_, .orders, "ord_5") = event else { return }
+                let first = edited.withLock { done in
+                    defer { done = true }
+                    return !done
+                }
+                if first { _ = try? engine.changes.update(.orders, id: "ord_5", fields: ["notes": "second"]) }
+            }
+            let report = await h.engine.sync([])
+            #expect(edited.withLock { $0 })
+            #expect(report.pushed == 2, "the in-flight change, then the one made meanwhile")
+            #expect(try h.local(Order.self, "ord_5")?.notes == "second")
+            #expect(try await h.serverRecord(Order.self, "orders", "ord_5").notes == "second")
+            #expect(try h.engine.pendingChangesCount() == 0)
+        }
+    }
+}

@@ -106,6 +106,19 @@ struct EngineHarness: Sendable {
         try store.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(table)") ?? -1 }
     }
 
+    /// An integer the query selects (a count), read with the synchronous API.
+    func integer(_ sql: String) throws -> Int {
+        try store.read { db in try Int.fetchOne(db, sql: sql) ?? -1 }
+    }
+
+    /// The first row the query selects, as text columns.
+    func strings(_ sql: String) throws -> [String] {
+        try store.read { db in
+            guard let row = try Row.fetchOne(db, sql: sql) else { return [] }
+            return row.columnNames.map { row[$0] as String? ?? "" }
+        }
+    }
+
     func local<R: FetchableRecord & TableRecord & Sendable>(_ type: R.Type, _ id: String) throws -> R? {
         try store.read { db in try R.fetchOne(db, key: id) }
     }

@@ -1,0 +1,137 @@
+import BackendTestSupport
+import Foundation
+import GRDB
+import RepairSyncEngine
+import RepairSyncModels
+import RepairSyncStore
+import Testing
+
+/// The two ways a change gets in: the engine's own mutations and queueChange for rows another program wrote.
+@Suite("Local changes", .timeLimit(.minutes(2)))
+struct LocalChangesTests {
+    @Test("queueChange queues exactly the fields another program changed, against the server copy")
+    func queueChangeDiff() async throws {
+        try await EngineHarness.with { h in
+            #expect(await h.engine.performFullSync().succeeded)
+            let before = try #require(try h.local(Device.self, "dev_6"))
+            try h.writeRow("devices", "dev_6", ["diagnosis": "written by the counter app", "resolution": before.resolution])
+
+            let result = try await h.engine.queueChange(.deviceUpdated, id: "dev_6")
+            guard case .queued(_, let fields) = result else { Issue.record("not queued: \(result)"); return }
+            #expect(fields == ["diagnosis"])
+            #expect(try h.engine.outboxEntries().first?.fields == ["diagnosis": "written by the counter app"])
+            #expect(await h.engine.status.pending == 1)
+
+            #expect(await h.engine.sync([]).pushed == 1)
+            #expect(try await h.serverRecord(Device.self, "devices", "dev_6").diagnosis == "written by the counter app")
+        }
+    }
+
+    @Test("queueing a record with nothing changed is a no-op that says so; so is queueing the same change twice")
+    func queueChangeNothingChanged() async throws {
+        try await EngineHarness.with { h in
+            #expect(await h.engine.performFullSync().succeeded)
+            let unchanged = try await h.engine.queueChange(.orderUpdated, id: "ord_1")
+            guard case .nothingChanged(let reason) = unchanged else { Issue.record("\(unchanged)"); return }
+            #expect(reason.contains("ord_1"))
+            #expect(try h.engine.pendingChangesCount() == 0)
+
+            try h.writeRow("orders", "ord_1", ["notes": "edited elsewhere"])
+            guard case .queued = try await h.engine.queueChange(.orderUpdated, id: "ord_1") else {
+                Issue.record("first queueChange did not queue"); return
+            }
+            guard case .nothingChanged = try await h.engine.queueChange(.orderUpdated, id: "ord_1") else {
+                Issue.record("the same change was queued twice"); return
+            }
+            #expect(try h.engine.pendingChangesCount() == 1)
+        }
+    }
+
+    @Test("an unknown id is a clear error naming the record, and queues nothing")
+    func queueChangeUnknown() async throws {
+        try await EngineHarness.with { h in
+            #expect(await h.engine.performFullSync().succeeded)
+            for (kind, id) in [
+                (LocalChanges.ChangeKind.orderUpdated, "ord_nope"), (.deviceUpdated, "dev_nope"),
+                (.ticketMessageCreated, "00000000-0000-4000-8000-000000000000"),
+            ] {
+                do {
+                    _ = try await h.engine.queueChange(kind, id: id)
+                    Issue.record("\(kind) \(id) was accepted")
+                } catch let error as EngineError {
+                    #expect("\(error)".contains(id), "\(error)")
+                }
+            }
+            #expect(try h.engine.pendingChangesCount() == 0)
+        }
+    }
+
+    @Test("a message another program inserted is queued once and created on the server once")
+    func queueChangeMessage() async throws {
+        try await EngineHarness.with { h in
+            #expect(await h.engine.performFullSync().succeeded)
+            let id = UUID().uuidString.lowercased()
+            try await h.store.write { db in
+                try db.execute(
+                    sql: """
+                        INSERT INTO ticket_messages (id, ticket_id, content, sender_type, is_internal, created_at, updated_at, version)
+                        VALUES (?, 'tkt_3', 'From the counter app', 'staff', 0, '2026-11-23T10:00:00.000Z', '2026-11-23T10:00:00.000Z', 0)
+                        """, arguments: [id])
+            }
+            guard case .queued = try await h.engine.queueChange(.ticketMessageCreated, id: id) else {
+                Issue.record("not queued"); return
+            }
+            guard case .nothingChanged = try await h.engine.queueChange(.ticketMessageCreated, id: id) else {
+                Issue.record("queued twice"); return
+            }
+            let created = try await h.counter("messages_created")
+            #expect(await h.engine.sync([]).pushed == 1)
+            #expect(try await h.counter("messages_created") == created + 1)
+            #expect(try await h.serverRecord(TicketMessage.self, "ticket_messages", id).content == "From the counter app")
+            guard case .nothingChanged = try await h.engine.queueChange(.ticketMessageCreated, id: id) else {
+                Issue.record("a message from the server was queued"); return
+            }
+        }
+    }
+
+    @Test("the engine's own mutations validate names and statuses and write nothing when they refuse")
+    func mutationValidation() async throws {
+        try await EngineHarness.with { h in
+            #expect(await h.engine.performFullSync().succeeded)
+            let attempts: [(SyncCollection, String, FieldValues)] = [
+                (.orders, "ord_1", ["total": "1.00"]),
+                (.orders, "ord_1", ["status": "teleported"]),
+                (.devices, "dev_1", ["status": nil]),
+                (.clients, "cli_1", ["notes": "x"]),
+                (.orders, "ord_missing", ["notes": "x"]),
+            ]
+            for (collection, id, fields) in attempts {
+                do {
+                    try await h.engine.update(collection, id: id, fields: fields)
+                    Issue.record("accepted: \(collection) \(id) \(fields)")
+                } catch is EngineError {}
+            }
+            for (ticket, content) in [("tkt_1", "   "), ("tkt_missing", "hello")] {
+                do {
+                    try await h.engine.createTicketMessage(ticketId: ticket, content: content)
+                    Issue.record("accepted a message \(content) for \(ticket)")
+                } catch is EngineError {}
+            }
+            #expect(try h.local(Order.self, "ord_1")?.status != .unrecognized("teleported"))
+            #expect(try h.engine.pendingChangesCount() == 0)
+        }
+    }
+
+    @Test("an acknowledged change survives reopening the store, and the reopened engine pushes it once")
+    func durableAcrossReopen() async throws {
+        try await EngineHarness.with { h in
+            #expect(await h.engine.performFullSync().succeeded)
+            let entry = try await h.engine.update(.orders, id: "ord_3", fields: ["notes": "survives a restart"])
+            let reopened = try h.reopenedEngine()
+            let entries = try reopened.outboxEntries()
+            #expect(entries.map(\.idempotencyKey) == [entry.idempotencyKey])
+            #expect(await reopened.sync([]).pushed == 1)
+            #expect(try await h.serverRecord(Order.self, "orders", "ord_3").notes == "survives a restart")
+        }
+    }
+}

@@ -110,6 +110,18 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // Runs one engine sync in a process that crash tests kill at precise points. Built, never installed.
+        .executableTarget(
+            name: "repairsync-test-helper",
+            dependencies: [
+                "RepairSyncEngine",
+                "RepairSyncStore",
+                "RepairSyncModels",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // Fixtures and helpers shared by the test targets.
         .target(
             name: "RepairSyncTestSupport",

@@ -5,7 +5,13 @@ public import RepairSyncModels
 public enum EngineEvent: Sendable {
     /// A change is about to be sent (its state is in flight).
     case sending(seq: Int64, collection: SyncCollection, id: String)
+    /// The server accepted the change; its acknowledgement is about to be committed locally. A process that stops
+    /// here replays the change with the same idempotency key after a restart.
+    case accepted(seq: Int64, collection: SyncCollection, id: String)
+    /// The acknowledgement is committed: the change is done.
     case pushed(seq: Int64, collection: SyncCollection, id: String)
+    /// A changes page arrived and decoded; it is about to be applied with its cursor.
+    case pageReceived(collection: SyncCollection, records: Int, deleted: Int)
     case pageApplied(collection: SyncCollection, records: Int, deleted: Int, hasMore: Bool)
     case cursorReset(collection: SyncCollection)
     case runFinished(SyncReport)

@@ -123,6 +123,7 @@ struct Puller {
     private func applyPlain<R: ReplicaRecord>(_ page: ChangesPage<R>) async throws
         -> (records: Int, deleted: Int, conflicts: Int, hasMore: Bool)
     {
+        events.emit(.pageReceived(collection: R.collection, records: page.data.count, deleted: page.deleted.count))
         let now = clock.now()
         let policy = configuration.policy(for: R.collection).rawValue
         let conflicts = try await store.write { db -> Int in
@@ -147,6 +148,7 @@ struct Puller {
     private func applyEditable<R: EditableRecord>(_ page: ChangesPage<R>) async throws
         -> (records: Int, deleted: Int, conflicts: Int, hasMore: Bool)
     {
+        events.emit(.pageReceived(collection: R.collection, records: page.data.count, deleted: page.deleted.count))
         let now = clock.now()
         let policy = configuration.policy(for: R.collection)
         let rebase = RecordRebase(policy: policy, clockOffsetMilliseconds: api.clockOffsetMilliseconds, now: now)

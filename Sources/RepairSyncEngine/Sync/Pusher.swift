@@ -110,6 +110,7 @@ struct Pusher {
         let reply = try await api.patch(
             R.collection, id: entry.recordId, fields: entry.fields, ifMatch: base?.version, key: entry.idempotencyKey)
         let record = try api.decode(R.self, reply.body)
+        events.emit(.accepted(seq: entry.seq, collection: entry.collection, id: entry.recordId))
         let rebase = RecordRebase(
             policy: configuration.policy(for: R.collection), clockOffsetMilliseconds: api.clockOffsetMilliseconds,
             now: clock.now())
@@ -128,6 +129,7 @@ struct Pusher {
         encoder.outputFormatting = [.sortedKeys]
         let reply = try await api.postMessage(ticketId: ticketId, body: try encoder.encode(body), key: entry.idempotencyKey)
         let message = try api.decode(TicketMessage.self, reply.body)
+        events.emit(.accepted(seq: entry.seq, collection: entry.collection, id: entry.recordId))
         let now = clock.now()
         try await write { db in
             try message.upsert(db, syncedAt: now)

@@ -4,8 +4,8 @@ public import Foundation
 ///
 /// ```json
 /// {"period":"week",
-///  "devices":{"current":42,"comparisons":[{"period":"last_week","count":38,"change":4,"change_percent":10.53}]},
-///  "revenue":{"current":"5120.50","comparisons":[{"period":"last_week","total":"4800","change":"320.50",
+///  "devices":{"current":42,"comparisons":[{"period":"previous_week","count":38,"change":4,"change_percent":10.53}]},
+///  "revenue":{"current":"5120.50","comparisons":[{"period":"previous_week","total":"4800","change":"320.50",
 ///             "change_percent":6.68}]}, ...}
 /// ```
 public struct DashboardStats: Codable, Hashable, Sendable {

@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "RepairSyncModels", targets: ["RepairSyncModels"]),
         .library(name: "RepairSyncStore", targets: ["RepairSyncStore"]),
         .library(name: "RepairSyncEngine", targets: ["RepairSyncEngine"]),
+        .library(name: "RepairSyncControl", targets: ["RepairSyncControl"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
@@ -64,6 +65,11 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        // The control socket: a strict bounded JSON parser, JSON-RPC 2.0, and (with the daemon) the socket server.
+        .target(
+            name: "RepairSyncControl",
             swiftSettings: swiftSettings
         ),
         .executableTarget(
@@ -168,6 +174,11 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "RepairSyncControlTests",
+            dependencies: ["RepairSyncControl"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

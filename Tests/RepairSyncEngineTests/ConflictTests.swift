@@ -206,8 +206,9 @@ struct ConflictTests {
     }
 
     /// Last-write-wins needs two writes whose times differ by more than the offset measurement error (< 1 ms on
-    /// loopback): this puts real time between them. It waits for nothing and synchronises nothing.
+    /// loopback, at most half a round trip under load): this puts real time between them. It waits for nothing and
+    /// synchronises nothing.
     static func separateWriteTimes() async throws {
-        try await Task.sleep(for: .milliseconds(50))
+        try await Task.sleep(for: .milliseconds(300))
     }
 }

@@ -208,13 +208,16 @@ public final class APIClient: Sendable {
             set { lock.withLock { (_clockOffset, precise) = (newValue, true) } }
         }
 
-        /// A `Date` header has whole seconds: it sets the offset until a precise one is measured, and afterwards
-        /// only when it disagrees by more than its own resolution (the clock was changed meanwhile).
+        /// A `Date` header has whole seconds, and servers commonly refresh it once a second, so it can lag the
+        /// server's clock by up to about two seconds: local-at-receipt minus the header lies within
+        /// [offset, offset + ~2 s + latency]. It sets the offset until a precise one is measured, and afterwards only
+        /// when it falls well outside that window (the clock was changed since the measurement).
         func observe(dateOffset: Int64) {
             lock.withLock {
-                // The header truncates the server time: the true offset lies within (dateOffset - 1000, dateOffset].
-                if !precise || dateOffset < _clockOffset - 1000 || dateOffset > _clockOffset + 1000 {
-                    _clockOffset = dateOffset - 500
+                if !precise {
+                    _clockOffset = dateOffset - 1000
+                } else if dateOffset < _clockOffset - 1000 || dateOffset > _clockOffset + 5000 {
+                    _clockOffset = dateOffset - 1000
                     precise = false
                 }
             }

@@ -4,6 +4,7 @@ internal import NIOCore
 internal import NIOHTTP1
 internal import NIOPosix
 public import RepairSyncModels
+internal import Synchronization
 
 /// The Repair Minder API (docs/api.md) over AsyncHTTPClient: one method per endpoint the engine uses, errors
 /// classified (`APIError`), the server clock tracked from `Date` headers, and a Retry-After gate that no request
@@ -79,7 +80,7 @@ public final class APIClient: Sendable {
         let received = clock.now()
         let health = try decode(HealthStatus.self, reply.body)
         let midpoint = sent.millisecondsSince1970 + (received.millisecondsSince1970 - sent.millisecondsSince1970) / 2
-        state.preciseOffset = midpoint - health.time.millisecondsSince1970
+        state.setPreciseOffset(midpoint - health.time.millisecondsSince1970)
     }
 
     public func changes(_ collection: SyncCollection, cursor: String?, limit: Int) async throws(APIError) -> Reply {
@@ -194,18 +195,21 @@ public final class APIClient: Sendable {
         return .interrupted(text)
     }
 
-    /// The mutable bits, behind a lock: they are read and written from concurrent requests.
-    private final class LockedState: @unchecked Sendable {
-        private let lock = NSLock()
-        private var _clockOffset: Int64 = 0
-        private var precise = false
-        private var _notBefore: Timestamp?
+    /// The mutable bits, behind a mutex: they are read and written from concurrent requests.
+    private final class LockedState: Sendable {
+        private struct Values {
+            var clockOffset: Int64 = 0
+            var precise = false
+            var notBefore: Timestamp?
+        }
 
-        var clockOffset: Int64 { lock.withLock { _clockOffset } }
+        private let values = Mutex(Values())
 
-        var preciseOffset: Int64 {
-            get { lock.withLock { _clockOffset } }
-            set { lock.withLock { (_clockOffset, precise) = (newValue, true) } }
+        var clockOffset: Int64 { values.withLock { $0.clockOffset } }
+
+        /// Sets the offset measured from the health endpoint's millisecond time.
+        func setPreciseOffset(_ offset: Int64) {
+            values.withLock { ($0.clockOffset, $0.precise) = (offset, true) }
         }
 
         /// A `Date` header has whole seconds, and servers commonly refresh it once a second, so it can lag the
@@ -213,18 +217,19 @@ public final class APIClient: Sendable {
         /// [offset, offset + ~2 s + latency]. It sets the offset until a precise one is measured, and afterwards only
         /// when it falls well outside that window (the clock was changed since the measurement).
         func observe(dateOffset: Int64) {
-            lock.withLock {
-                if !precise {
-                    _clockOffset = dateOffset - 1000
-                } else if dateOffset < _clockOffset - 1000 || dateOffset > _clockOffset + 5000 {
-                    _clockOffset = dateOffset - 1000
-                    precise = false
+            values.withLock { values in
+                if !values.precise {
+                    values.clockOffset = dateOffset - 1000
+                } else if dateOffset < values.clockOffset - 1000 || dateOffset > values.clockOffset + 5000 {
+                    values.clockOffset = dateOffset - 1000
+                    values.precise = false
                 }
             }
         }
+
         var notBefore: Timestamp? {
-            get { lock.withLock { _notBefore } }
-            set { lock.withLock { _notBefore = newValue } }
+            get { values.withLock { $0.notBefore } }
+            set { values.withLock { $0.notBefore = newValue } }
         }
     }
 }

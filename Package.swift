@@ -70,6 +70,10 @@ let package = Package(
         // The control socket: a strict bounded JSON parser, JSON-RPC 2.0, and (with the daemon) the socket server.
         .target(
             name: "RepairSyncControl",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
@@ -178,7 +182,12 @@ let package = Package(
         ),
         .testTarget(
             name: "RepairSyncControlTests",
-            dependencies: ["RepairSyncControl"],
+            dependencies: [
+                "RepairSyncControl",
+                "RepairSyncTestSupport",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

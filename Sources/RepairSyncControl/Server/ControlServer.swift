@@ -1,0 +1,208 @@
+internal import Foundation
+internal import NIOCore
+internal import NIOPosix
+internal import Synchronization
+
+#if canImport(Glibc)
+    internal import Glibc
+#endif
+
+/// The control socket: a Unix stream socket speaking newline-delimited JSON-RPC 2.0 (docs/rpc.md).
+///
+/// Bounded everywhere: a line is at most `maxLineBytes` (longer → one error reply, then the connection closes);
+/// connections are limited in total and per peer uid; each connection is served on its own task and its replies go
+/// through NIO's back-pressured writer, so a slow or idle client holds only its own connection.
+public struct ControlServer: Sendable {
+    public struct Limits: Sendable, Hashable {
+        public var maxLineBytes: Int
+        public var maxConnections: Int
+        public var maxConnectionsPerUID: Int
+
+        public init(maxLineBytes: Int = 1 << 20, maxConnections: Int = 512, maxConnectionsPerUID: Int = 128) {
+            self.maxLineBytes = maxLineBytes
+            self.maxConnections = maxConnections
+            self.maxConnectionsPerUID = maxConnectionsPerUID
+        }
+    }
+
+    public enum SetupError: Error, Sendable, CustomStringConvertible {
+        case alreadyRunning(String)
+        case notASocket(String)
+        case directory(String, String)
+
+        public var description: String {
+            switch self {
+            case .alreadyRunning(let path): "another daemon is already listening on \(path)"
+            case .notASocket(let path): "\(path) exists and is not a socket; refusing to replace it"
+            case .directory(let path, let reason): "cannot prepare the socket directory \(path): \(reason)"
+            }
+        }
+    }
+
+    public let path: String
+    public let limits: Limits
+    let dispatcher: JSONRPCDispatcher<ControlPeer>
+
+    public init(path: String, limits: Limits = Limits(), dispatcher: JSONRPCDispatcher<ControlPeer>) {
+        self.path = path
+        self.limits = limits
+        self.dispatcher = dispatcher
+    }
+
+    /// Creates the socket's directory (mode 0750) when missing, and removes a socket file left by a crash — but
+    /// refuses when a daemon still answers on it, or when the path is something other than a socket.
+    public static func prepare(path: String) throws(SetupError) {
+        let directory = (path as NSString).deletingLastPathComponent
+        var info = stat()
+        if stat(directory, &info) != 0 {
+            guard mkdir(directory, 0o750) == 0 || errno == EEXIST else {
+                throw .directory(directory, String(cString: strerror(errno)))
+            }
+            // mkdir applies the umask; set the mode the socket's security relies on.
+            guard chmod(directory, 0o750) == 0 else { throw .directory(directory, String(cString: strerror(errno))) }
+        }
+        guard lstat(path, &info) == 0 else { return }
+        guard info.st_mode & S_IFMT == S_IFSOCK else { throw .notASocket(path) }
+        if isAnswering(path) { throw .alreadyRunning(path) }
+        unlink(path)
+    }
+
+    /// Whether something accepts connections on the socket at `path`.
+    static func isAnswering(_ path: String) -> Bool {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return false }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: bytes)
+            raw[bytes.count] = 0
+        }
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        return result == 0
+    }
+
+    /// Listens until the calling task is cancelled; `onListening` runs once the socket accepts connections (mode
+    /// 0660). The socket file is removed on the way out.
+    public func run(onListening: @Sendable () async -> Void = {}) async throws {
+        try Self.prepare(path: path)
+        let maxLineBytes = limits.maxLineBytes
+        let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.backlog, value: 256)
+            .bind(unixDomainSocketPath: path) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(
+                        ByteToMessageHandler(LineFrameDecoder(maxLineBytes: maxLineBytes)))
+                    return try NIOAsyncChannel<ControlFrame, ByteBuffer>(wrappingChannelSynchronously: channel)
+                }
+            }
+        defer { unlink(path) }
+        chmod(path, 0o660)
+        await onListening()
+        let counts = ConnectionCounts()
+        do {
+            try await acceptLoop(server, counts: counts)
+        } catch where Task.isCancelled {
+            // Cancellation is how the daemon stops the server; whatever the accept loop threw on the way is moot.
+        }
+    }
+
+    private func acceptLoop(
+        _ server: NIOAsyncChannel<NIOAsyncChannel<ControlFrame, ByteBuffer>, Never>, counts: ConnectionCounts
+    ) async throws {
+        try await withThrowingDiscardingTaskGroup { group in
+            try await withTaskCancellationHandler {
+                try await server.executeThenClose { connections in
+                    for try await connection in connections {
+                        group.addTask { await self.serve(connection, counts: counts) }
+                    }
+                }
+            } onCancel: {
+                server.channel.close(promise: nil)
+            }
+            group.cancelAll()
+        }
+    }
+
+    private func serve(_ connection: NIOAsyncChannel<ControlFrame, ByteBuffer>, counts: ConnectionCounts) async {
+        let peer = await Self.peer(of: connection.channel)
+        try? await connection.executeThenClose { inbound, outbound in
+            guard counts.admit(peer.uid, limits: limits) else {
+                let refusal = JSONRPCDispatcher<ControlPeer>.response(
+                    id: .null, error: .unavailable("too many control connections; close some and retry"))
+                try await outbound.write(ByteBuffer(string: refusal.serialized + "\n"))
+                return
+            }
+            defer { counts.release(peer.uid) }
+            try await withTaskCancellationHandler {
+                var frames = inbound.makeAsyncIterator()
+                while let frame = try await frames.next() {
+                    switch frame {
+                    case .line(let line):
+                        guard line.readableBytes > 0 else { continue }
+                        if let reply = await dispatcher.reply(to: line.readableBytesView, context: peer) {
+                            try await outbound.write(ByteBuffer(string: reply + "\n"))
+                        }
+                    case .tooLong:
+                        let error = JSONRPCDispatcher<ControlPeer>.response(
+                            id: .null, error: .invalidRequest("a line longer than \(limits.maxLineBytes) bytes"))
+                        try await outbound.write(ByteBuffer(string: error.serialized + "\n"))
+                        // Half-close: the client reads the error and sees the end. Its remaining input is read and
+                        // discarded (the decoder keeps nothing), because closing with unread input would reset the
+                        // connection and could destroy the error reply before the client reads it.
+                        try await connection.channel.close(mode: .output)
+                        while try await frames.next() != nil {}
+                        return
+                    }
+                }
+            } onCancel: {
+                connection.channel.close(promise: nil)
+            }
+        }
+    }
+
+    static func peer(of channel: any Channel) async -> ControlPeer {
+        guard let provider = channel as? any SocketOptionProvider,
+            let credentials: PeerCredentials = try? await provider.unsafeGetSocketOption(
+                level: .socket, name: NIOBSDSocket.Option(rawValue: SO_PEERCRED)
+            ).get()
+        else { return ControlPeer(pid: -1, uid: UInt32.max, gid: UInt32.max) }
+        return ControlPeer(pid: credentials.pid, uid: credentials.uid, gid: credentials.gid)
+    }
+}
+
+/// The layout of Linux's `struct ucred` (pid_t, uid_t, gid_t), which Glibc's Swift module does not export.
+struct PeerCredentials: Sendable {
+    var pid: Int32 = -1
+    var uid: UInt32 = .max
+    var gid: UInt32 = .max
+}
+
+/// Open connections, in total and per uid.
+final class ConnectionCounts: Sendable {
+    private let counts = Mutex<(total: Int, perUID: [UInt32: Int])>((0, [:]))
+
+    func admit(_ uid: UInt32, limits: ControlServer.Limits) -> Bool {
+        counts.withLock { counts in
+            guard counts.total < limits.maxConnections, counts.perUID[uid, default: 0] < limits.maxConnectionsPerUID
+            else { return false }
+            counts.total += 1
+            counts.perUID[uid, default: 0] += 1
+            return true
+        }
+    }
+
+    func release(_ uid: UInt32) {
+        counts.withLock { counts in
+            counts.total -= 1
+            counts.perUID[uid, default: 1] -= 1
+            if counts.perUID[uid] == 0 { counts.perUID[uid] = nil }
+        }
+    }
+}

@@ -1,0 +1,54 @@
+internal import NIOCore
+
+/// One frame of the newline-delimited protocol: a line (without its newline), or the news that a line exceeded
+/// the limit (the connection is then answered once and closed; the rest of the line is never buffered).
+enum ControlFrame: Sendable {
+    case line(ByteBuffer)
+    case tooLong
+}
+
+/// Splits the byte stream at `\n` (a preceding `\r` is dropped), buffering at most `maxLineBytes`.
+struct LineFrameDecoder: ByteToMessageDecoder {
+    typealias InboundOut = ControlFrame
+
+    let maxLineBytes: Int
+    private var overflowed = false
+
+    init(maxLineBytes: Int) { self.maxLineBytes = maxLineBytes }
+
+    mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
+        guard !overflowed else {
+            buffer.moveReaderIndex(to: buffer.writerIndex)
+            return .needMoreData
+        }
+        if let newline = buffer.readableBytesView.firstIndex(of: UInt8(ascii: "\n")) {
+            let length = newline - buffer.readerIndex
+            guard length <= maxLineBytes else { return overflow(context, &buffer) }
+            var line = buffer.readSlice(length: length)!
+            buffer.moveReaderIndex(forwardBy: 1)
+            if line.readableBytesView.last == UInt8(ascii: "\r") { line = line.getSlice(at: line.readerIndex, length: line.readableBytes - 1)! }
+            context.fireChannelRead(wrapInboundOut(.line(line)))
+            return .continue
+        }
+        if buffer.readableBytes > maxLineBytes { return overflow(context, &buffer) }
+        return .needMoreData
+    }
+
+    private mutating func overflow(_ context: ChannelHandlerContext, _ buffer: inout ByteBuffer) -> DecodingState {
+        overflowed = true
+        buffer.moveReaderIndex(to: buffer.writerIndex)
+        context.fireChannelRead(wrapInboundOut(.tooLong))
+        return .needMoreData
+    }
+
+    mutating func decodeLast(context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool) throws
+        -> DecodingState
+    {
+        // A last line without its newline is still a request.
+        if try decode(context: context, buffer: &buffer) == .continue { return .continue }
+        if !overflowed, buffer.readableBytes > 0, let rest = buffer.readSlice(length: buffer.readableBytes) {
+            context.fireChannelRead(wrapInboundOut(.line(rest)))
+        }
+        return .needMoreData
+    }
+}

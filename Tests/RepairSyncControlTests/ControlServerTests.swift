@@ -1,0 +1,216 @@
+import Foundation
+import NIOCore
+import NIOPosix
+import RepairSyncControl
+import RepairSyncTestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The control socket over a real Unix stream socket: framing, permissions, stale files, limits, many clients.
+@Suite("Control server", .timeLimit(.minutes(1)))
+struct ControlServerTests {
+    /// `ping` → "pong", `echo {text}` → text, `whoami` → the peer's uid.
+    static let dispatcher = JSONRPCDispatcher<ControlPeer> { method, params, peer in
+        switch method {
+        case "ping": return .string("pong")
+        case "echo": return .string(try JSONRPCParams(params, allowed: ["text"]).string("text"))
+        case "whoami": return .number(Int(peer.uid))
+        default: throw JSONRPCError.methodNotFound(method)
+        }
+    }
+
+    /// Runs a server on a fresh socket path for the duration of `body`.
+    static func withServer<T: Sendable>(
+        limits: ControlServer.Limits = ControlServer.Limits(),
+        _ body: @Sendable (_ path: String, _ directory: TemporaryDirectory) async throws -> T
+    ) async throws -> T {
+        let directory = try TemporaryDirectory(prefix: "control")
+        let path = directory.path("run/control.sock")
+        let server = ControlServer(path: path, limits: limits, dispatcher: dispatcher)
+        let (ready, readyContinuation) = AsyncStream.makeStream(of: Void.self)
+        return try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask {
+                try await server.run { readyContinuation.yield() }
+                return nil
+            }
+            var iterator = ready.makeAsyncIterator()
+            await iterator.next()
+            let result = try await body(path, directory)
+            group.cancelAll()
+            while let _ = try await group.next() {}
+            return result
+        }
+    }
+
+    @Test("a request line gets its reply line; the socket is 0660 in a 0750 directory; the peer is the kernel's uid")
+    func roundTrip() async throws {
+        try await Self.withServer { path, _ in
+            let replies = try await LineClient.exchange(path, [#"{"jsonrpc":"2.0","method":"ping","id":1}"#, #"{"jsonrpc":"2.0","method":"whoami","id":2}"#])
+            #expect(replies == [#"{"jsonrpc":"2.0","result":"pong","id":1}"#, #"{"jsonrpc":"2.0","result":\#(getuid()),"id":2}"#])
+            var info = stat()
+            #expect(stat(path, &info) == 0)
+            #expect(info.st_mode & 0o777 == 0o660)
+            #expect(stat((path as NSString).deletingLastPathComponent, &info) == 0)
+            #expect(info.st_mode & 0o777 == 0o750)
+        }
+    }
+
+    @Test("a malformed line gets a JSON-RPC error and the connection keeps working")
+    func malformedThenValid() async throws {
+        try await Self.withServer { path, _ in
+            let replies = try await LineClient.exchange(path, ["{not json", #"{"jsonrpc":"2.0","method":"ping","id":"a"}"#])
+            #expect(replies.count == 2)
+            #expect(replies[0].contains("-32700"))
+            #expect(replies[1] == #"{"jsonrpc":"2.0","result":"pong","id":"a"}"#)
+        }
+    }
+
+    @Test("a line over the limit gets one error reply and the connection is closed, without buffering the rest")
+    func lineTooLong() async throws {
+        try await Self.withServer(limits: .init(maxLineBytes: 4096)) { path, _ in
+            let huge = String(repeating: "a", count: 64 * 1024)
+            let replies = try await LineClient.exchange(path, [huge, #"{"jsonrpc":"2.0","method":"ping","id":1}"#])
+            #expect(replies.count == 1, "\(replies)")
+            #expect(replies.first?.contains("-32600") == true)
+            // The server is still up for others.
+            #expect(try await LineClient.exchange(path, [#"{"jsonrpc":"2.0","method":"ping","id":1}"#]).count == 1)
+        }
+    }
+
+    @Test("100 concurrent clients each get their own replies")
+    func concurrentClients() async throws {
+        try await Self.withServer { path, _ in
+            try await withThrowingTaskGroup(of: Bool.self) { group in
+                for client in 0..<100 {
+                    group.addTask {
+                        let lines = (0..<5).map { #"{"jsonrpc":"2.0","method":"echo","params":{"text":"c\#(client)-\#($0)"},"id":\#($0)}"# }
+                        let replies = try await LineClient.exchange(path, lines)
+                        return replies == (0..<5).map { #"{"jsonrpc":"2.0","result":"c\#(client)-\#($0)","id":\#($0)}"# }
+                    }
+                }
+                var correct = 0
+                for try await ok in group where ok { correct += 1 }
+                #expect(correct == 100)
+            }
+        }
+    }
+
+    @Test("connections over the per-uid limit are refused with -32005 while the others keep working")
+    func connectionLimit() async throws {
+        try await Self.withServer(limits: .init(maxConnections: 100, maxConnectionsPerUID: 2)) { path, _ in
+            let ping = #"{"jsonrpc":"2.0","method":"ping","id":1}"#
+            let refused = try await LineClient.session(path) { first in
+                try await LineClient.session(path) { second in
+                    let one = try await first.exchange([ping])
+                    let two = try await second.exchange([ping])
+                    #expect(one.count == 1 && two.count == 1)
+                    return try await LineClient.exchange(path, [ping])
+                }
+            }
+            #expect(refused.count == 1)
+            #expect(refused.first?.contains("-32005") == true, "\(refused)")
+            // Once they are closed, there is room again.
+            let again = try await LineClient.exchange(path, [ping])
+            #expect(again.first?.contains("pong") == true, "\(again)")
+        }
+    }
+
+    @Test("a stale socket file left by a crash is replaced; a live one makes a second server refuse to start")
+    func staleAndLiveSockets() async throws {
+        let directory = try TemporaryDirectory(prefix: "control-stale")
+        let path = directory.path("control.sock")
+        // A socket file with nobody listening: what a SIGKILLed daemon leaves behind.
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: Array(path.utf8))
+            raw[path.utf8.count] = 0
+        }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        #expect(bound == 0)
+        close(fd)
+        #expect(FileManager.default.fileExists(atPath: path))
+        #expect(throws: Never.self) { try ControlServer.prepare(path: path) }
+        #expect(!FileManager.default.fileExists(atPath: path))
+
+        try await Self.withServer { livePath, _ in
+            do {
+                try ControlServer.prepare(path: livePath)
+                Issue.record("a second daemon would have taken over a live socket")
+            } catch {
+                #expect("\(error)".contains("already listening"))
+            }
+            let replies = try await LineClient.exchange(livePath, [#"{"jsonrpc":"2.0","method":"ping","id":1}"#])
+            #expect(replies.count == 1)
+        }
+
+        #expect(FileManager.default.createFile(atPath: directory.path("plain-file"), contents: Data()))
+        #expect(throws: ControlServer.SetupError.self) { try ControlServer.prepare(path: directory.path("plain-file")) }
+    }
+}
+
+/// A newline-delimited client over NIO.
+enum LineClient {
+    /// Connects, runs `body` with the open connection, then closes it.
+    static func session<T: Sendable>(_ path: String, _ body: (LineSession) async throws -> T) async throws -> T {
+        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .connect(unixDomainSocketPath: path) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+                }
+            }
+        return try await channel.executeThenClose { inbound, outbound in
+            try await body(LineSession(iterator: inbound.makeAsyncIterator(), outbound: outbound))
+        }
+    }
+
+    /// Connects, sends each line, and collects reply lines until every line is answered or the server closed.
+    static func exchange(_ path: String, _ lines: [String]) async throws -> [String] {
+        try await session(path) { try await $0.exchange(lines) }
+    }
+}
+
+/// One open client connection.
+final class LineSession {
+    private var iterator: NIOAsyncChannelInboundStream<ByteBuffer>.AsyncIterator
+    private let outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>
+    private var pending = Data()
+
+    init(iterator: NIOAsyncChannelInboundStream<ByteBuffer>.AsyncIterator, outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>) {
+        self.iterator = iterator
+        self.outbound = outbound
+    }
+
+    /// Sends each line and waits for its reply line (these tests send no notifications).
+    func exchange(_ lines: [String]) async throws -> [String] {
+        var replies: [String] = []
+        for line in lines {
+            do {
+                try await outbound.write(ByteBuffer(string: line + "\n"))
+            } catch ChannelError.ioOnClosedChannel {
+                return replies  // the server closed the connection
+            }
+            guard let reply = try await nextLine() else { return replies }
+            replies.append(reply)
+        }
+        return replies
+    }
+
+    private func nextLine() async throws -> String? {
+        while true {
+            if let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)
+                pending = Data(pending[(newline + 1)...])
+                return line
+            }
+            guard let buffer = try await iterator.next() else { return nil }
+            pending.append(contentsOf: buffer.readableBytesView)
+        }
+    }
+}

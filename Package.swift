@@ -30,6 +30,9 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.8.0"),
+        .package(url: "https://github.com/apple/swift-configuration.git", from: "1.4.0", traits: ["YAML"]),
+        .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
+        .package(url: "https://github.com/apple/swift-system.git", from: "1.5.0"),
     ],
     targets: [
         // libsystemd (sd_notify, sd_listen_fds, sd_journal_sendv) as a Swift module.
@@ -73,6 +76,26 @@ let package = Package(
             dependencies: [
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The daemon as a library: configuration, logging, the control methods, the services. The executable is
+        // a thin entry point, so tests can drive the same code.
+        .target(
+            name: "RepairSyncDaemon",
+            dependencies: [
+                "RepairSyncModels",
+                "RepairSyncStore",
+                "RepairSyncEngine",
+                "RepairSyncControl",
+                "CSystemd",
+                .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "Yams", package: "Yams"),
+                .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -185,6 +208,20 @@ let package = Package(
             dependencies: [
                 "RepairSyncControl",
                 "RepairSyncTestSupport",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "RepairSyncDaemonTests",
+            dependencies: [
+                "RepairSyncDaemon",
+                "RepairSyncEngine",
+                "RepairSyncModels",
+                "RepairSyncControl",
+                "RepairSyncTestSupport",
+                "BackendTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],

@@ -1,0 +1,66 @@
+internal import Foundation
+internal import RepairSyncEngine
+
+/// Parsing of the configuration's text values, each failure naming the key and what was expected.
+enum ConfigValueParsing {
+    /// `500ms`, `30s`, `15m`, `1h` (a whole number and a unit).
+    static func duration(_ text: String, key: String, allowZero: Bool = false) throws(ConfigurationError) -> Duration {
+        let units: [(String, Int64)] = [("ms", 1), ("s", 1000), ("m", 60_000), ("h", 3_600_000)]
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        for (unit, factor) in units where trimmed.hasSuffix(unit) {
+            let number = trimmed.dropLast(unit.count)
+            if let value = Int64(number), value >= 0, value < Int64.max / factor / 1_000_000, allowZero || value > 0 {
+                return .milliseconds(value * factor)
+            }
+        }
+        throw ConfigurationError(key: key, "expected a duration such as 500ms, 30s, 15m or 1h, got \"\(text)\"")
+    }
+
+    static func integer(_ text: String, key: String, in range: ClosedRange<Int>) throws(ConfigurationError) -> Int {
+        guard let value = Int(text.trimmingCharacters(in: .whitespaces)), range.contains(value) else {
+            throw ConfigurationError(
+                key: key, "expected a whole number from \(range.lowerBound) to \(range.upperBound), got \"\(text)\"")
+        }
+        return value
+    }
+
+    static func boolean(_ text: String, key: String) throws(ConfigurationError) -> Bool {
+        switch text.trimmingCharacters(in: .whitespaces).lowercased() {
+        case "true", "yes", "on", "1": return true
+        case "false", "no", "off", "0": return false
+        default: throw ConfigurationError(key: key, "expected true or false, got \"\(text)\"")
+        }
+    }
+
+    static func choice<T: RawRepresentable & CaseIterable>(_ text: String, key: String, as type: T.Type)
+        throws(ConfigurationError) -> T where T.RawValue == String
+    {
+        guard let value = T(rawValue: text.trimmingCharacters(in: .whitespaces)) else {
+            let known = T.allCases.map(\.rawValue).joined(separator: ", ")
+            throw ConfigurationError(key: key, "expected one of \(known), got \"\(text)\"")
+        }
+        return value
+    }
+
+    /// An http(s) URL with a host and no query; plain http only for loopback unless allowed.
+    static func baseURL(_ text: String, key: String, allowInsecure: Bool) throws(ConfigurationError) -> String {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        guard let url = URL(string: trimmed), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
+            let host = url.host, !host.isEmpty, url.query == nil
+        else {
+            throw ConfigurationError(key: key, "expected an http(s) URL such as https://api.example.com, got \"\(text)\"")
+        }
+        let loopback = ["localhost", "127.0.0.1", "::1", "[::1]"].contains(host.lowercased())
+        if scheme == "http", !loopback, !allowInsecure {
+            throw ConfigurationError(
+                key: key,
+                "plain http would send the API token unencrypted to \(host); use https, or set api.allow_insecure_http: true")
+        }
+        return trimmed.hasSuffix("/") ? String(trimmed.dropLast()) : trimmed
+    }
+
+    static func absolutePath(_ text: String, key: String) throws(ConfigurationError) -> String {
+        guard text.hasPrefix("/") else { throw ConfigurationError(key: key, "expected an absolute path, got \"\(text)\"") }
+        return text
+    }
+}

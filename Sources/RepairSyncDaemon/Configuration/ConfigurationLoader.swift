@@ -1,0 +1,209 @@
+internal import Configuration
+public import Foundation
+internal import RepairSyncEngine
+internal import RepairSyncModels
+internal import SystemPackage
+internal import Yams
+
+/// Reads the daemon's configuration through swift-configuration: the YAML file, with `REPAIRSYNCD_*` environment
+/// variables on top (`REPAIRSYNCD_SYNC_INTERVAL=5m` overrides `sync.interval`). Every value is validated; the first
+/// bad one is a `ConfigurationError` naming its key. Keys this version does not know are collected and reported.
+///
+/// ```swift
+/// let configuration = try await ConfigurationLoader.load(path: "/etc/repairsyncd/repairsyncd.yaml")
+/// ```
+public enum ConfigurationLoader {
+    /// Every key, with its default (nil: required, or optional without a default).
+    public static let keys: [(key: String, defaultValue: String?)] = [
+        ("api.base_url", nil),
+        ("api.token_file", "/etc/repairsyncd/token"),
+        ("api.allow_insecure_http", "false"),
+        ("api.request_timeout", "30s"),
+        ("store.path", "/var/lib/repairsyncd/replica.sqlite"),
+        ("control.socket", "/run/repairsyncd/control.sock"),
+        ("control.group", nil),
+        ("control.max_connections", "512"),
+        ("control.max_connections_per_uid", "128"),
+        ("control.max_line_bytes", "1048576"),
+        ("sync.interval", "15m"),
+        ("sync.page_size", "500"),
+        ("sync.shutdown_grace", "5s"),
+        ("retry.base", "1s"),
+        ("retry.cap", "5m"),
+        ("retry.max_attempts", "10"),
+        ("conflicts.orders", ConflictPolicy.defaultPolicy(for: .orders).rawValue),
+        ("conflicts.devices", ConflictPolicy.defaultPolicy(for: .devices).rawValue),
+        ("conflicts.clients", ConflictPolicy.defaultPolicy(for: .clients).rawValue),
+        ("conflicts.tickets", ConflictPolicy.defaultPolicy(for: .tickets).rawValue),
+        ("probe.mode", "auto"),
+        ("probe.offline_interval", "30s"),
+        ("probe.online_interval", "5m"),
+        ("probe.debounce", "500ms"),
+        ("probe.timeout", "5s"),
+        ("log.level", "info"),
+    ]
+
+    static let environmentPrefix = "REPAIRSYNCD_"
+    /// Variables with the prefix that are not configuration keys (repairctl's socket).
+    static let environmentNonKeys: Set<String> = ["REPAIRSYNCD_SOCKET"]
+
+    public static func load(path: String, environment: [String: String] = ProcessInfo.processInfo.environment)
+        async throws(ConfigurationError) -> DaemonConfiguration
+    {
+        let fileKeys = try keysInFile(path)
+        let overrides = environment.filter {
+            $0.key.hasPrefix(environmentPrefix) && !environmentNonKeys.contains($0.key)
+        }
+        let stripped = Dictionary(uniqueKeysWithValues: overrides.map { (String($0.key.dropFirst(environmentPrefix.count)), $0.value) })
+        let fileProvider: FileProvider<YAMLSnapshot>
+        do {
+            fileProvider = try await FileProvider<YAMLSnapshot>(filePath: FilePath(path))
+        } catch {
+            throw ConfigurationError(key: "(file \(path))", "cannot be read: \(error)")
+        }
+        let reader = ConfigReader(providers: [
+            EnvironmentVariablesProvider(environmentVariables: stripped), fileProvider,
+        ])
+        let known = Set(keys.map(\.key))
+        var unknown = fileKeys.filter { !known.contains($0) }.sorted()
+        let environmentNames = Dictionary(uniqueKeysWithValues: keys.map { (environmentName($0.key), $0.key) })
+        unknown += stripped.keys.filter { environmentNames[$0] == nil }.map { environmentPrefix + $0 }.sorted()
+        let present = fileKeys.union(stripped.keys.compactMap { environmentNames[$0] })
+        return try build(Values(reader: reader, present: present, environment: environment), unknown: unknown)
+    }
+
+    /// `api.base_url` → `API_BASE_URL` (the variable is `REPAIRSYNCD_API_BASE_URL`).
+    static func environmentName(_ key: String) -> String {
+        key.uppercased().map { $0.isLetter || $0.isNumber ? String($0) : "_" }.joined()
+    }
+
+    /// The dotted paths of the leaves of the YAML file (to report unknown keys), validating that it is YAML and a
+    /// mapping.
+    static func keysInFile(_ path: String) throws(ConfigurationError) -> Set<String> {
+        let text: String
+        do {
+            text = try String(contentsOfFile: path, encoding: .utf8)
+        } catch {
+            throw ConfigurationError(key: "(file \(path))", "cannot be read: \(error.localizedDescription)")
+        }
+        let node: Node?
+        do {
+            node = try Yams.compose(yaml: text)
+        } catch {
+            throw ConfigurationError(key: "(file \(path))", "is not valid YAML: \(error)")
+        }
+        guard let node else { return [] }
+        guard let mapping = node.mapping else {
+            throw ConfigurationError(key: "(file \(path))", "must be a mapping of keys to values")
+        }
+        var keys = Set<String>()
+        var queue: [(String, Node)] = mapping.map { ($0.key.string ?? "?", $0.value) }
+        while !queue.isEmpty {
+            let (prefix, value) = queue.removeFirst()
+            if let nested = value.mapping {
+                queue += nested.map { (prefix + "." + ($0.key.string ?? "?"), $0.value) }
+            } else {
+                keys.insert(prefix)
+            }
+        }
+        return keys
+    }
+
+    /// Reads a key as text: nil when absent, an error when present but not a single value.
+    struct Values {
+        let reader: ConfigReader
+        let present: Set<String>
+        let environment: [String: String]
+
+        func text(_ key: String) throws(ConfigurationError) -> String? {
+            if let value = reader.string(forKey: ConfigKey(key)) { return value }
+            if present.contains(key) { throw ConfigurationError(key: key, "expected a single value, not a list") }
+            return ConfigurationLoader.keys.first { $0.key == key }?.defaultValue
+        }
+
+        func required(_ key: String) throws(ConfigurationError) -> String {
+            guard let value = try text(key), !value.isEmpty else {
+                throw ConfigurationError(key: key, "is required and has no default")
+            }
+            return value
+        }
+
+        func withDefault(_ key: String) throws(ConfigurationError) -> String {
+            guard let value = try text(key) else { throw ConfigurationError(key: key, "has no value") }
+            return value
+        }
+    }
+
+    static func build(_ values: Values, unknown: [String]) throws(ConfigurationError) -> DaemonConfiguration {
+        typealias P = ConfigValueParsing
+        let insecure = try P.boolean(values.withDefault("api.allow_insecure_http"), key: "api.allow_insecure_http")
+        let baseURL = try P.baseURL(values.required("api.base_url"), key: "api.base_url", allowInsecure: insecure)
+        // Under systemd the token comes as a credential (LoadCredential=api-token), unless a file is configured.
+        let tokenFile: String
+        if values.present.contains("api.token_file") {
+            tokenFile = try P.absolutePath(values.withDefault("api.token_file"), key: "api.token_file")
+        } else if let credentials = values.environment["CREDENTIALS_DIRECTORY"] {
+            tokenFile = credentials + "/api-token"
+        } else {
+            tokenFile = try values.withDefault("api.token_file")
+        }
+        let token = try readToken(tokenFile)
+        var conflicts: [SyncCollection: ConflictPolicy] = [:]
+        for collection in [SyncCollection.orders, .devices, .clients, .tickets] {
+            let key = "conflicts.\(collection.name)"
+            conflicts[collection] = try P.choice(values.withDefault(key), key: key, as: ConflictPolicy.self)
+        }
+        let retry = RetryPolicy(
+            base: try P.duration(values.withDefault("retry.base"), key: "retry.base"),
+            cap: try P.duration(values.withDefault("retry.cap"), key: "retry.cap"),
+            maxAttempts: try P.integer(values.withDefault("retry.max_attempts"), key: "retry.max_attempts", in: 1...1000))
+        guard retry.cap >= retry.base else { throw ConfigurationError(key: "retry.cap", "must not be less than retry.base") }
+        return DaemonConfiguration(
+            api: .init(
+                baseURL: baseURL, tokenFile: tokenFile, allowInsecureHTTP: insecure,
+                requestTimeout: try P.duration(values.withDefault("api.request_timeout"), key: "api.request_timeout")),
+            store: .init(path: try P.absolutePath(values.withDefault("store.path"), key: "store.path")),
+            control: .init(
+                socket: try P.absolutePath(values.withDefault("control.socket"), key: "control.socket"),
+                group: try values.text("control.group"),
+                maxConnections: try P.integer(
+                    values.withDefault("control.max_connections"), key: "control.max_connections", in: 1...65536),
+                maxConnectionsPerUID: try P.integer(
+                    values.withDefault("control.max_connections_per_uid"), key: "control.max_connections_per_uid",
+                    in: 1...65536),
+                maxLineBytes: try P.integer(
+                    values.withDefault("control.max_line_bytes"), key: "control.max_line_bytes", in: 1024...(64 << 20))),
+            sync: .init(
+                interval: try P.duration(values.withDefault("sync.interval"), key: "sync.interval"),
+                pageSize: try P.integer(values.withDefault("sync.page_size"), key: "sync.page_size", in: 1...1000),
+                shutdownGrace: try P.duration(
+                    values.withDefault("sync.shutdown_grace"), key: "sync.shutdown_grace", allowZero: true)),
+            retry: retry,
+            conflicts: conflicts,
+            probe: .init(
+                mode: try P.choice(values.withDefault("probe.mode"), key: "probe.mode", as: DaemonConfiguration.Probe.Mode.self),
+                offlineInterval: try P.duration(values.withDefault("probe.offline_interval"), key: "probe.offline_interval"),
+                onlineInterval: try P.duration(values.withDefault("probe.online_interval"), key: "probe.online_interval"),
+                debounce: try P.duration(values.withDefault("probe.debounce"), key: "probe.debounce", allowZero: true),
+                timeout: try P.duration(values.withDefault("probe.timeout"), key: "probe.timeout")),
+            logLevel: try P.choice(values.withDefault("log.level"), key: "log.level", as: DaemonConfiguration.LogLevel.self),
+            token: token,
+            unknownKeys: unknown)
+    }
+
+    /// The token file: readable, one non-empty line; its content is a `Secret` from here on.
+    static func readToken(_ path: String) throws(ConfigurationError) -> Secret {
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw ConfigurationError(key: "api.token_file", "the token file \(path) does not exist")
+        }
+        guard FileManager.default.isReadableFile(atPath: path), let data = FileManager.default.contents(atPath: path)
+        else {
+            throw ConfigurationError(key: "api.token_file", "the token file \(path) is not readable by this user")
+        }
+        let token = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !token.isEmpty, !token.contains("\n"), token.allSatisfy({ $0.isASCII && !$0.isWhitespace }) else {
+            throw ConfigurationError(key: "api.token_file", "\(path) must hold the token alone on one line")
+        }
+        return Secret(token)
+    }
+}

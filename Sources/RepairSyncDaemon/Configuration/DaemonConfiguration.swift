@@ -1,0 +1,75 @@
+public import RepairSyncEngine
+public import RepairSyncModels
+
+/// Everything `repairsyncd` reads from its configuration file and environment (docs/operations.md lists every key).
+/// Every key has a default except `api.base_url`.
+public struct DaemonConfiguration: Sendable, Equatable {
+    public struct API: Sendable, Equatable {
+        public var baseURL: String
+        public var tokenFile: String
+        /// Plain http is refused for anything but loopback unless this is set.
+        public var allowInsecureHTTP: Bool
+        public var requestTimeout: Duration
+    }
+
+    public struct Store: Sendable, Equatable {
+        public var path: String
+    }
+
+    public struct Control: Sendable, Equatable {
+        public var socket: String
+        /// The group that may use the socket (mode 0660); nil keeps the daemon's own group.
+        public var group: String?
+        public var maxConnections: Int
+        public var maxConnectionsPerUID: Int
+        public var maxLineBytes: Int
+    }
+
+    public struct Sync: Sendable, Equatable {
+        public var interval: Duration
+        public var pageSize: Int
+        /// How long a SIGTERM waits for an HTTP request in flight.
+        public var shutdownGrace: Duration
+    }
+
+    public struct Probe: Sendable, Equatable {
+        public enum Mode: String, Sendable, CaseIterable { case auto, netlink, poll }
+        public var mode: Mode
+        public var offlineInterval: Duration
+        public var onlineInterval: Duration
+        public var debounce: Duration
+        public var timeout: Duration
+    }
+
+    public enum LogLevel: String, Sendable, CaseIterable { case trace, debug, info, notice, warning, error, critical }
+
+    public var api: API
+    public var store: Store
+    public var control: Control
+    public var sync: Sync
+    public var retry: RetryPolicy
+    public var conflicts: [SyncCollection: ConflictPolicy]
+    public var probe: Probe
+    public var logLevel: LogLevel
+
+    /// The API token, read from `api.token_file` (or the systemd credential). Never printed or logged.
+    public var token: Secret
+
+    /// Keys in the file or the environment that this version does not know (reported, not fatal).
+    public var unknownKeys: [String]
+
+    public static let defaultPath = "/etc/repairsyncd/repairsyncd.yaml"
+
+    /// The engine's settings.
+    public var engineConfiguration: EngineConfiguration {
+        EngineConfiguration(pageSize: sync.pageSize, policies: conflicts, retry: retry)
+    }
+}
+
+/// A value that must not appear in logs or printed configuration: its description is always redacted.
+public struct Secret: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible {
+    public let value: String
+    public init(_ value: String) { self.value = value }
+    public var description: String { "<redacted>" }
+    public var debugDescription: String { "<redacted>" }
+}

@@ -1,0 +1,147 @@
+import Foundation
+import RepairSyncDaemon
+import RepairSyncEngine
+import RepairSyncModels
+import RepairSyncTestSupport
+import Testing
+
+/// The configuration file and environment: defaults, overrides, every kind of bad value naming its key.
+@Suite("Configuration")
+struct ConfigurationTests {
+    /// A directory with a token file and a config file made of `yaml`.
+    struct Files {
+        let directory: TemporaryDirectory
+        var configPath: String { directory.path("repairsyncd.yaml") }
+        var tokenPath: String { directory.path("token") }
+
+        init(_ yaml: String, token: String? = "s3cr3t-token") throws {
+            directory = try TemporaryDirectory(prefix: "config")
+            if let token { try token.write(toFile: directory.path("token"), atomically: true, encoding: .utf8) }
+            let text = yaml.replacingOccurrences(of: "TOKEN_FILE", with: directory.path("token"))
+            try text.write(toFile: directory.path("repairsyncd.yaml"), atomically: true, encoding: .utf8)
+        }
+
+        func load(environment: [String: String] = [:]) async throws(ConfigurationError) -> DaemonConfiguration {
+            try await ConfigurationLoader.load(path: configPath, environment: environment)
+        }
+    }
+
+    static let minimal = """
+        api:
+          base_url: https://api.repairminder.example
+          token_file: TOKEN_FILE
+        """
+
+    @Test("a minimal file gets every default; the token is read and never rendered")
+    func defaults() async throws {
+        let files = try Files(Self.minimal)
+        let configuration = try await files.load()
+        #expect(configuration.api.baseURL == "https://api.repairminder.example")
+        #expect(configuration.token.value == "s3cr3t-token")
+        #expect(configuration.sync.interval == .seconds(900))
+        #expect(configuration.control.socket == "/run/repairsyncd/control.sock")
+        #expect(configuration.store.path == "/var/lib/repairsyncd/replica.sqlite")
+        #expect(configuration.retry == RetryPolicy(base: .seconds(1), cap: .seconds(300), maxAttempts: 10))
+        #expect(configuration.conflicts[.orders] == .merge)
+        #expect(configuration.conflicts[.clients] == .serverWins)
+        #expect(configuration.probe.mode == .auto)
+        #expect(configuration.unknownKeys.isEmpty)
+        let rendered = configuration.rendered
+        #expect(!rendered.contains("s3cr3t-token"))
+        #expect(rendered.contains("<redacted>"))
+        #expect(rendered.contains("sync.interval: 15m"))
+        #expect(!"\(configuration)".contains("s3cr3t-token"), "not even in a debug print")
+    }
+
+    @Test("REPAIRSYNCD_* variables override the file; unknown keys in both are reported, not fatal")
+    func environmentAndUnknownKeys() async throws {
+        let files = try Files(Self.minimal + "\nsync:\n  interval: 10m\n  intervall: 5m\nshop: main street\n")
+        let configuration = try await files.load(environment: [
+            "REPAIRSYNCD_SYNC_INTERVAL": "2m", "REPAIRSYNCD_CONFLICTS_ORDERS": "manual", "REPAIRSYNCD_SOCKET": "/x",
+            "REPAIRSYNCD_SYNC_INTERVALL": "1m", "PATH": "/usr/bin",
+        ])
+        #expect(configuration.sync.interval == .seconds(120))
+        #expect(configuration.conflicts[.orders] == .manual)
+        #expect(configuration.unknownKeys == ["shop", "sync.intervall", "REPAIRSYNCD_SYNC_INTERVALL"])
+    }
+
+    @Test("each bad value stops the start with an error naming its key", arguments: [
+        ("sync:\n  interval: soon", "sync.interval"),
+        ("sync:\n  interval: 0s", "sync.interval"),
+        ("sync:\n  page_size: 5000", "sync.page_size"),
+        ("sync:\n  page_size: [1, 2]", "sync.page_size"),
+        ("retry:\n  max_attempts: -1", "retry.max_attempts"),
+        ("retry:\n  base: 10m\n  cap: 1m", "retry.cap"),
+        ("conflicts:\n  orders: coin-flip", "conflicts.orders"),
+        ("probe:\n  mode: telepathy", "probe.mode"),
+        ("log:\n  level: loud", "log.level"),
+        ("store:\n  path: relative/replica.sqlite", "store.path"),
+        ("api:\n  allow_insecure_http: maybe", "api.allow_insecure_http"),
+    ])
+    func badValues(yaml: String, key: String) async throws {
+        let base = yaml.hasPrefix("api:")
+            ? yaml.replacingOccurrences(of: "api:\n", with: "api:\n  base_url: https://x.example\n  token_file: TOKEN_FILE\n")
+            : Self.minimal + "\n" + yaml
+        let files = try Files(base)
+        do {
+            _ = try await files.load()
+            Issue.record("accepted:\n\(base)")
+        } catch {
+            #expect(error.key == key, "\(error)")
+            #expect(!error.message.isEmpty)
+        }
+    }
+
+    @Test("the API URL: required, http(s) only, plain http only for loopback unless allowed")
+    func baseURL() async throws {
+        for (yaml, accepted) in [
+            ("api:\n  token_file: TOKEN_FILE", false),
+            ("api:\n  base_url: ftp://x.example\n  token_file: TOKEN_FILE", false),
+            ("api:\n  base_url: http://shop.example\n  token_file: TOKEN_FILE", false),
+            ("api:\n  base_url: http://shop.example\n  allow_insecure_http: true\n  token_file: TOKEN_FILE", true),
+            ("api:\n  base_url: http://127.0.0.1:8080/\n  token_file: TOKEN_FILE", true),
+        ] {
+            let files = try Files(yaml)
+            do {
+                let configuration = try await files.load()
+                #expect(accepted, "accepted \(yaml)")
+                #expect(!configuration.api.baseURL.hasSuffix("/"))
+            } catch {
+                #expect(!accepted, "\(yaml): \(error)")
+                #expect(error.key == "api.base_url")
+            }
+        }
+    }
+
+    @Test("a missing, empty or unreadable token file, and a file that is not YAML, are clear errors")
+    func badFiles() async throws {
+        let missing = try Files(Self.minimal, token: nil)
+        await #expect(throws: ConfigurationError(key: "api.token_file", "the token file \(missing.tokenPath) does not exist")) {
+            try await missing.load()
+        }
+        let empty = try Files(Self.minimal, token: "\n")
+        do {
+            _ = try await empty.load()
+            Issue.record("an empty token was accepted")
+        } catch {
+            #expect(error.key == "api.token_file")
+        }
+        let notYAML = try Files("api: [unclosed")
+        do {
+            _ = try await notYAML.load()
+            Issue.record("broken YAML was accepted")
+        } catch {
+            #expect(error.key.contains(notYAML.configPath))
+            #expect(error.message.contains("YAML"))
+        }
+    }
+
+    @Test("under systemd the token comes from the credentials directory unless a file is configured")
+    func credentials() async throws {
+        let files = try Files("api:\n  base_url: https://x.example\n")
+        try "from-credentials\n".write(toFile: files.directory.path("api-token"), atomically: true, encoding: .utf8)
+        let configuration = try await files.load(environment: ["CREDENTIALS_DIRECTORY": files.directory.url.path])
+        #expect(configuration.token.value == "from-credentials")
+        #expect(configuration.api.tokenFile == files.directory.path("api-token"))
+    }
+}

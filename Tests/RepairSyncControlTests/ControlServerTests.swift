@@ -12,12 +12,20 @@ import Testing
 /// The control socket over a real Unix stream socket: framing, permissions, stale files, limits, many clients.
 @Suite("Control server", .timeLimit(.minutes(1)))
 struct ControlServerTests {
-    /// `ping` → "pong", `echo {text}` → text, `whoami` → the peer's uid.
-    static let dispatcher = JSONRPCDispatcher<ControlPeer> { method, params, peer in
+    /// `ping` → "pong", `echo {text}` → text, `whoami` → the peer's uid, `count {to}` → true, then notifications
+    /// `tick {n}` for n in 1...to.
+    static let dispatcher = JSONRPCDispatcher<ControlRequestContext> { method, params, context in
         switch method {
         case "ping": return .string("pong")
         case "echo": return .string(try JSONRPCParams(params, allowed: ["text"]).string("text"))
-        case "whoami": return .number(Int(peer.uid))
+        case "whoami": return .number(Int(context.peer.uid))
+        case "count":
+            let to = try JSONRPCParams(params, allowed: ["to"]).optionalInt("to", in: 1...100_000) ?? 3
+            try context.subscribe(method: "tick", to: AsyncStream { continuation in
+                for n in 1...to { continuation.yield(.object(["n": .number(n)])) }
+                continuation.finish()
+            })
+            return .bool(true)
         default: throw JSONRPCError.methodNotFound(method)
         }
     }
@@ -118,6 +126,37 @@ struct ControlServerTests {
         }
     }
 
+    @Test("a subscription delivers notifications in order after the reply; a second subscription is refused")
+    func subscription() async throws {
+        try await Self.withServer { path, _ in
+            let lines = try await LineClient.session(path) { session in
+                var lines = try await session.exchange([#"{"jsonrpc":"2.0","method":"count","params":{"to":3},"id":1}"#])
+                for _ in 0..<3 { lines += try await session.readLines(1) }
+                lines += try await session.exchange([#"{"jsonrpc":"2.0","method":"count","id":2}"#])
+                return lines
+            }
+            #expect(lines.count == 5, "\(lines)")
+            #expect(lines.first == #"{"jsonrpc":"2.0","result":true,"id":1}"#)
+            #expect(Array(lines[1...3]) == (1...3).map { #"{"jsonrpc":"2.0","method":"tick","params":{"n":\#($0)}}"# })
+            #expect(lines.last?.contains("already subscribed") == true)
+        }
+    }
+
+    @Test("a subscriber that falls too far behind is disconnected instead of buffered without bound; others go on")
+    func slowSubscriber() async throws {
+        try await Self.withServer(limits: .init(maxQueuedNotifications: 10)) { path, _ in
+            let closed = try await LineClient.session(path) { session in
+                // 100,000 notifications arrive far faster than they can be written: past 10 queued the server must
+                // stop queueing and close the connection, so reading ends well before the last one.
+                _ = try await session.exchange([#"{"jsonrpc":"2.0","method":"count","params":{"to":100000},"id":1}"#])
+                return try await session.readToEnd()
+            }
+            #expect(closed < 100_000, "read \(closed) notifications: the server kept queueing")
+            let replies = try await LineClient.exchange(path, [#"{"jsonrpc":"2.0","method":"ping","id":1}"#])
+            #expect(replies.count == 1)
+        }
+    }
+
     @Test("a stale socket file left by a crash is replaced; a live one makes a second server refuse to start")
     func staleAndLiveSockets() async throws {
         let directory = try TemporaryDirectory(prefix: "control-stale")
@@ -200,6 +239,24 @@ final class LineSession {
             replies.append(reply)
         }
         return replies
+    }
+
+    /// Reads `count` more lines.
+    func readLines(_ count: Int) async throws -> [String] {
+        var lines: [String] = []
+        while lines.count < count, let line = try await nextLine() { lines.append(line) }
+        return lines
+    }
+
+    /// Reads until the server closes; returns how many lines came.
+    func readToEnd() async throws -> Int {
+        var count = 0
+        do {
+            while try await nextLine() != nil { count += 1 }
+        } catch {
+            // A reset at the end is an end too.
+        }
+        return count
     }
 
     private func nextLine() async throws -> String? {

@@ -17,11 +17,17 @@ public struct ControlServer: Sendable {
         public var maxLineBytes: Int
         public var maxConnections: Int
         public var maxConnectionsPerUID: Int
+        /// Notifications a subscriber may fall behind before it is disconnected.
+        public var maxQueuedNotifications: Int
 
-        public init(maxLineBytes: Int = 1 << 20, maxConnections: Int = 512, maxConnectionsPerUID: Int = 128) {
+        public init(
+            maxLineBytes: Int = 1 << 20, maxConnections: Int = 512, maxConnectionsPerUID: Int = 128,
+            maxQueuedNotifications: Int = 1000
+        ) {
             self.maxLineBytes = maxLineBytes
             self.maxConnections = maxConnections
             self.maxConnectionsPerUID = maxConnectionsPerUID
+            self.maxQueuedNotifications = maxQueuedNotifications
         }
     }
 
@@ -41,9 +47,9 @@ public struct ControlServer: Sendable {
 
     public let path: String
     public let limits: Limits
-    let dispatcher: JSONRPCDispatcher<ControlPeer>
+    let dispatcher: JSONRPCDispatcher<ControlRequestContext>
 
-    public init(path: String, limits: Limits = Limits(), dispatcher: JSONRPCDispatcher<ControlPeer>) {
+    public init(path: String, limits: Limits = Limits(), dispatcher: JSONRPCDispatcher<ControlRequestContext>) {
         self.path = path
         self.limits = limits
         self.dispatcher = dispatcher
@@ -134,25 +140,67 @@ public struct ControlServer: Sendable {
         let peer = await Self.peer(of: connection.channel)
         try? await connection.executeThenClose { inbound, outbound in
             guard counts.admit(peer.uid, limits: limits) else {
-                let refusal = JSONRPCDispatcher<ControlPeer>.response(
+                let refusal = JSONRPCDispatcher<ControlRequestContext>.response(
                     id: .null, error: .unavailable("too many control connections; close some and retry"))
                 try await outbound.write(ByteBuffer(string: refusal.serialized + "\n"))
                 return
             }
             defer { counts.release(peer.uid) }
-            try await withTaskCancellationHandler {
+            // One writer for replies and notifications, so lines never interleave. A reply is awaited until written
+            // (a client that does not read stops being read); notifications are counted and bounded.
+            let (lines, writer) = AsyncStream.makeStream(of: OutgoingLine.self)
+            let queued = NotificationCount()
+            let state = ControlConnection(maxQueuedNotifications: limits.maxQueuedNotifications)
+            let context = ControlRequestContext(peer: peer, connection: state)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    for await line in lines {
+                        switch line {
+                        case .reply(let text, let written):
+                            try? await outbound.write(ByteBuffer(string: text + "\n"))
+                            written.yield()
+                            written.finish()
+                        case .notification(let text):
+                            queued.count.withLock { $0 -= 1 }
+                            try await outbound.write(ByteBuffer(string: text + "\n"))
+                        }
+                    }
+                }
+                group.addTask {
+                    for await _ in state.subscriptionSignals {
+                        guard let (method, stream) = state.takeSubscription() else { continue }
+                        for await params in stream {
+                            let tooFar = queued.count.withLock { count in
+                                guard count < state.maxQueuedNotifications else { return true }
+                                count += 1
+                                return false
+                            }
+                            if tooFar {
+                                // Too slow to keep up: disconnect rather than buffer without bound.
+                                connection.channel.close(promise: nil)
+                                return
+                            }
+                            writer.yield(.notification(JSONRPCDispatcher<ControlRequestContext>.notification(method, params: params)))
+                        }
+                    }
+                }
+                defer {
+                    writer.finish()
+                    state.subscriptionAdded.finish()
+                    group.cancelAll()
+                }
                 var frames = inbound.makeAsyncIterator()
                 while let frame = try await frames.next() {
                     switch frame {
                     case .line(let line):
                         guard line.readableBytes > 0 else { continue }
-                        if let reply = await dispatcher.reply(to: line.readableBytesView, context: peer) {
-                            try await outbound.write(ByteBuffer(string: reply + "\n"))
+                        if let reply = await dispatcher.reply(to: line.readableBytesView, context: context) {
+                            try await Self.send(reply, through: writer)
                         }
                     case .tooLong:
-                        let error = JSONRPCDispatcher<ControlPeer>.response(
+                        let error = JSONRPCDispatcher<ControlRequestContext>.response(
                             id: .null, error: .invalidRequest("a line longer than \(limits.maxLineBytes) bytes"))
-                        try await outbound.write(ByteBuffer(string: error.serialized + "\n"))
+                        try await Self.send(error.serialized, through: writer)
                         // Half-close: the client reads the error and sees the end. Its remaining input is read and
                         // discarded (the decoder keeps nothing), because closing with unread input would reset the
                         // connection and could destroy the error reply before the client reads it.
@@ -161,10 +209,21 @@ public struct ControlServer: Sendable {
                         return
                     }
                 }
-            } onCancel: {
-                connection.channel.close(promise: nil)
             }
         }
+    }
+
+    enum OutgoingLine: Sendable {
+        case reply(String, AsyncStream<Void>.Continuation)
+        case notification(String)
+    }
+
+    /// Queues a reply and waits until it has been written.
+    private static func send(_ text: String, through writer: AsyncStream<OutgoingLine>.Continuation) async throws {
+        let (written, signal) = AsyncStream.makeStream(of: Void.self)
+        writer.yield(.reply(text, signal))
+        for await _ in written { break }
+        try Task.checkCancellation()
     }
 
     static func peer(of channel: any Channel) async -> ControlPeer {
@@ -182,6 +241,11 @@ struct PeerCredentials: Sendable {
     var pid: Int32 = -1
     var uid: UInt32 = .max
     var gid: UInt32 = .max
+}
+
+/// Notifications queued on one connection and not yet written.
+final class NotificationCount: Sendable {
+    let count = Mutex(0)
 }
 
 /// Open connections, in total and per uid.

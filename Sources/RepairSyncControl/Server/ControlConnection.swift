@@ -1,0 +1,63 @@
+internal import Synchronization
+
+/// What a method sees of the connection it was called on: who the peer is, and a way to receive notifications
+/// (`subscribe`).
+public struct ControlRequestContext: Sendable {
+    public let peer: ControlPeer
+    let connection: ControlConnection
+
+    /// Sends `method` notifications with each element of `stream` as params, until the stream ends or the
+    /// connection closes. One subscription per connection; a client that falls more than the connection's
+    /// notification limit behind is disconnected (it can reconnect and read `status`), so nothing is buffered
+    /// without bound.
+    public func subscribe(method: String, to stream: AsyncStream<JSONValue>) throws(JSONRPCError) {
+        guard connection.subscriptions.withLock({ pending in
+            guard !pending.subscribed else { return false }
+            pending.subscribed = true
+            pending.stream = stream
+            pending.method = method
+            return true
+        }) else {
+            throw JSONRPCError.invalidRequest("this connection is already subscribed")
+        }
+        connection.subscriptionAdded.yield()
+    }
+
+    public init(peer: ControlPeer) {
+        self.peer = peer
+        connection = ControlConnection(maxQueuedNotifications: 0)
+    }
+
+    init(peer: ControlPeer, connection: ControlConnection) {
+        self.peer = peer
+        self.connection = connection
+    }
+}
+
+/// The server's side of one connection: the subscription waiting to be served.
+final class ControlConnection: Sendable {
+    struct Subscription {
+        var subscribed = false
+        var stream: AsyncStream<JSONValue>?
+        var method = ""
+    }
+
+    let subscriptions = Mutex(Subscription())
+    let subscriptionAdded: AsyncStream<Void>.Continuation
+    let subscriptionSignals: AsyncStream<Void>
+    let maxQueuedNotifications: Int
+
+    init(maxQueuedNotifications: Int) {
+        self.maxQueuedNotifications = maxQueuedNotifications
+        (subscriptionSignals, subscriptionAdded) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+    }
+
+    /// The subscription, once a method asked for one.
+    func takeSubscription() -> (method: String, stream: AsyncStream<JSONValue>)? {
+        subscriptions.withLock { state in
+            guard let stream = state.stream else { return nil }
+            state.stream = nil
+            return (state.method, stream)
+        }
+    }
+}

@@ -10,7 +10,7 @@ public struct ControlRequestContext: Sendable {
     /// connection closes. One subscription per connection; a client that falls more than the connection's
     /// notification limit behind is disconnected (it can reconnect and read `status`), so nothing is buffered
     /// without bound.
-    public func subscribe(method: String, to stream: AsyncStream<JSONValue>) throws(JSONRPCError) {
+    public func subscribe(method: String, to stream: some AsyncSequence<JSONValue, Never> & Sendable) throws(JSONRPCError) {
         guard connection.subscriptions.withLock({ pending in
             guard !pending.subscribed else { return false }
             pending.subscribed = true
@@ -38,7 +38,7 @@ public struct ControlRequestContext: Sendable {
 final class ControlConnection: Sendable {
     struct Subscription {
         var subscribed = false
-        var stream: AsyncStream<JSONValue>?
+        var stream: (any AsyncSequence<JSONValue, Never> & Sendable)?
         var method = ""
     }
 
@@ -53,7 +53,7 @@ final class ControlConnection: Sendable {
     }
 
     /// The subscription, once a method asked for one.
-    func takeSubscription() -> (method: String, stream: AsyncStream<JSONValue>)? {
+    func takeSubscription() -> (method: String, stream: any AsyncSequence<JSONValue, Never> & Sendable)? {
         subscriptions.withLock { state in
             guard let stream = state.stream else { return nil }
             state.stream = nil

@@ -1,0 +1,289 @@
+internal import Foundation
+internal import GRDB
+public import Logging
+public import RepairSyncControl
+public import RepairSyncEngine
+internal import RepairSyncModels
+public import RepairSyncStore
+
+/// Every JSON-RPC method of the control socket (docs/rpc.md), over the engine and the replica. Params are named and
+/// checked (unknown names are refused); engine and store errors become the documented application codes.
+public struct ControlMethods: Sendable {
+    let engine: SyncEngine
+    let store: ReplicaStore
+    let runner: SyncRunner
+    let reload: @Sendable () async -> Result<[String], ConfigurationError>
+    let logger: Logger
+    var queries: ReplicaQueries { ReplicaQueries(store: store) }
+
+    public init(
+        engine: SyncEngine, store: ReplicaStore, runner: SyncRunner, logger: Logger,
+        reload: @escaping @Sendable () async -> Result<[String], ConfigurationError>
+    ) {
+        self.engine = engine
+        self.store = store
+        self.runner = runner
+        self.logger = logger
+        self.reload = reload
+    }
+
+    /// The method names, for docs and `repairctl` completion.
+    public static let names = [
+        "ping", "version", "status", "subscribe", "queueChange", "sync", "pending", "retry", "conflicts",
+        "resolveConflict", "pause", "resume", "reload", "updateOrder", "updateDevice", "replyToTicket", "listOrders",
+        "getOrder", "listDevices", "listClients", "getClient", "listTickets", "getTicket", "dashboardStats",
+    ]
+
+    public var dispatcher: JSONRPCDispatcher<ControlRequestContext> {
+        JSONRPCDispatcher { method, params, context in
+            do {
+                return try await self.call(method, params, context)
+            } catch let error as JSONRPCError {
+                throw error
+            } catch let error as EngineError {
+                throw Self.rpcError(error)
+            } catch let error as DatabaseError {
+                logger.error("store error in \(method)", metadata: ["error": "\(error)"])
+                throw JSONRPCError.storeError("the store refused: \(error.message ?? "\(error.resultCode)")")
+            }
+        }
+    }
+
+    static func rpcError(_ error: EngineError) -> JSONRPCError {
+        switch error {
+        case .unknownRecord, .notFound: .notFound(error.description)
+        case .invalidValue(let field, let reason): .invalidValue(field, reason)
+        case .corruptOutbox: .storeError(error.description)
+        }
+    }
+
+    // swiftlint:disable:next cyclomatic_complexity
+    func call(_ method: String, _ params: JSONValue?, _ context: ControlRequestContext) async throws -> JSONValue {
+        switch method {
+        case "ping":
+            _ = try JSONRPCParams(params, allowed: [])
+            return .string("pong")
+        case "version":
+            _ = try JSONRPCParams(params, allowed: [])
+            return .object([("version", .string(ProductInfo.version)), ("protocol", .number(1))])
+        case "status":
+            _ = try JSONRPCParams(params, allowed: [])
+            return StatusView.json(await engine.status, paused: runner.isPaused)
+        case "subscribe":
+            _ = try JSONRPCParams(params, allowed: [])
+            let runner = runner
+            let updates = await engine.statusUpdates().map { StatusView.json($0, paused: runner.isPaused) }
+            try context.subscribe(method: "statusChanged", to: updates)
+            return .bool(true)
+        case "queueChange":
+            let named = try JSONRPCParams(params, allowed: ["kind", "id"])
+            let kindName = try named.string("kind")
+            guard let kind = LocalChanges.ChangeKind(rawValue: kindName) else {
+                let known = LocalChanges.ChangeKind.allCases.map(\.rawValue).joined(separator: ", ")
+                throw JSONRPCError.invalidParams("kind", "must be one of \(known), not \(kindName)")
+            }
+            let result = try await engine.queueChange(kind, id: try named.string("id"))
+            runner.trigger(.collections([]))
+            switch result {
+            case .queued(let seq, let fields):
+                return .object([
+                    ("queued", .bool(true)), ("seq", .number(String(seq))), ("fields", .array(fields.map { .string($0) })),
+                    ("pending", .number(try engine.pendingChangesCount())),
+                ])
+            case .nothingChanged(let reason):
+                return .object([
+                    ("queued", .bool(false)), ("reason", .string(reason)),
+                    ("pending", .number(try engine.pendingChangesCount())),
+                ])
+            }
+        case "sync":
+            let named = try JSONRPCParams(params, allowed: ["collections", "wait"])
+            let collections = try Self.collections(named.optionalStrings("collections"))
+            if try named.optionalBool("wait") == true {
+                let report: SyncReport
+                if let collections {
+                    report = await engine.sync(collections)
+                } else {
+                    report = await engine.performFullSync()
+                }
+                return try JSONValue.encoding(report)
+            }
+            runner.trigger(collections.map { .collections($0) } ?? .full)
+            return .object([("started", .bool(true))])
+        case "pending":
+            let named = try JSONRPCParams(params, allowed: ["state"])
+            let state = try named.optionalString("state")
+            if let state, OutboxEntry.State(rawValue: state) == nil {
+                throw JSONRPCError.invalidParams("state", "must be one of pending, in_flight, failed, dead, held")
+            }
+            let entries = try engine.outboxEntries().filter { state == nil || $0.state.rawValue == state }
+            return try JSONValue.encoding(entries)
+        case "retry":
+            let named = try JSONRPCParams(params, allowed: ["ids"])
+            let ids = try named.value("ids").map { value -> [Int64] in
+                guard case .array(let values) = value, let ids = Optional(values.compactMap { $0.intValue.map(Int64.init) }),
+                    ids.count == values.count
+                else { throw JSONRPCError.invalidParams("ids", "must be an array of change numbers (seq)") }
+                return ids
+            }
+            let dead = try engine.outboxEntries().filter { $0.state == .dead }.map(\.seq)
+            let targets = ids ?? dead
+            for seq in targets { try await engine.retryDead(seq: seq) }
+            if !targets.isEmpty { runner.trigger(.collections([])) }
+            return .object([("retried", .number(targets.count))])
+        case "conflicts":
+            let named = try JSONRPCParams(params, allowed: ["open", "limit"])
+            let open = try named.optionalBool("open") ?? false
+            let limit = try named.optionalInt("limit", in: 1...10_000) ?? 1000
+            return try JSONValue.encoding(try engine.conflicts(openOnly: open, limit: limit))
+        case "resolveConflict":
+            let named = try JSONRPCParams(params, allowed: ["id", "keep"])
+            guard let id = try named.optionalInt("id", in: 1...Int.max) else {
+                throw JSONRPCError.invalidParams("id", "is required")
+            }
+            try await engine.resolveConflict(id: Int64(id), try Self.decision(named.value("keep")))
+            runner.trigger(.collections([]))
+            return .object([("resolved", .bool(true))])
+        case "pause", "resume":
+            _ = try JSONRPCParams(params, allowed: [])
+            runner.setPaused(method == "pause")
+            return .object([("paused", .bool(runner.isPaused))])
+        case "reload":
+            _ = try JSONRPCParams(params, allowed: [])
+            switch await reload() {
+            case .success(let unknown):
+                return .object([("reloaded", .bool(true)), ("unknownKeys", .array(unknown.map { .string($0) }))])
+            case .failure(let error):
+                throw JSONRPCError.invalidValue(error.key, "\(error.message) (the running configuration is kept)")
+            }
+        case "updateOrder", "updateDevice":
+            let fieldNames = method == "updateOrder" ? ["status", "notes"] : ["status", "diagnosis", "resolution"]
+            let named = try JSONRPCParams(params, allowed: Set(fieldNames + ["id"]))
+            var fields: FieldValues = [:]
+            for name in fieldNames where named.value(name) != nil {
+                fields[name] = .some(try named.optionalString(name))
+            }
+            guard !fields.isEmpty else {
+                throw JSONRPCError.invalidParams(fieldNames.joined(separator: "/"), "at least one is required")
+            }
+            let entry = try await engine.update(
+                method == "updateOrder" ? .orders : .devices, id: try named.string("id"), fields: fields)
+            runner.trigger(.collections([]))
+            return try JSONValue.encoding(entry)
+        case "replyToTicket":
+            let named = try JSONRPCParams(params, allowed: ["ticketId", "content", "internal"])
+            let message = try await engine.createTicketMessage(
+                ticketId: try named.string("ticketId"), content: try named.string("content"),
+                isInternal: try named.optionalBool("internal") ?? false)
+            runner.trigger(.collections([]))
+            return try JSONValue.encoding(message)
+        case "listOrders":
+            let named = try JSONRPCParams(params, allowed: ["status", "clientId", "limit", "offset"])
+            return try JSONValue.encoding(
+                try queries.orders(
+                    status: named.optionalString("status"), clientId: named.optionalString("clientId"),
+                    page: Self.page(named)))
+        case "getOrder":
+            let named = try JSONRPCParams(params, allowed: ["id", "orderNumber"])
+            let id = try named.optionalString("id")
+            let number = try named.optionalInt("orderNumber", in: 0...Int.max)
+            guard (id == nil) != (number == nil) else {
+                throw JSONRPCError.invalidParams("id", "or orderNumber is required (one of them)")
+            }
+            guard let (order, client, devices) = try queries.order(id: id, number: number) else {
+                throw JSONRPCError.notFound("no order \(id ?? "#\(number!)") in the replica")
+            }
+            return .object([
+                ("order", try JSONValue.encoding(order)), ("client", try client.map { try JSONValue.encoding($0) } ?? .null),
+                ("devices", try JSONValue.encoding(devices.map(Self.withoutPasscode))),
+            ])
+        case "listDevices":
+            let named = try JSONRPCParams(params, allowed: ["orderId", "status", "limit", "offset"])
+            let devices = try queries.devices(
+                orderId: named.optionalString("orderId"), status: named.optionalString("status"), page: Self.page(named))
+            return try JSONValue.encoding(devices.map(Self.withoutPasscode))
+        case "listClients":
+            let named = try JSONRPCParams(params, allowed: ["search", "limit", "offset"])
+            return try JSONValue.encoding(try queries.clients(search: named.optionalString("search"), page: Self.page(named)))
+        case "getClient":
+            let named = try JSONRPCParams(params, allowed: ["id"])
+            let id = try named.string("id")
+            guard let client = try queries.client(id: id) else { throw JSONRPCError.notFound("no client \(id) in the replica") }
+            return try JSONValue.encoding(client)
+        case "listTickets":
+            let named = try JSONRPCParams(params, allowed: ["status", "limit", "offset"])
+            return try JSONValue.encoding(try queries.tickets(status: named.optionalString("status"), page: Self.page(named)))
+        case "getTicket":
+            let named = try JSONRPCParams(params, allowed: ["id"])
+            let id = try named.string("id")
+            guard let (ticket, messages) = try queries.ticket(id: id) else {
+                throw JSONRPCError.notFound("no ticket \(id) in the replica")
+            }
+            return .object([("ticket", try JSONValue.encoding(ticket)), ("messages", try JSONValue.encoding(messages))])
+        case "dashboardStats":
+            let named = try JSONRPCParams(params, allowed: ["period"])
+            let period = try named.optionalString("period") ?? "today"
+            guard ["today", "week", "month"].contains(period) else {
+                throw JSONRPCError.invalidParams("period", "must be today, week or month")
+            }
+            guard let snapshot = try queries.dashboard(period: period) else {
+                throw JSONRPCError.notFound("no dashboard snapshot for \(period) yet: it is taken by the next full sync")
+            }
+            let stats = try JSONParser().parse(snapshot.body)
+            let age = max(0, (Timestamp.now().millisecondsSince1970 - snapshot.fetchedAt) / 1000)
+            return .object([
+                ("period", .string(period)), ("stats", stats),
+                ("fetchedAt", .string(Timestamp(millisecondsSince1970: snapshot.fetchedAt).rfc3339)),
+                ("ageSeconds", .number(String(age))),
+            ])
+        default:
+            throw JSONRPCError.methodNotFound(method)
+        }
+    }
+
+    static func page(_ params: JSONRPCParams) throws(JSONRPCError) -> ReplicaQueries.Page {
+        ReplicaQueries.Page(
+            limit: try params.optionalInt("limit", in: 1...1000) ?? 100,
+            offset: try params.optionalInt("offset", in: 0...Int.max) ?? 0)
+    }
+
+    static func collections(_ names: [String]?) throws(JSONRPCError) -> Set<SyncCollection>? {
+        guard let names else { return nil }
+        var collections = Set<SyncCollection>()
+        for name in names {
+            guard let collection = SyncCollection(rawValue: name) else {
+                let known = SyncCollection.pullOrder.map(\.name).joined(separator: ", ")
+                throw JSONRPCError.invalidParams("collections", "has \(name); known: \(known)")
+            }
+            collections.insert(collection)
+        }
+        return collections
+    }
+
+    /// `"local"`, `"remote"`, or `{"field": "local" | "remote"}`.
+    static func decision(_ keep: JSONValue?) throws(JSONRPCError) -> ConflictDecision {
+        switch keep {
+        case .string("local")?: return .keepLocal
+        case .string("remote")?: return .keepRemote
+        case .object(let members)?:
+            var choices: [String: Bool] = [:]
+            for member in members {
+                switch member.value {
+                case .string("local"): choices[member.key] = true
+                case .string("remote"): choices[member.key] = false
+                default: throw JSONRPCError.invalidParams("keep", "field \(member.key) must be \"local\" or \"remote\"")
+                }
+            }
+            return .perField(choices)
+        default:
+            throw JSONRPCError.invalidParams("keep", #"must be "local", "remote" or {"field": "local"|"remote"}"#)
+        }
+    }
+
+    /// Passcodes stay in the replica; the socket never hands them out.
+    static func withoutPasscode(_ device: Device) -> Device {
+        var device = device
+        device.passcode = nil
+        return device
+    }
+}

@@ -99,3 +99,28 @@ struct RunAndStatusTests {
         #expect(await engine.status.metrics.failures == 1)
     }
 }
+
+/// Stopping for shutdown.
+@Suite("Stopping", .timeLimit(.minutes(2)))
+struct StopTests {
+    @Test("stop() ends a run at the next request boundary with everything committed, and refuses new runs")
+    func stopDuringPull() async throws {
+        try await EngineHarness.with(orders: 100) { h in
+            let engine = h.engine
+            // Ask to stop as soon as the first page is committed.
+            h.recorder.onEvent { event in
+                if case .pageApplied = event { engine.requestStop() }
+            }
+            let report = await engine.performFullSync()
+            #expect(report.stop == "stopped")
+            #expect(await engine.status.phase == .idle, "stopping is not an error")
+            #expect(h.recorder.pagesApplied.values.reduce(0, +) == 1, "the run ended at the first page boundary")
+            let integrity = try h.strings("PRAGMA integrity_check")
+            #expect(integrity == ["ok"])
+            await engine.stop()
+            let next = await engine.performFullSync()
+            #expect(next.stop == "stopped")
+            #expect(next.pulled.isEmpty)
+        }
+    }
+}

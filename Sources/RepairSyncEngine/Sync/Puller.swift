@@ -13,6 +13,7 @@ struct Puller {
     let clock: any EngineClock
     let logger: Logger
     let events: EngineEvents
+    let stopFlag: StopFlag
 
     struct Report {
         var records: [SyncCollection: Int] = [:]
@@ -39,6 +40,7 @@ struct Puller {
         var restarted = false
         var pages = 0
         while true {
+            try stopFlag.check()
             let cursor: String?
             do {
                 cursor = try await store.read { db in

@@ -14,6 +14,7 @@ struct Pusher {
     let clock: any EngineClock
     let logger: Logger
     let events: EngineEvents
+    let stopFlag: StopFlag
 
     struct Report {
         var pushed = 0
@@ -37,6 +38,7 @@ struct Pusher {
             }
             guard !due.isEmpty else { break }
             for entry in due {
+                try stopFlag.check()
                 if let count = rebases[entry.seq], count > configuration.maxRebasesPerRun {
                     try await write { db in
                         try Outbox.recordFailure(

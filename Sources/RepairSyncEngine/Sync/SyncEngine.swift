@@ -17,6 +17,7 @@ public actor SyncEngine {
     nonisolated let clock: any EngineClock
     nonisolated let logger: Logger
     nonisolated let events: EngineEvents
+    nonisolated let stopFlag = StopFlag()
 
     private var current = EngineStatus()
     private var observers: [UUID: AsyncStream<EngineStatus>.Continuation] = [:]
@@ -66,6 +67,17 @@ public actor SyncEngine {
         await request(RunRequest(collections: collections, dashboard: false))
     }
 
+    /// Ends the current run at its next request boundary (the request in flight finishes and is committed), and
+    /// refuses new runs. Returns when no run is active. For shutdown.
+    public func stop() async {
+        requestStop()
+        if let active { _ = await active.value }
+        if let followUp { _ = await followUp.task.value }
+    }
+
+    /// Sets the stop flag without waiting (callable from anywhere, e.g. a signal handler's task).
+    public nonisolated func requestStop() { stopFlag.set() }
+
     private func request(_ request: RunRequest) async -> SyncReport {
         if followUp != nil {
             followUp!.request.merge(request)
@@ -100,14 +112,17 @@ public actor SyncEngine {
         let started = ContinuousClock.now
         publish { $0.phase = .syncing(step: .pushing, progress: 0) }
         let pusher = Pusher(
-            store: store, api: api, configuration: configuration, clock: clock, logger: logger, events: events)
+            store: store, api: api, configuration: configuration, clock: clock, logger: logger, events: events,
+            stopFlag: stopFlag)
         let puller = Puller(
-            store: store, api: api, configuration: configuration, clock: clock, logger: logger, events: events)
+            store: store, api: api, configuration: configuration, clock: clock, logger: logger, events: events,
+            stopFlag: stopFlag)
         var report = SyncReport(
             run: number, stop: nil, offline: false, pushed: 0, pushFailures: 0, dead: 0, conflicts: 0, pulled: [:],
             deleted: 0, durationMilliseconds: 0)
         var stop: SyncStop?
         do {
+            try stopFlag.check()
             // Reachability and a millisecond clock offset (last-write-wins needs it) before anything else.
             do {
                 try await api.measureClockOffset()
@@ -171,6 +186,8 @@ public actor SyncEngine {
             case .offline?:
                 status.metrics.failures += 1
                 status.phase = .offline
+            case .stopped?:
+                status.phase = .idle
             case .authentication?:
                 status.metrics.failures += 1
                 status.phase = .error("authentication failed")

@@ -8,6 +8,8 @@ public enum SyncStop: Error, Sendable, Equatable, CustomStringConvertible {
     case rateLimited(String)
     /// Anything else (5xx on a page, malformed page, store error): recorded, retried by the next run.
     case failed(String)
+    /// The engine was asked to stop (the daemon is shutting down): the run ended at a request boundary.
+    case stopped
 
     public var description: String {
         switch self {
@@ -15,6 +17,7 @@ public enum SyncStop: Error, Sendable, Equatable, CustomStringConvertible {
         case .authentication(let detail): "authentication failed: \(detail)"
         case .rateLimited(let detail): "rate limited: \(detail)"
         case .failed(let detail): detail
+        case .stopped: "stopped"
         }
     }
 

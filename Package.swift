@@ -102,7 +102,7 @@ let package = Package(
         .executableTarget(
             name: "repairsyncd",
             dependencies: [
-                "CSystemd",
+                "RepairSyncDaemon",
                 "RepairSyncModels",
                 "RepairSyncStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

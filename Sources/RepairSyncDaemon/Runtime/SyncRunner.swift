@@ -16,17 +16,25 @@ public final class SyncRunner: Service, Sendable {
     }
 
     let engine: SyncEngine
-    let interval: Duration
     let logger: Logger
+    let shutdownGrace: Duration
+    private let intervalValue: Mutex<Duration>
     private let requests: AsyncStream<Request>
     private let requestContinuation: AsyncStream<Request>.Continuation
     private let paused = Mutex(false)
 
-    public init(engine: SyncEngine, interval: Duration, logger: Logger) {
+    public init(engine: SyncEngine, interval: Duration, shutdownGrace: Duration, logger: Logger) {
         self.engine = engine
-        self.interval = interval
+        self.intervalValue = Mutex(interval)
+        self.shutdownGrace = shutdownGrace
         self.logger = logger
         (requests, requestContinuation) = AsyncStream.makeStream(of: Request.self, bufferingPolicy: .bufferingNewest(16))
+    }
+
+    /// The time between periodic runs (a reload may change it; it applies from the next wait).
+    public var interval: Duration {
+        get { intervalValue.withLock { $0 } }
+        set { intervalValue.withLock { $0 = newValue } }
     }
 
     public var isPaused: Bool { paused.withLock { $0 } }
@@ -66,8 +74,19 @@ public final class SyncRunner: Service, Sendable {
                 }
             }
             try? await gracefulShutdown()
+            // Shutdown: no new runs; the run in progress ends at its next request boundary, waiting at most the
+            // grace period for the request in flight (its outcome is committed or replayed after a restart).
             tickContinuation.finish()
             requestContinuation.finish()
+            engine.requestStop()
+            let engine = engine
+            let grace = shutdownGrace
+            await withTaskGroup(of: Void.self) { race in
+                race.addTask { await engine.stop() }
+                race.addTask { try? await Task.sleep(for: grace) }
+                await race.next()
+                race.cancelAll()
+            }
             group.cancelAll()
         }
     }

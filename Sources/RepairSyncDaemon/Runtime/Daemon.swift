@@ -1,0 +1,144 @@
+internal import CSystemd
+public import Foundation
+internal import Logging
+internal import RepairSyncControl
+internal import RepairSyncEngine
+internal import RepairSyncStore
+internal import ServiceLifecycle
+internal import Synchronization
+internal import UnixSignals
+
+/// `repairsyncd` itself: loads the configuration, opens the store, and runs the sync runner, the control socket and
+/// the reload handler as one service group until SIGTERM/SIGINT.
+public enum Daemon {
+    /// Runs the daemon; returns the process exit code (0 after a clean shutdown, 78 for a bad configuration, 1 when
+    /// the store cannot be opened or the socket cannot be served).
+    public static func run(configPath: String, environment: [String: String] = ProcessInfo.processInfo.environment)
+        async -> Int32
+    {
+        let configuration: DaemonConfiguration
+        do {
+            configuration = try await ConfigurationLoader.load(path: configPath, environment: environment)
+        } catch {
+            FileHandle.standardError.write(Data("repairsyncd: \(error)\n".utf8))
+            return ConfigurationError.exitCode
+        }
+        let level = SharedLogLevel(DaemonLogging.level(configuration.logLevel))
+        DaemonLogging.bootstrap(level: level, environment: environment)
+        let logger = Logger(label: "repairsyncd")
+        for key in configuration.unknownKeys {
+            logger.warning("unknown configuration key ignored", metadata: ["key": "\(key)"])
+        }
+        do {
+            return try await serve(configuration, configPath: configPath, environment: environment, level: level, logger: logger)
+        } catch {
+            logger.critical("stopping: \(error)")
+            return 1
+        }
+    }
+
+    static func serve(
+        _ configuration: DaemonConfiguration, configPath: String, environment: [String: String], level: SharedLogLevel,
+        logger: Logger
+    ) async throws -> Int32 {
+        let storeDirectory = (configuration.store.path as NSString).deletingLastPathComponent
+        try FileManager.default.createDirectory(
+            atPath: storeDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let store = try ReplicaStore.open(at: configuration.store.path)
+        let api = APIClient(
+            configuration: .init(
+                baseURL: configuration.api.baseURL, token: configuration.token.value,
+                requestTimeout: configuration.api.requestTimeout))
+        let engine = try SyncEngine(
+            store: store, api: api, configuration: configuration.engineConfiguration,
+            logger: Logger(label: "repairsyncd.engine"))
+        let runner = SyncRunner(
+            engine: engine, interval: configuration.sync.interval, shutdownGrace: configuration.sync.shutdownGrace,
+            logger: Logger(label: "repairsyncd.runner"))
+        let running = Mutex(configuration)
+
+        // A reload validates the whole file; a bad one is refused and the running configuration stays.
+        let reload: @Sendable () async -> Result<[String], ConfigurationError> = {
+            notify("RELOADING=1")
+            defer { notify("READY=1") }
+            do throws(ConfigurationError) {
+                let next = try await ConfigurationLoader.load(path: configPath, environment: environment)
+                let previous = running.withLock { $0 }
+                level.value = DaemonLogging.level(next.logLevel)
+                runner.interval = next.sync.interval
+                let needRestart = restartKeys(from: previous, to: next)
+                running.withLock { $0 = next }
+                logger.notice(
+                    "configuration reloaded",
+                    metadata: [
+                        "unknown_keys": "\(next.unknownKeys)",
+                        "restart_needed_for": "\(needRestart.isEmpty ? "nothing" : needRestart.joined(separator: ","))",
+                    ])
+                return .success(next.unknownKeys)
+            } catch {
+                logger.error("configuration reload refused; the running configuration stays", metadata: ["error": "\(error)"])
+                return .failure(error)
+            }
+        }
+        let methods = ControlMethods(
+            engine: engine, store: store, runner: runner, logger: Logger(label: "repairsyncd.control"), reload: reload)
+        let server = ControlServer(
+            path: configuration.control.socket,
+            limits: .init(
+                maxLineBytes: configuration.control.maxLineBytes, maxConnections: configuration.control.maxConnections,
+                maxConnectionsPerUID: configuration.control.maxConnectionsPerUID),
+            dispatcher: methods.dispatcher)
+        let control = ControlService(server: server, logger: logger) {
+            applyGroup(configuration.control.group, to: configuration.control.socket, logger: logger)
+            notify("READY=1\nSTATUS=listening on \(configuration.control.socket)")
+        }
+        let group = ServiceGroup(
+            configuration: .init(
+                services: [
+                    .init(service: runner),
+                    .init(service: control),
+                    .init(service: ReloadService { _ = await reload() }),
+                ],
+                gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: logger))
+        logger.info(
+            "repairsyncd starting",
+            metadata: ["api": "\(configuration.api.baseURL)", "store": "\(configuration.store.path)"])
+        try await group.run()
+        notify("STOPPING=1")
+        logger.info("repairsyncd stopped")
+        return 0
+    }
+
+    /// Keys whose new values only take effect after a restart.
+    static func restartKeys(from old: DaemonConfiguration, to new: DaemonConfiguration) -> [String] {
+        var keys: [String] = []
+        if old.api != new.api || old.token != new.token { keys.append("api") }
+        if old.store != new.store { keys.append("store") }
+        if old.control != new.control { keys.append("control") }
+        if old.retry != new.retry { keys.append("retry") }
+        if old.conflicts != new.conflicts { keys.append("conflicts") }
+        if old.probe != new.probe { keys.append("probe") }
+        if old.sync.pageSize != new.sync.pageSize || old.sync.shutdownGrace != new.sync.shutdownGrace {
+            keys.append("sync")
+        }
+        return keys
+    }
+
+    /// `control.group`: the socket's group, so its members may connect (mode 0660).
+    static func applyGroup(_ group: String?, to path: String, logger: Logger) {
+        guard let group else { return }
+        guard let entry = getgrnam(group) else {
+            logger.error("control.group does not exist; the socket keeps the daemon's group", metadata: ["group": "\(group)"])
+            return
+        }
+        if chown(path, UInt32.max, entry.pointee.gr_gid) != 0 {
+            logger.error("cannot give the socket to its group", metadata: ["group": "\(group)", "errno": "\(errno)"])
+        }
+    }
+
+    /// sd_notify: a no-op unless systemd started us with NOTIFY_SOCKET.
+    static func notify(_ state: String) {
+        _ = sd_notify(0, state)
+    }
+}

@@ -114,6 +114,7 @@ let package = Package(
             name: "repairctl",
             dependencies: [
                 "RepairSyncModels",
+                "RepairSyncControl",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings

@@ -1,0 +1,290 @@
+import BackendTestSupport
+import Foundation
+import NIOHTTP1
+import RepairSyncControl
+import RepairSyncTestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `repairsyncd` and `repairctl` as built binaries, against repair-api-dev on loopback.
+@Suite("Daemon end to end", .serialized, .timeLimit(.minutes(3)))
+struct DaemonEndToEndTests {
+    @Test("starts, says READY, syncs, and answers every method of the socket")
+    func methods() async throws {
+        try await DaemonHarness.with { h in
+            try await h.start()
+            let report = try await h.call("sync", .object(["wait": .bool(true)]))
+            #expect(report["stop"] == nil, "\(report.serialized)")
+            let server = try await h.backend.get("/admin/counters").object()["records"] as? [String: Int] ?? [:]
+            let status = try await h.call("status")
+            guard case .array(let collections)? = status["collections"] else { Issue.record("no collections"); return }
+            for collection in collections {
+                #expect(collection["records"]?.intValue == server[collection["collection"]?.stringValue ?? ""])
+            }
+            #expect(try await h.call("ping") == .string("pong"))
+            #expect(try await h.call("version")["protocol"] == .number(1))
+
+            let update = try await h.call("updateOrder", .object(["id": .string("ord_2"), "notes": .string("socket note")]))
+            #expect(update["state"] == .string("pending"))
+            _ = try await h.call("updateDevice", .object(["id": .string("dev_2"), "diagnosis": .string("socket diagnosis")]))
+            let message = try await h.call(
+                "replyToTicket", .object(["ticketId": .string("tkt_2"), "content": .string("socket reply")]))
+            #expect(message["ticket_id"] == .string("tkt_2"))
+            _ = try await h.call("sync", .object(["wait": .bool(true)]))
+            let pending = try await h.call("pending")
+            #expect(pending == .array([]))
+            let order = try await h.backend.get("/api/v1/orders/ord_2").object()
+            #expect(order["notes"] as? String == "socket note")
+
+            let queued = try await h.call("queueChange", .object(["kind": .string("order-updated"), "id": .string("ord_2")]))
+            #expect(queued["queued"] == .bool(false))
+
+            let shown = try await h.call("getOrder", .object(["orderNumber": .number(1002)]))
+            #expect(shown["order"]?["id"] == .string("ord_2"))
+            if case .array(let devices)? = shown["devices"] {
+                #expect(devices.allSatisfy { $0["passcode"] == .null }, "passcodes never leave the replica")
+            }
+            guard case .array(let orders) = try await h.call("listOrders", .object(["limit": .number(5)])) else {
+                Issue.record("listOrders"); return
+            }
+            #expect(orders.count == 5)
+            guard case .array = try await h.call("listDevices", .object(["orderId": .string("ord_2")])) else {
+                Issue.record("listDevices"); return
+            }
+            guard case .array(let clients) = try await h.call("listClients", .object(["search": .string("a")])) else {
+                Issue.record("listClients"); return
+            }
+            #expect(!clients.isEmpty)
+            #expect(try await h.call("getClient", .object(["id": .string("cli_1")]))["id"] == .string("cli_1"))
+            guard case .array = try await h.call("listTickets") else { Issue.record("listTickets"); return }
+            let ticket = try await h.call("getTicket", .object(["id": .string("tkt_2")]))
+            guard case .array(let messages)? = ticket["messages"] else { Issue.record("getTicket"); return }
+            #expect(messages.contains { $0["content"] == .string("socket reply") })
+            #expect(try await h.call("dashboardStats", .object(["period": .string("week")]))["period"] == .string("week"))
+            #expect(try await h.call("conflicts") == .array([]))
+            #expect(try await h.call("retry")["retried"] == .number(0))
+            #expect(try await h.call("pause")["paused"] == .bool(true))
+            #expect(try await h.call("status")["paused"] == .bool(true))
+            #expect(try await h.call("resume")["paused"] == .bool(false))
+            #expect(try await h.call("reload")["reloaded"] == .bool(true))
+            do {
+                _ = try await h.call("resolveConflict", .object(["id": .number(99), "keep": .string("local")]))
+                Issue.record("resolved a conflict that does not exist")
+            } catch let ControlClient.Failure.rpc(error) {
+                #expect(error.code == -32001)
+            }
+            do {
+                _ = try await h.call("getOrder", .object(["id": .string("ord_2"), "colour": .string("red")]))
+                Issue.record("accepted an unknown param")
+            } catch let ControlClient.Failure.rpc(error) {
+                #expect(error.code == -32602)
+                #expect(error.data?["param"] == .string("colour"))
+            }
+        }
+    }
+
+    @Test("the socket follows JSON-RPC 2.0 on malformed lines, batches and notifications, and stays up")
+    func protocolErrors() async throws {
+        try await DaemonHarness.with { h in
+            try await h.start()
+            let replies = try await h.raw(
+                [
+                    "{oops", #"{"jsonrpc":"2.0","method":"ping"}"#, "[]",
+                    #"[{"jsonrpc":"2.0","method":"ping","id":1},{"jsonrpc":"2.0","method":"nope","id":2},{"jsonrpc":"2.0","method":"ping"}]"#,
+                    String(repeating: "[", count: 100_000), #"{"jsonrpc":"2.0","method":"status","params":[1],"id":3}"#,
+                    #"{"jsonrpc":"2.0","method":"ping","id":"last"}"#,
+                ], replies: 6)
+            #expect(replies.count == 6, "\(replies)")
+            let parsed = replies.compactMap { try? JSONParser(limits: .init(maxDepth: 100)).parse($0) }
+            #expect(parsed.count == 6)
+            #expect(parsed[0]["error"]?["code"] == .number(-32700))
+            #expect(parsed[1]["error"]?["code"] == .number(-32600))
+            guard case .array(let batch) = parsed[2] else { Issue.record("batch reply is not an array"); return }
+            #expect(batch.count == 2, "the notification in the batch gets no reply")
+            #expect(batch[0]["result"] == .string("pong"))
+            #expect(batch[1]["error"]?["code"] == .number(-32601))
+            #expect(parsed[3]["error"]?["code"] == .number(-32600))
+            #expect(parsed[4]["error"]?["code"] == .number(-32602))
+            #expect(parsed[5]["result"] == .string("pong"))
+            #expect(parsed[5]["id"] == .string("last"))
+        }
+    }
+
+    @Test("subscribe delivers a sync's transitions in order: syncing, then completed")
+    func subscribeTransitions() async throws {
+        try await DaemonHarness.with { h in
+            try await h.start()
+            // Let the start-up run finish first, so the run observed is the one asked for here.
+            _ = try await h.call("sync", .object(["wait": .bool(true)]))
+            let path = h.socketPath
+            let states = try await DaemonHarness.blocking { () -> [String] in
+                let client = try ControlClient(path: path)
+                _ = try client.call("subscribe")
+                var seen: [String] = []
+                _ = try client.call("sync", .object(["wait": .bool(true)])) { _, status in
+                    if let state = status["state"]?.stringValue, seen.last != state { seen.append(state) }
+                }
+                // The final notifications of the run may follow its reply.
+                while seen.last != "completed" {
+                    let (_, status) = try client.nextNotification()
+                    if let state = status["state"]?.stringValue, seen.last != state { seen.append(state) }
+                }
+                return seen
+            }
+            let from = states.firstIndex(of: "syncing")
+            #expect(from != nil, "\(states)")
+            if let from { #expect(Array(states[from...]) == ["syncing", "completed"], "\(states)") }
+        }
+    }
+
+    @Test("100 concurrent clients are all answered")
+    func concurrentClients() async throws {
+        try await DaemonHarness.with { h in
+            try await h.start()
+            let answered = try await withThrowingTaskGroup(of: Bool.self) { group in
+                for _ in 0..<100 {
+                    group.addTask { try await h.call("status")["state"] != nil }
+                }
+                return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+            }
+            #expect(answered == 100)
+        }
+    }
+
+    @Test("repairctl: status, badge, a change pushed, exit codes 1, 64 and 69")
+    func repairctl() async throws {
+        try await DaemonHarness.with { h in
+            try await h.start()
+            let synced = try await h.repairctl(["sync", "--wait"])
+            #expect(synced.status == 0, "\(synced)")
+            #expect(synced.stdout.contains("sync done"))
+            let status = try await h.repairctl(["status", "--json"])
+            #expect(status.status == 0)
+            let parsed = try JSONParser().parse(status.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+            #expect(parsed["pending"] == .number(0))
+
+            #expect(try await h.repairctl(["order", "note", "ord_4", "from the counter"]).status == 0)
+            let badge = try await h.repairctl(["status", "--badge"])
+            #expect(["1", "0"].contains(badge.stdout.trimmingCharacters(in: .whitespacesAndNewlines)), "\(badge)")
+            #expect(try await h.repairctl(["sync", "--wait"]).status == 0)
+            let order = try await h.backend.get("/api/v1/orders/ord_4").object()
+            #expect(order["notes"] as? String == "from the counter")
+            let shown = try await h.repairctl(["order", "show", "#1004"])
+            #expect(shown.stdout.contains("from the counter"))
+
+            let unknown = try await h.repairctl(["queue", "order-updated", "ord_missing"])
+            #expect(unknown.status == 1)
+            #expect(unknown.stderr.contains("ord_missing"))
+            #expect(try await h.repairctl(["frobnicate"]).status == 64)
+            #expect(try await h.repairctl(["queue", "order-teleported", "ord_1"]).status == 64)
+
+            h.kill(SIGTERM)
+            #expect(await h.waitForExit() == 0)
+            let stopped = try await h.repairctl(["status"])
+            #expect(stopped.status == 69)
+            #expect(stopped.stderr.contains("not running"), "\(stopped.stderr)")
+            let offlineBadge = try await h.repairctl(["status", "--badge"])
+            #expect(offlineBadge.status == 0)
+            #expect(offlineBadge.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "offline")
+        }
+    }
+
+    @Test("SIGTERM during a push exits 0; after a restart every change is on the server exactly once")
+    func sigtermDuringSync() async throws {
+        try await DaemonHarness.with { h in
+            try await h.start()
+            _ = try await h.call("sync", .object(["wait": .bool(true)]))
+            _ = try await h.call("pause")
+            let before = try await h.backend.get("/admin/counters").object()["patches_applied"] as? Int ?? 0
+            // Every PATCH is slow, so the push is surely in progress when the signal comes.
+            let plan = try await h.backend.send(.PUT, "/admin/faults", json: #"{"rate":1,"kinds":{"slow":1},"slow_ms":300}"#)
+            #expect(plan.status == 200)
+            for n in 1...10 {
+                _ = try await h.call("updateOrder", .object(["id": .string("ord_\(n)"), "notes": .string("term \(n)")]))
+            }
+            // Wait until the first PATCH reached the server, then stop the daemon.
+            let path = h.socketPath
+            try await DaemonHarness.blocking {
+                let client = try ControlClient(path: path)
+                _ = try client.call("subscribe")
+                _ = try client.call("sync")
+                while true {
+                    let (_, status) = try client.nextNotification()
+                    if status["state"] == .string("syncing"), status["step"] == .string("pushing") { return }
+                }
+            }
+            h.kill(SIGTERM)
+            #expect(await h.waitForExit() == 0, "\(h.log())")
+            #expect(h.log().contains("repairsyncd stopped"))
+
+            _ = try await h.backend.send(.DELETE, "/admin/faults")
+            try await h.start()
+            let report = try await h.call("sync", .object(["wait": .bool(true)]))
+            #expect(report["stop"] == nil)
+            #expect(try await h.call("pending") == .array([]))
+            for n in 1...10 {
+                let order = try await h.backend.get("/api/v1/orders/ord_\(n)").object()
+                #expect(order["notes"] as? String == "term \(n)")
+            }
+            let after = try await h.backend.get("/admin/counters").object()["patches_applied"] as? Int ?? 0
+            #expect(after - before == 10)
+        }
+    }
+
+    @Test("SIGHUP with a bad configuration keeps the running one; a good one is taken")
+    func reloadKeepsOldConfig() async throws {
+        try await DaemonHarness.with { h in
+            try await h.start()
+            try h.writeConfig("log:\n  level: shouting")
+            h.kill(SIGHUP)
+            #expect(await h.notify.wait(for: "RELOADING=1"))
+            #expect(try await h.call("ping") == .string("pong"))
+            do {
+                _ = try await h.call("reload")
+                Issue.record("a bad configuration was accepted")
+            } catch let ControlClient.Failure.rpc(error) {
+                #expect(error.code == -32002)
+                #expect(error.message.contains("log.level"))
+            }
+            #expect(h.log().contains("configuration reload refused"))
+            try h.writeConfig("log:\n  level: debug")
+            #expect(try await h.call("reload")["reloaded"] == .bool(true))
+        }
+    }
+
+    @Test("a socket file left by a killed daemon is replaced at the next start")
+    func staleSocket() async throws {
+        try await DaemonHarness.with { h in
+            try await h.start()
+            h.kill(SIGKILL)
+            _ = await h.waitForExit()
+            #expect(FileManager.default.fileExists(atPath: h.socketPath), "SIGKILL leaves the socket file")
+            try await h.start()
+            #expect(try await h.call("ping") == .string("pong"))
+        }
+    }
+
+    @Test("a bad configuration exits 78 and names the key, at start and with --check-config")
+    func badConfigExits78() async throws {
+        try await DaemonHarness.with { h in
+            for (extra, key) in [("sync:\n  interval: sometimes", "sync.interval"), ("probe:\n  mode: psychic", "probe.mode")] {
+                let lines = try String(contentsOfFile: h.configPath, encoding: .utf8)
+                    .replacingOccurrences(of: "sync:\n  interval: 15m\n  page_size: 100\n", with: "")
+                try (lines + "\n" + extra + "\n").write(toFile: h.configPath, atomically: true, encoding: .utf8)
+                for arguments in [["--config", h.configPath], ["--config", h.configPath, "--check-config"]] {
+                    let result = try await DaemonHarness.runDaemonBinary(arguments)
+                    #expect(result.status == 78, "\(arguments): \(result)")
+                    #expect(result.stderr.contains(key), "\(result.stderr)")
+                }
+                try h.writeConfig()
+            }
+            let valid = try await DaemonHarness.runDaemonBinary(["--config", h.configPath, "--check-config"])
+            #expect(valid.status == 0)
+            let missing = try await DaemonHarness.runDaemonBinary(["--config", h.directory.path("nope.yaml")])
+            #expect(missing.status == 78)
+        }
+    }
+}

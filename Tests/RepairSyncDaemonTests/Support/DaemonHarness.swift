@@ -1,0 +1,212 @@
+import BackendTestSupport
+import Foundation
+import NIOHTTP1
+import RepairAPIDev
+import RepairSyncControl
+import RepairSyncTestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The built `repairsyncd` as a separate process against a real `repair-api-dev` on loopback, with its own
+/// configuration, store and control socket in a temporary directory; readiness is its sd_notify READY=1.
+final class DaemonHarness: @unchecked Sendable {
+    let backend: RunningBackend
+    let directory: TemporaryDirectory
+    let notify: NotifyListener
+    private(set) var process: Process?
+    private var runs = 0
+
+    var configPath: String { directory.path("repairsyncd.yaml") }
+    var socketPath: String { directory.path("run/control.sock") }
+    var storePath: String { directory.path("state/replica.sqlite") }
+    var logPath: String { directory.path("daemon-\(runs).log") }
+
+    static var binaries: URL { URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent() }
+
+    init(backend: RunningBackend) throws {
+        self.backend = backend
+        directory = try TemporaryDirectory(prefix: "daemon")
+        notify = try NotifyListener(path: directory.path("notify.sock"))
+        try RunningBackend.token.write(toFile: directory.path("token"), atomically: true, encoding: .utf8)
+        try writeConfig()
+    }
+
+    /// The configuration file: the backend, the temporary paths, and `extra` YAML lines.
+    func writeConfig(_ extra: String = "") throws {
+        let text = """
+            api:
+              base_url: \(backend.baseURL)
+              token_file: \(directory.path("token"))
+            store:
+              path: \(storePath)
+            control:
+              socket: \(socketPath)
+            sync:
+              interval: 15m
+              page_size: 100
+            \(extra)
+            """
+        try text.write(toFile: configPath, atomically: true, encoding: .utf8)
+    }
+
+    /// Runs `body` with a backend seeded with `orders` orders and a harness; stops everything afterwards.
+    static func with<T: Sendable>(orders: Int = 30, _ body: @Sendable (DaemonHarness) async throws -> T) async throws -> T {
+        try await RunningBackend.with(seed: SeedOptions(orders: orders)) { backend in
+            let harness = try DaemonHarness(backend: backend)
+            defer {
+                harness.kill(SIGKILL)
+                harness.notify.close()
+            }
+            return try await body(harness)
+        }
+    }
+
+    /// Starts the daemon and waits for READY=1.
+    func start() async throws {
+        let daemon = Process()
+        daemon.executableURL = Self.binaries.appendingPathComponent("repairsyncd")
+        daemon.arguments = ["--config", configPath]
+        var environment = ProcessInfo.processInfo.environment
+        environment["NOTIFY_SOCKET"] = notify.path
+        environment.removeValue(forKey: "JOURNAL_STREAM")
+        daemon.environment = environment
+        runs += 1
+        _ = FileManager.default.createFile(atPath: logPath, contents: nil)
+        let logHandle = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
+        daemon.standardOutput = logHandle
+        daemon.standardError = logHandle
+        try daemon.run()
+        process = daemon
+        let ready = await notify.wait(for: "READY=1")
+        try #require(ready, "the daemon did not become ready: \(log())")
+    }
+
+    /// Sends a signal to the running daemon.
+    func kill(_ signal: Int32) {
+        guard let process, process.isRunning else { return }
+        Glibc.kill(process.processIdentifier, signal)
+    }
+
+    /// Waits for the daemon to exit; returns its exit status.
+    func waitForExit() async -> Int32 {
+        guard let process else { return -1 }
+        return await withCheckedContinuation { continuation in
+            Thread {
+                process.waitUntilExit()
+                continuation.resume(returning: process.terminationStatus)
+            }.start()
+        }
+    }
+
+    func log() -> String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
+
+    /// A blocking JSON-RPC call on its own thread (never on the test's executor).
+    func call(_ method: String, _ params: JSONValue? = nil) async throws -> JSONValue {
+        let path = socketPath
+        return try await Self.blocking {
+            let client = try ControlClient(path: path)
+            return try client.call(method, params)
+        }
+    }
+
+    /// Sends raw lines on one connection and reads `replies` lines back.
+    func raw(_ lines: [String], replies: Int) async throws -> [String] {
+        let path = socketPath
+        return try await Self.blocking { try RawSocket(path: path).exchange(lines, replies: replies) }
+    }
+
+    static func blocking<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try work() }) }.start()
+        }
+    }
+
+    /// Runs the built `repairctl` with the daemon's socket.
+    func repairctl(_ arguments: [String]) async throws -> (status: Int32, stdout: String, stderr: String) {
+        let tool = Process()
+        tool.executableURL = Self.binaries.appendingPathComponent("repairctl")
+        tool.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["REPAIRSYNCD_SOCKET"] = socketPath
+        tool.environment = environment
+        let out = directory.path("repairctl-\(UUID().uuidString.prefix(8))")
+        _ = FileManager.default.createFile(atPath: out + ".out", contents: nil)
+        _ = FileManager.default.createFile(atPath: out + ".err", contents: nil)
+        tool.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: out + ".out"))
+        tool.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: out + ".err"))
+        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
+            tool.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
+            do { try tool.run() } catch { continuation.resume(throwing: error) }
+        }
+        return (
+            status, (try? String(contentsOfFile: out + ".out", encoding: .utf8)) ?? "",
+            (try? String(contentsOfFile: out + ".err", encoding: .utf8)) ?? ""
+        )
+    }
+
+    /// Runs the built `repairsyncd` with arguments (for --check-config and bad configurations).
+    static func runDaemonBinary(_ arguments: [String]) async throws -> (status: Int32, stderr: String) {
+        let daemon = Process()
+        daemon.executableURL = binaries.appendingPathComponent("repairsyncd")
+        daemon.arguments = arguments
+        let errors = FileManager.default.temporaryDirectory.appendingPathComponent("repairsyncd-\(UUID().uuidString).err")
+        _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
+        daemon.standardError = try FileHandle(forWritingTo: errors)
+        daemon.standardOutput = FileHandle.nullDevice
+        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
+            daemon.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
+            do { try daemon.run() } catch { continuation.resume(throwing: error) }
+        }
+        defer { try? FileManager.default.removeItem(at: errors) }
+        return (status, (try? String(contentsOf: errors, encoding: .utf8)) ?? "")
+    }
+}
+
+/// A plain blocking Unix-socket connection for raw protocol lines.
+struct RawSocket {
+    let descriptor: Int32
+
+    init(path: String) throws {
+        descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: Array(path.utf8))
+            raw[path.utf8.count] = 0
+        }
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard result == 0 else { throw POSIXError(.ECONNREFUSED) }
+    }
+
+    func exchange(_ lines: [String], replies: Int) throws -> [String] {
+        defer { close(descriptor) }
+        for line in lines {
+            let bytes = Array((line + "\n").utf8)
+            var sent = 0
+            while sent < bytes.count {
+                let count = bytes[sent...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+                guard count > 0 else { throw POSIXError(.EPIPE) }
+                sent += count
+            }
+        }
+        var received: [UInt8] = []
+        var result: [String] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while result.count < replies {
+            if let newline = received.firstIndex(of: UInt8(ascii: "\n")) {
+                result.append(String(decoding: received[..<newline], as: UTF8.self))
+                received.removeSubrange(...newline)
+                continue
+            }
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            guard count > 0 else { break }
+            received += chunk[..<count]
+        }
+        return result
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A `NOTIFY_SOCKET` for a daemon under test: receives its sd_notify datagrams (READY=1, STATUS=…, STOPPING=1) on
+/// a dedicated thread, so a test waits for readiness the way systemd does instead of polling.
+final class NotifyListener: @unchecked Sendable {
+    let path: String
+    private let descriptor: Int32
+    private let lock = NSCondition()
+    private var messages: [String] = []
+    private var closed = false
+
+    init(path: String) throws {
+        self.path = path
+        descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: Array(path.utf8))
+            raw[path.utf8.count] = 0
+        }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard descriptor >= 0, bound == 0 else { throw POSIXError(.EADDRINUSE) }
+        // Wake up every 100 ms to notice close(); the datagrams themselves arrive at once.
+        var timeout = timeval(tv_sec: 0, tv_usec: 100_000)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        let thread = Thread { [self] in receiveLoop() }
+        thread.start()
+    }
+
+    private func receiveLoop() {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            lock.lock()
+            let stop = closed
+            lock.unlock()
+            if stop { return }
+            let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+            if count <= 0 { continue }
+            let text = String(decoding: buffer[..<count], as: UTF8.self)
+            lock.lock()
+            messages.append(text)
+            lock.broadcast()
+            lock.unlock()
+        }
+    }
+
+    /// Waits (on a separate thread, at most `timeout`) until a datagram contains `line`; true when one did.
+    func wait(for line: String, timeout: TimeInterval = 60) async -> Bool {
+        await withCheckedContinuation { continuation in
+            Thread {
+                self.lock.lock()
+                let deadline = Date().addingTimeInterval(timeout)
+                var found = false
+                while !found {
+                    found = self.messages.contains { $0.split(separator: "\n").contains(Substring(line)) }
+                    if found || !self.lock.wait(until: deadline) { break }
+                }
+                if !found { found = self.messages.contains { $0.split(separator: "\n").contains(Substring(line)) } }
+                // Consume what was seen, so the next wait (e.g. after a restart) needs a new datagram.
+                if found { self.messages.removeAll() }
+                self.lock.unlock()
+                continuation.resume(returning: found)
+            }.start()
+        }
+    }
+
+    var received: [String] {
+        lock.lock()
+        defer { lock.unlock() }
+        return messages
+    }
+
+    /// Stops the receiving thread and removes the socket.
+    func close() {
+        lock.lock()
+        closed = true
+        lock.unlock()
+        unlink(path)
+    }
+
+    deinit { Glibc.close(descriptor) }
+}

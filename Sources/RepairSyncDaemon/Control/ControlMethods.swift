@@ -83,7 +83,7 @@ public struct ControlMethods: Sendable {
                 throw JSONRPCError.invalidParams("kind", "must be one of \(known), not \(kindName)")
             }
             let result = try await engine.queueChange(kind, id: try named.string("id"))
-            runner.trigger(.collections([]))
+            runner.pushSoon()
             switch result {
             case .queued(let seq, let fields):
                 return .object([
@@ -129,7 +129,7 @@ public struct ControlMethods: Sendable {
             let dead = try engine.outboxEntries().filter { $0.state == .dead }.map(\.seq)
             let targets = ids ?? dead
             for seq in targets { try await engine.retryDead(seq: seq) }
-            if !targets.isEmpty { runner.trigger(.collections([])) }
+            if !targets.isEmpty { runner.pushSoon() }
             return .object([("retried", .number(targets.count))])
         case "conflicts":
             let named = try JSONRPCParams(params, allowed: ["open", "limit"])
@@ -142,7 +142,7 @@ public struct ControlMethods: Sendable {
                 throw JSONRPCError.invalidParams("id", "is required")
             }
             try await engine.resolveConflict(id: Int64(id), try Self.decision(named.value("keep")))
-            runner.trigger(.collections([]))
+            runner.pushSoon()
             return .object([("resolved", .bool(true))])
         case "pause", "resume":
             _ = try JSONRPCParams(params, allowed: [])
@@ -168,14 +168,14 @@ public struct ControlMethods: Sendable {
             }
             let entry = try await engine.update(
                 method == "updateOrder" ? .orders : .devices, id: try named.string("id"), fields: fields)
-            runner.trigger(.collections([]))
+            runner.pushSoon()
             return try JSONValue.encoding(entry)
         case "replyToTicket":
             let named = try JSONRPCParams(params, allowed: ["ticketId", "content", "internal"])
             let message = try await engine.createTicketMessage(
                 ticketId: try named.string("ticketId"), content: try named.string("content"),
                 isInternal: try named.optionalBool("internal") ?? false)
-            runner.trigger(.collections([]))
+            runner.pushSoon()
             return try JSONValue.encoding(message)
         case "listOrders":
             let named = try JSONRPCParams(params, allowed: ["status", "clientId", "limit", "offset"])

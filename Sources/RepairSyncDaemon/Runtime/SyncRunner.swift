@@ -47,6 +47,11 @@ public final class SyncRunner: Service, Sendable {
     /// Asks for a run without waiting for it (the engine coalesces it with one in progress).
     public func trigger(_ request: Request) { requestContinuation.yield(request) }
 
+    /// After a local change: push soon, unless automatic sync is paused (then the change waits for a manual run).
+    public func pushSoon() {
+        if !isPaused { trigger(.collections([])) }
+    }
+
     public func run() async throws {
         // Periodic runs are timer ticks merged with requests: whichever comes first starts the next run.
         await withDiscardingTaskGroup { group in

@@ -192,6 +192,33 @@ struct DaemonEndToEndTests {
         }
     }
 
+    @Test("every repairctl command runs against the daemon, in tables and in JSON")
+    func everyRepairctlCommand() async throws {
+        try await DaemonHarness.with { h in
+            try await h.start()
+            #expect(try await h.repairctl(["sync", "--wait"]).status == 0)
+            let commands: [[String]] = [
+                ["status"], ["ping"], ["pending"], ["pending", "--failed"], ["retry"], ["conflicts"], ["conflicts", "--all"],
+                ["pause"], ["resume"], ["reload"], ["queue", "order-updated", "ord_5"], ["sync"], ["sync", "orders", "--wait"],
+                ["order", "set-status", "ord_5", "in_progress"], ["order", "note", "ord_5", "a note"],
+                ["order", "show", "ord_5"], ["order", "show", "#1005"], ["device", "update", "dev_5", "--diagnosis", "checked"],
+                ["ticket", "reply", "tkt_5", "hello", "--internal"], ["ticket", "show", "tkt_5"], ["orders"],
+                ["orders", "--status", "in_progress"], ["devices", "--order", "ord_5"], ["clients"], ["clients", "a"],
+                ["tickets"], ["dashboard"], ["dashboard", "--period", "month"],
+            ]
+            for command in commands {
+                let table = try await h.repairctl(command)
+                #expect(table.status == 0, "\(command): \(table.stderr)")
+                #expect(!table.stdout.isEmpty, "\(command)")
+                let json = try await h.repairctl(command + ["--json"])
+                #expect(json.status == 0, "\(command) --json: \(json.stderr)")
+                let text = json.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+                #expect((try? JSONParser().parse(text)) != nil, "\(command) --json printed: \(text.prefix(200))")
+            }
+            #expect(try await h.repairctl(["device", "update", "dev_5"]).status == 64, "at least one field is required")
+        }
+    }
+
     @Test("SIGTERM during a push exits 0; after a restart every change is on the server exactly once")
     func sigtermDuringSync() async throws {
         try await DaemonHarness.with { h in

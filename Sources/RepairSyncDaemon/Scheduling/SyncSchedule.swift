@@ -1,0 +1,164 @@
+public import RepairSyncModels
+
+/// When to sync, as a state machine with no clock of its own: every input carries the time, `nextRun()` says what
+/// to run and when, and the driver (`SchedulerService`) sleeps until then. Generic over the instant type so tests
+/// drive it with a fake time.
+///
+/// ```text
+///             start-up ──▶ [run due now]
+///   run ends ok ──▶ next periodic = end + interval ± jitter        (resets after every full run)
+///   run fails  ──▶ retry = end + min(interval, base·2^(n−1)) with jitter
+///   run offline ─▶ offline: nothing planned but what the probe brings
+///   probe: online again ──▶ reconnect run now (push, then pull all)
+///   local change ──▶ push-only run after the debounce (at most pushMaxDelay after the first)
+///   paused ──▶ only manual runs
+/// ```
+public struct SyncSchedule<Instant: InstantProtocol>: Sendable where Instant.Duration == Duration, Instant: Sendable {
+    public enum Reason: String, Sendable {
+        case startup, periodic, retry, reconnect, manual
+        case localChange = "local-change"
+    }
+
+    public enum Outcome: Sendable, Equatable {
+        case succeeded
+        case failed
+        case offline
+    }
+
+    public struct Run: Sendable, Equatable {
+        public var at: Instant
+        public var reason: Reason
+        /// Collections to pull after the push (empty: push only).
+        public var collections: Set<SyncCollection>
+        /// Also refresh the dashboard (full runs).
+        public var full: Bool
+    }
+
+    public let policy: SchedulePolicy
+    public private(set) var paused = false
+    public private(set) var online = true
+    public private(set) var consecutiveFailures = 0
+
+    private var periodic: (at: Instant, reason: Reason)?
+    private var manual: (at: Instant, collections: Set<SyncCollection>?)?
+    private var push: (at: Instant, first: Instant)?
+    private var lastPulled: [SyncCollection: Instant] = [:]
+
+    public init(policy: SchedulePolicy, now: Instant) {
+        self.policy = policy
+        periodic = (now, .startup)
+    }
+
+    // MARK: What to run
+
+    /// The next run, or nil when there is nothing to do until an event (offline, or paused with nothing asked).
+    /// While offline nothing is planned — not even a manual run, which waits for the reconnect run.
+    public func nextRun() -> Run? {
+        guard online else { return nil }
+        var candidates: [Run] = []
+        if let manual {
+            candidates.append(
+                Run(at: manual.at, reason: .manual, collections: manual.collections ?? Set(SyncCollection.allCases),
+                    full: manual.collections == nil))
+        }
+        if !paused {
+            if let periodic {
+                let collections =
+                    periodic.reason == .periodic ? due(at: periodic.at) : Set(SyncCollection.allCases)
+                candidates.append(Run(at: periodic.at, reason: periodic.reason, collections: collections, full: true))
+            }
+            if let push {
+                candidates.append(Run(at: push.at, reason: .localChange, collections: [], full: false))
+            }
+        }
+        return candidates.min { $0.at < $1.at }
+    }
+
+    /// Collections whose last pull is older than their maximum age at `time` (never pulled: due).
+    func due(at time: Instant) -> Set<SyncCollection> {
+        Set(
+            SyncCollection.allCases.filter { collection in
+                guard let last = lastPulled[collection] else { return true }
+                return last.advanced(by: policy.maxAge[collection] ?? .zero) <= time
+            })
+    }
+
+    // MARK: Events
+
+    /// `repairctl sync`: run now (`collections` nil: everything).
+    public mutating func manualRequested(_ collections: Set<SyncCollection>?, now: Instant) {
+        if let existing = manual {
+            let merged: Set<SyncCollection>? =
+                existing.collections.flatMap { old in collections.map { old.union($0) } }
+            manual = (existing.at, merged)
+        } else {
+            manual = (now, collections)
+        }
+    }
+
+    /// A change was queued locally: push soon, debounced.
+    public mutating func localChange(now: Instant) {
+        let first = push?.first ?? now
+        let deadline = first.advanced(by: policy.pushMaxDelay)
+        let debounced = now.advanced(by: policy.pushDebounce)
+        push = (min(debounced, deadline), first)
+    }
+
+    public mutating func setPaused(_ paused: Bool) { self.paused = paused }
+
+    /// The probe's verdict. Offline → online plans a reconnect run at once.
+    public mutating func connectivityChanged(online: Bool, now: Instant) {
+        guard online != self.online else { return }
+        self.online = online
+        if online {
+            // The reconnect run pushes everything and pulls everything: it answers what waited while offline.
+            periodic = (now, .reconnect)
+            manual = nil
+            push = nil
+        }
+    }
+
+    /// A run is starting: what it covers is no longer pending.
+    public mutating func runStarted(_ run: Run) {
+        switch run.reason {
+        case .manual: manual = nil
+        case .localChange: push = nil
+        case .startup, .periodic, .retry, .reconnect:
+            periodic = nil
+            push = nil
+        }
+        // A full run pushes everything and pulls everything: it also answers what was asked meanwhile.
+        if run.full {
+            push = nil
+            manual = nil
+        }
+    }
+
+    /// A run ended at `now`. `random` in 0…1 draws the jitter.
+    public mutating func runFinished(_ run: Run, outcome: Outcome, now: Instant, random: Double) {
+        switch outcome {
+        case .succeeded:
+            consecutiveFailures = 0
+            for collection in run.collections { lastPulled[collection] = now }
+            if run.full || run.reason != .localChange {
+                periodic = (now.advanced(by: jittered(policy.interval, random)), .periodic)
+            } else if periodic == nil {
+                periodic = (now.advanced(by: jittered(policy.interval, random)), .periodic)
+            }
+        case .failed:
+            consecutiveFailures += 1
+            let exponent = min(consecutiveFailures - 1, 30)
+            let backoff = min(policy.interval, policy.retryBase * (1 << exponent))
+            // Equal jitter: between half and all of the backoff, so retries spread out but never come at once.
+            periodic = (now.advanced(by: backoff * (0.5 + 0.5 * min(max(random, 0), 1))), .retry)
+        case .offline:
+            online = false
+            // Back online, the probe plans the reconnect run; until then nothing is attempted.
+            periodic = (now.advanced(by: jittered(policy.interval, random)), .periodic)
+        }
+    }
+
+    func jittered(_ duration: Duration, _ random: Double) -> Duration {
+        duration * (1 + policy.jitter * (2 * min(max(random, 0), 1) - 1))
+    }
+}

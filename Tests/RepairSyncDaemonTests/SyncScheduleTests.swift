@@ -1,0 +1,160 @@
+import RepairSyncDaemon
+import RepairSyncModels
+import Testing
+
+/// A fake instant: a duration since an arbitrary origin. The schedule never reads a clock.
+struct FakeInstant: InstantProtocol, Sendable {
+    var offset: Duration
+    static let zero = FakeInstant(offset: .zero)
+    func advanced(by duration: Duration) -> FakeInstant { FakeInstant(offset: offset + duration) }
+    func duration(to other: FakeInstant) -> Duration { other.offset - offset }
+    static func < (lhs: FakeInstant, rhs: FakeInstant) -> Bool { lhs.offset < rhs.offset }
+    static func seconds(_ value: Double) -> FakeInstant { FakeInstant(offset: .milliseconds(Int64(value * 1000))) }
+}
+
+/// The scheduler's decisions, on a fake time: no test here waits for anything.
+@Suite("Sync schedule")
+struct SyncScheduleTests {
+    typealias Schedule = SyncSchedule<FakeInstant>
+    let policy = SchedulePolicy(
+        interval: .seconds(900), jitter: 0.1, maxAge: [.clients: .seconds(3600)], retryBase: .seconds(5),
+        pushDebounce: .seconds(1), pushMaxDelay: .seconds(5))
+
+    /// Runs what is planned at its time and finishes it with `outcome`.
+    func runNext(_ schedule: inout Schedule, outcome: Schedule.Outcome = .succeeded, duration: Double = 2, random: Double = 0.5)
+        -> Schedule.Run?
+    {
+        guard let run = schedule.nextRun() else { return nil }
+        schedule.runStarted(run)
+        schedule.runFinished(run, outcome: outcome, now: run.at.advanced(by: .milliseconds(Int64(duration * 1000))), random: random)
+        return run
+    }
+
+    @Test("start-up runs at once and pulls everything; then every interval ±10 %, measured from the run's end")
+    func startupAndInterval() {
+        var schedule = Schedule(policy: policy, now: .zero)
+        let first = runNext(&schedule, duration: 3)
+        #expect(first?.reason == .startup)
+        #expect(first?.at == .zero)
+        #expect(first?.collections == Set(SyncCollection.allCases))
+        for random in [0.0, 0.25, 0.5, 1.0] {
+            var copy = schedule
+            copy.runFinished(first!, outcome: .succeeded, now: .seconds(3), random: random)
+            let next = copy.nextRun()!
+            #expect(next.reason == .periodic)
+            let delay = next.at.offset - FakeInstant.seconds(3).offset
+            // ±10 % of 900 s (a millisecond of slack for floating point).
+            #expect(delay >= .milliseconds(809_999) && delay <= .milliseconds(990_001), "\(delay) for random \(random)")
+        }
+        #expect(schedule.nextRun()?.at == .seconds(903))
+    }
+
+    @Test("a periodic run pulls only the collections that are due: clients hourly, the rest every run")
+    func perCollectionAge() {
+        var schedule = Schedule(policy: policy, now: .zero)
+        _ = runNext(&schedule, duration: 0)  // start-up at 0, pulls all
+        let second = runNext(&schedule, duration: 0)  // periodic at 900 s
+        #expect(second?.reason == .periodic)
+        #expect(second?.collections == Set(SyncCollection.allCases).subtracting([.clients]))
+        _ = runNext(&schedule, duration: 0)  // 1800 s
+        _ = runNext(&schedule, duration: 0)  // 2700 s
+        let fifth = runNext(&schedule, duration: 0)  // 3600 s: clients are an hour old
+        #expect(fifth?.at == .seconds(3600))
+        #expect(fifth?.collections.contains(.clients) == true)
+    }
+
+    @Test("a manual run happens at once and resets the periodic timer")
+    func manualResetsTimer() {
+        var schedule = Schedule(policy: policy, now: .zero)
+        _ = runNext(&schedule, duration: 0)
+        schedule.manualRequested(nil, now: .seconds(600))
+        let manual = runNext(&schedule, duration: 1)
+        #expect(manual?.reason == .manual)
+        #expect(manual?.at == .seconds(600))
+        #expect(schedule.nextRun()?.at == .seconds(1501), "900 s after the manual run ended, not after start-up")
+    }
+
+    @Test("failures back off exponentially with jitter up to the interval; success goes back to the interval")
+    func backoff() {
+        var schedule = Schedule(policy: policy, now: .zero)
+        var ends: [FakeInstant] = []
+        var delays: [Duration] = []
+        var run = schedule.nextRun()!
+        for _ in 0..<10 {
+            schedule.runStarted(run)
+            let end = run.at.advanced(by: .seconds(1))
+            schedule.runFinished(run, outcome: .failed, now: end, random: 1)
+            ends.append(end)
+            run = schedule.nextRun()!
+            #expect(run.reason == .retry)
+            delays.append(end.duration(to: run.at))
+        }
+        #expect(delays.prefix(5) == [.seconds(5), .seconds(10), .seconds(20), .seconds(40), .seconds(80)])
+        #expect(delays.allSatisfy { $0 <= .seconds(900) })
+        #expect(delays.last == .seconds(900), "capped at the interval")
+        var low = schedule
+        low.runStarted(run)
+        low.runFinished(run, outcome: .failed, now: run.at, random: 0)
+        #expect(run.at.duration(to: low.nextRun()!.at) == .seconds(450), "jitter keeps at least half the backoff")
+        schedule.runStarted(run)
+        schedule.runFinished(run, outcome: .succeeded, now: run.at, random: 0.5)
+        #expect(schedule.consecutiveFailures == 0)
+        #expect(run.at.duration(to: schedule.nextRun()!.at) == .seconds(900))
+    }
+
+    @Test("a burst of local changes is pushed once, a debounce after the last, at most 5 s after the first")
+    func debounce() {
+        var schedule = Schedule(policy: policy, now: .zero)
+        _ = runNext(&schedule, duration: 0)
+        for t in stride(from: 100.0, through: 100.6, by: 0.2) { schedule.localChange(now: .seconds(t)) }
+        let push = schedule.nextRun()
+        #expect(push?.reason == .localChange)
+        #expect(push?.at == .seconds(101.6))
+        #expect(push?.collections == [])
+        // A change every half second for ten seconds: the push is not postponed beyond 5 s after the first.
+        var busy = Schedule(policy: policy, now: .zero)
+        _ = runNext(&busy, duration: 0)
+        for t in stride(from: 200.0, through: 210.0, by: 0.5) { busy.localChange(now: .seconds(t)) }
+        #expect(busy.nextRun()?.at == .seconds(205))
+        _ = runNext(&busy, duration: 0)
+        #expect(busy.nextRun()?.reason == .periodic, "the push-only run does not reset the periodic timer")
+        #expect(busy.nextRun()?.at == .seconds(900))
+    }
+
+    @Test("paused: no periodic or push runs, manual runs still happen; resume brings them back")
+    func pause() {
+        var schedule = Schedule(policy: policy, now: .zero)
+        _ = runNext(&schedule, duration: 0)
+        schedule.setPaused(true)
+        schedule.localChange(now: .seconds(10))
+        #expect(schedule.nextRun() == nil)
+        schedule.manualRequested([.orders], now: .seconds(20))
+        let manual = runNext(&schedule, duration: 0)
+        #expect(manual?.reason == .manual)
+        #expect(manual?.collections == [.orders])
+        #expect(schedule.nextRun() == nil)
+        schedule.setPaused(false)
+        #expect(schedule.nextRun()?.reason == .localChange)
+    }
+
+    @Test("offline: nothing is attempted, not even a manual run; back online, a reconnect run at once pulls all")
+    func offline() {
+        var schedule = Schedule(policy: policy, now: .zero)
+        let first = schedule.nextRun()!
+        schedule.runStarted(first)
+        schedule.runFinished(first, outcome: .offline, now: .seconds(1), random: 0.5)
+        #expect(!schedule.online)
+        schedule.localChange(now: .seconds(2))
+        schedule.manualRequested(nil, now: .seconds(3))
+        #expect(schedule.nextRun() == nil)
+        schedule.connectivityChanged(online: true, now: .seconds(40))
+        guard let reconnect = schedule.nextRun() else { Issue.record("nothing planned after reconnecting"); return }
+        #expect(reconnect.reason == .reconnect)
+        #expect(reconnect.at == .seconds(40))
+        #expect(reconnect.collections == Set(SyncCollection.allCases))
+        schedule.runStarted(reconnect)
+        schedule.runFinished(reconnect, outcome: .succeeded, now: .seconds(41), random: 0.5)
+        #expect(schedule.nextRun()?.reason == .periodic, "the reconnect run answered the manual request and the push")
+        #expect(schedule.nextRun()?.at == .seconds(941))
+    }
+}

@@ -41,6 +41,8 @@ let package = Package(
             pkgConfig: "libsystemd",
             providers: [.apt(["libsystemd-dev"])]
         ),
+        // The rtnetlink headers (NETLINK_ROUTE, RTMGRP_*, sockaddr_nl) for the connectivity probe.
+        .systemLibrary(name: "CNetlink"),
         // Wire and domain types shared by the engine, the CLI and the development backend (Foundation only).
         .target(
             name: "RepairSyncModels",
@@ -89,6 +91,7 @@ let package = Package(
                 "RepairSyncEngine",
                 "RepairSyncControl",
                 "CSystemd",
+                "CNetlink",
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "SystemPackage", package: "swift-system"),

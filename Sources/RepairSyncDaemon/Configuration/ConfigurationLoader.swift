@@ -28,6 +28,12 @@ public enum ConfigurationLoader {
         ("sync.interval", "15m"),
         ("sync.page_size", "500"),
         ("sync.shutdown_grace", "5s"),
+        ("sync.push_debounce", "1s"),
+        ("sync.max_age.clients", "1h"),
+        ("sync.max_age.orders", "0s"),
+        ("sync.max_age.devices", "0s"),
+        ("sync.max_age.tickets", "0s"),
+        ("sync.max_age.ticket_messages", "0s"),
         ("retry.base", "1s"),
         ("retry.cap", "5m"),
         ("retry.max_attempts", "10"),
@@ -177,7 +183,10 @@ public enum ConfigurationLoader {
                 interval: try P.duration(values.withDefault("sync.interval"), key: "sync.interval"),
                 pageSize: try P.integer(values.withDefault("sync.page_size"), key: "sync.page_size", in: 1...1000),
                 shutdownGrace: try P.duration(
-                    values.withDefault("sync.shutdown_grace"), key: "sync.shutdown_grace", allowZero: true)),
+                    values.withDefault("sync.shutdown_grace"), key: "sync.shutdown_grace", allowZero: true),
+                maxAge: try maxAges(values),
+                pushDebounce: try P.duration(
+                    values.withDefault("sync.push_debounce"), key: "sync.push_debounce", allowZero: true)),
             retry: retry,
             conflicts: conflicts,
             probe: .init(
@@ -189,6 +198,15 @@ public enum ConfigurationLoader {
             logLevel: try P.choice(values.withDefault("log.level"), key: "log.level", as: DaemonConfiguration.LogLevel.self),
             token: token,
             unknownKeys: unknown)
+    }
+
+    static func maxAges(_ values: Values) throws(ConfigurationError) -> [SyncCollection: Duration] {
+        var ages: [SyncCollection: Duration] = [:]
+        for collection in SyncCollection.pullOrder {
+            let key = "sync.max_age.\(collection.name)"
+            ages[collection] = try ConfigValueParsing.duration(values.withDefault(key), key: key, allowZero: true)
+        }
+        return ages
     }
 
     /// The token file: readable, one non-empty line; its content is a `Secret` from here on.

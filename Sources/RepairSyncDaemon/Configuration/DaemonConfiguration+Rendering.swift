@@ -11,7 +11,7 @@ extension DaemonConfiguration {
             where milliseconds >= factor && milliseconds % factor == 0 {
                 return "\(milliseconds / factor)\(unit)"
             }
-            return "\(milliseconds)ms"
+            return milliseconds == 0 ? "0s" : "\(milliseconds)ms"
         }
         let lines: [(String, String)] = [
             ("api.base_url", api.baseURL),
@@ -27,6 +27,8 @@ extension DaemonConfiguration {
             ("sync.interval", text(sync.interval)),
             ("sync.page_size", "\(sync.pageSize)"),
             ("sync.shutdown_grace", text(sync.shutdownGrace)),
+            ("sync.push_debounce", text(sync.pushDebounce)),
+        ] + SyncCollection.pullOrder.map { ("sync.max_age.\($0.name)", text(sync.maxAge[$0] ?? .zero)) } + [
             ("retry.base", text(retry.base)),
             ("retry.cap", text(retry.cap)),
             ("retry.max_attempts", "\(retry.maxAttempts)"),

@@ -30,6 +30,10 @@ public struct DaemonConfiguration: Sendable, Equatable {
         public var pageSize: Int
         /// How long a SIGTERM waits for an HTTP request in flight.
         public var shutdownGrace: Duration
+        /// Per collection, how old its last pull may be before a periodic run pulls it again (zero: every run).
+        public var maxAge: [SyncCollection: Duration]
+        /// A burst of local changes is pushed this long after the last one.
+        public var pushDebounce: Duration
     }
 
     public struct Probe: Sendable, Equatable {
@@ -59,6 +63,13 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var unknownKeys: [String]
 
     public static let defaultPath = "/etc/repairsyncd/repairsyncd.yaml"
+
+    /// The scheduler's settings.
+    public var schedulePolicy: SchedulePolicy {
+        SchedulePolicy(
+            interval: sync.interval, jitter: 0.1, maxAge: sync.maxAge, retryBase: min(retry.base * 5, sync.interval),
+            pushDebounce: sync.pushDebounce, pushMaxDelay: max(sync.pushDebounce * 5, .seconds(1)))
+    }
 
     /// The engine's settings.
     public var engineConfiguration: EngineConfiguration {

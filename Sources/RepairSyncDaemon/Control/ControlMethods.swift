@@ -11,18 +11,18 @@ public import RepairSyncStore
 public struct ControlMethods: Sendable {
     let engine: SyncEngine
     let store: ReplicaStore
-    let runner: SyncRunner
+    let scheduler: SchedulerService
     let reload: @Sendable () async -> Result<[String], ConfigurationError>
     let logger: Logger
     var queries: ReplicaQueries { ReplicaQueries(store: store) }
 
     public init(
-        engine: SyncEngine, store: ReplicaStore, runner: SyncRunner, logger: Logger,
+        engine: SyncEngine, store: ReplicaStore, scheduler: SchedulerService, logger: Logger,
         reload: @escaping @Sendable () async -> Result<[String], ConfigurationError>
     ) {
         self.engine = engine
         self.store = store
-        self.runner = runner
+        self.scheduler = scheduler
         self.logger = logger
         self.reload = reload
     }
@@ -68,11 +68,11 @@ public struct ControlMethods: Sendable {
             return .object([("version", .string(ProductInfo.version)), ("protocol", .number(1))])
         case "status":
             _ = try JSONRPCParams(params, allowed: [])
-            return StatusView.json(await engine.status, paused: runner.isPaused)
+            return StatusView.json(await engine.status, scheduler: scheduler)
         case "subscribe":
             _ = try JSONRPCParams(params, allowed: [])
-            let runner = runner
-            let updates = await engine.statusUpdates().map { StatusView.json($0, paused: runner.isPaused) }
+            let scheduler = scheduler
+            let updates = await engine.statusUpdates().map { StatusView.json($0, scheduler: scheduler) }
             try context.subscribe(method: "statusChanged", to: updates)
             return .bool(true)
         case "queueChange":
@@ -83,7 +83,7 @@ public struct ControlMethods: Sendable {
                 throw JSONRPCError.invalidParams("kind", "must be one of \(known), not \(kindName)")
             }
             let result = try await engine.queueChange(kind, id: try named.string("id"))
-            runner.pushSoon()
+            await scheduler.localChange()
             switch result {
             case .queued(let seq, let fields):
                 return .object([
@@ -108,7 +108,7 @@ public struct ControlMethods: Sendable {
                 }
                 return try JSONValue.encoding(report)
             }
-            runner.trigger(collections.map { .collections($0) } ?? .full)
+            await scheduler.requestRun(collections)
             return .object([("started", .bool(true))])
         case "pending":
             let named = try JSONRPCParams(params, allowed: ["state"])
@@ -129,7 +129,7 @@ public struct ControlMethods: Sendable {
             let dead = try engine.outboxEntries().filter { $0.state == .dead }.map(\.seq)
             let targets = ids ?? dead
             for seq in targets { try await engine.retryDead(seq: seq) }
-            if !targets.isEmpty { runner.pushSoon() }
+            if !targets.isEmpty { await scheduler.localChange() }
             return .object([("retried", .number(targets.count))])
         case "conflicts":
             let named = try JSONRPCParams(params, allowed: ["open", "limit"])
@@ -142,12 +142,12 @@ public struct ControlMethods: Sendable {
                 throw JSONRPCError.invalidParams("id", "is required")
             }
             try await engine.resolveConflict(id: Int64(id), try Self.decision(named.value("keep")))
-            runner.pushSoon()
+            await scheduler.localChange()
             return .object([("resolved", .bool(true))])
         case "pause", "resume":
             _ = try JSONRPCParams(params, allowed: [])
-            runner.setPaused(method == "pause")
-            return .object([("paused", .bool(runner.isPaused))])
+            await scheduler.setPaused(method == "pause")
+            return .object([("paused", .bool(scheduler.snapshot.paused))])
         case "reload":
             _ = try JSONRPCParams(params, allowed: [])
             switch await reload() {
@@ -168,14 +168,14 @@ public struct ControlMethods: Sendable {
             }
             let entry = try await engine.update(
                 method == "updateOrder" ? .orders : .devices, id: try named.string("id"), fields: fields)
-            runner.pushSoon()
+            await scheduler.localChange()
             return try JSONValue.encoding(entry)
         case "replyToTicket":
             let named = try JSONRPCParams(params, allowed: ["ticketId", "content", "internal"])
             let message = try await engine.createTicketMessage(
                 ticketId: try named.string("ticketId"), content: try named.string("content"),
                 isInternal: try named.optionalBool("internal") ?? false)
-            runner.pushSoon()
+            await scheduler.localChange()
             return try JSONValue.encoding(message)
         case "listOrders":
             let named = try JSONRPCParams(params, allowed: ["status", "clientId", "limit", "offset"])

@@ -6,7 +6,10 @@ internal import RepairSyncModels
 /// The `status` result and `statusChanged` params: one stable, documented shape (docs/rpc.md) for `repairctl status`,
 /// the badge and any other tool.
 public enum StatusView {
-    public static func json(_ status: EngineStatus, paused: Bool) -> JSONValue {
+    public static func json(_ status: EngineStatus, scheduler: SchedulerService) -> JSONValue {
+        let schedule = scheduler.snapshot
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         var phase: [(key: String, value: JSONValue)] = [("state", .string(status.phase.name))]
         switch status.phase {
         case .syncing(let step, let progress):
@@ -30,8 +33,16 @@ public enum StatusView {
         let metrics = status.metrics
         let members: [(key: String, value: JSONValue)] =
             phase + [
-                ("online", .bool(status.phase != .offline)),
-                ("paused", .bool(paused)),
+                ("online", .bool(schedule.online)),
+                ("probe", .string(scheduler.probe.mode.rawValue)),
+                ("lastOnlineChange", .optionalString(scheduler.probe.lastChange.map(formatter.string(from:)))),
+                ("paused", .bool(schedule.paused)),
+                (
+                    "nextRun",
+                    schedule.nextRunAt.map { at in
+                        .object([("at", .string(formatter.string(from: at))), ("reason", .optionalString(schedule.nextRunReason))])
+                    } ?? .null
+                ),
                 ("lastSyncAt", .optionalString(status.lastSyncAt?.rfc3339)),
                 ("lastSuccessAt", .optionalString(status.lastSuccessAt?.rfc3339)),
                 ("pending", .number(status.pending)),

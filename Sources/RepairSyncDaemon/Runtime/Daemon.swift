@@ -8,7 +8,7 @@ internal import ServiceLifecycle
 internal import Synchronization
 internal import UnixSignals
 
-/// `repairsyncd` itself: loads the configuration, opens the store, and runs the sync runner, the control socket and
+/// `repairsyncd` itself: loads the configuration, opens the store, and runs the scheduler, the control socket and
 /// the reload handler as one service group until SIGTERM/SIGINT.
 public enum Daemon {
     /// Runs the daemon; returns the process exit code (0 after a clean shutdown, 78 for a bad configuration, 1 when
@@ -52,9 +52,15 @@ public enum Daemon {
         let engine = try SyncEngine(
             store: store, api: api, configuration: configuration.engineConfiguration,
             logger: Logger(label: "repairsyncd.engine"))
-        let runner = SyncRunner(
-            engine: engine, interval: configuration.sync.interval, shutdownGrace: configuration.sync.shutdownGrace,
-            logger: Logger(label: "repairsyncd.runner"))
+        // The probe's health checks have their own client: a short timeout, and no Retry-After gate shared with
+        // the engine's requests.
+        let probeAPI = APIClient(
+            configuration: .init(
+                baseURL: configuration.api.baseURL, token: configuration.token.value,
+                requestTimeout: configuration.probe.timeout))
+        let scheduler = SchedulerService(
+            engine: engine, policy: configuration.schedulePolicy, probeSettings: configuration.probe, probeAPI: probeAPI,
+            shutdownGrace: configuration.sync.shutdownGrace, logger: Logger(label: "repairsyncd.scheduler"))
         let running = Mutex(configuration)
 
         // A reload validates the whole file; a bad one is refused and the running configuration stays.
@@ -65,7 +71,7 @@ public enum Daemon {
                 let next = try await ConfigurationLoader.load(path: configPath, environment: environment)
                 let previous = running.withLock { $0 }
                 level.value = DaemonLogging.level(next.logLevel)
-                runner.interval = next.sync.interval
+                await scheduler.reconfigure(next.schedulePolicy)
                 let needRestart = restartKeys(from: previous, to: next)
                 running.withLock { $0 = next }
                 logger.notice(
@@ -81,7 +87,7 @@ public enum Daemon {
             }
         }
         let methods = ControlMethods(
-            engine: engine, store: store, runner: runner, logger: Logger(label: "repairsyncd.control"), reload: reload)
+            engine: engine, store: store, scheduler: scheduler, logger: Logger(label: "repairsyncd.control"), reload: reload)
         let server = ControlServer(
             path: configuration.control.socket,
             limits: .init(
@@ -95,7 +101,7 @@ public enum Daemon {
         let group = ServiceGroup(
             configuration: .init(
                 services: [
-                    .init(service: runner),
+                    .init(service: scheduler),
                     .init(service: control),
                     .init(service: ReloadService { _ = await reload() }),
                 ],

@@ -158,6 +158,11 @@ public struct SyncSchedule<Instant: InstantProtocol>: Sendable where Instant.Dur
         }
     }
 
+    /// After a reconfiguration: plan the next periodic run one interval from now instead of a start-up run.
+    public mutating func runFinishedWithoutRun(now: Instant) {
+        periodic = (now.advanced(by: policy.interval), .periodic)
+    }
+
     func jittered(_ duration: Duration, _ random: Double) -> Duration {
         duration * (1 + policy.jitter * (2 * min(max(random, 0), 1) - 1))
     }

@@ -67,6 +67,13 @@ public actor SyncEngine {
         await request(RunRequest(collections: collections, dashboard: false))
     }
 
+    /// Push, pull `collections`, and refresh the dashboard snapshot when `dashboard` is set (a scheduled full run
+    /// that skips collections not yet due).
+    @discardableResult
+    public func sync(_ collections: Set<SyncCollection>, dashboard: Bool) async -> SyncReport {
+        await request(RunRequest(collections: collections, dashboard: dashboard))
+    }
+
     /// Ends the current run at its next request boundary (the request in flight finishes and is committed), and
     /// refuses new runs. Returns when no run is active. For shutdown.
     public func stop() async {
@@ -255,6 +262,18 @@ public actor SyncEngine {
         guard next != current else { return }
         current = next
         for observer in observers.values { observer.yield(next) }
+    }
+
+    /// What the connectivity probe found, for the status: offline while no run is going on, and back to idle when
+    /// the API is reachable again (the run that follows shows in its own phases).
+    public func connectivityChanged(online: Bool) {
+        publish { status in
+            switch (online, status.phase) {
+            case (false, .idle), (false, .completed), (false, .error): status.phase = .offline
+            case (true, .offline): status.phase = .idle
+            default: break
+            }
+        }
     }
 
     /// Re-reads counts from the store (after local changes or a run).

@@ -34,6 +34,24 @@ struct Status: ParsableCommand {
         }
     }
 
+    /// "in 14 min (periodic)", or why nothing is planned.
+    static func nextRun(_ next: JSONValue?) -> String {
+        guard let next, next != .null, let at = next["at"]?.stringValue else { return "when the API is reachable again" }
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        let reason = Output.cell(next["reason"])
+        guard let date = formatter.date(from: at) else { return "\(at) (\(reason))" }
+        let seconds = Int(date.timeIntervalSinceNow.rounded())
+        let when =
+            switch seconds {
+            case ..<1: "now"
+            case ..<60: "in \(seconds) s"
+            case ..<3600: "in \(seconds / 60) min"
+            default: "in \(seconds / 3600) h \(seconds % 3600 / 60) min"
+            }
+        return "\(when) (\(reason))"
+    }
+
     static func render(_ status: JSONValue) -> String {
         let state = status["state"]?.stringValue ?? "?"
         var headline = state
@@ -50,7 +68,9 @@ struct Status: ParsableCommand {
             }
         var lines = [
             "state:      \(colouredState)\(status["paused"]?.boolValue == true ? " (automatic sync paused)" : "")",
-            "network:    \(status["online"]?.boolValue == false ? Output.yellow("offline") : "online")",
+            "network:    \(status["online"]?.boolValue == false ? Output.yellow("offline") : "online") "
+                + "(probe: \(Output.cell(status["probe"])), changed \(Output.relative(status["lastOnlineChange"])))",
+            "next sync:  \(Self.nextRun(status["nextRun"]))",
             "last sync:  \(Output.relative(status["lastSyncAt"])) (last success \(Output.relative(status["lastSuccessAt"])))",
             "changes:    \(Output.cell(status["pending"])) pending, \(Output.cell(status["failed"])) failed, "
                 + "\(Output.cell(status["dead"])) dead, \(Output.cell(status["openConflicts"])) open conflicts",

@@ -13,7 +13,14 @@ import Testing
 /// The built `repairsyncd` as a separate process against a real `repair-api-dev` on loopback, with its own
 /// configuration, store and control socket in a temporary directory; readiness is its sd_notify READY=1.
 final class DaemonHarness: @unchecked Sendable {
-    let backend: RunningBackend
+    private let inProcessBackend: RunningBackend?
+    /// The in-process backend (tests that start the daemon against a server process use `baseURL` only).
+    var backend: RunningBackend { inProcessBackend! }
+    let baseURL: String
+    /// A command prefix for the daemon, e.g. `ip netns exec NAME`.
+    var launcher: [String] = []
+    /// Extra environment for the daemon (`REPAIRSYNCD_*` overrides).
+    var environment: [String: String] = [:]
     let directory: TemporaryDirectory
     let notify: NotifyListener
     private(set) var process: Process?
@@ -27,7 +34,18 @@ final class DaemonHarness: @unchecked Sendable {
     static var binaries: URL { URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent() }
 
     init(backend: RunningBackend) throws {
-        self.backend = backend
+        inProcessBackend = backend
+        baseURL = backend.baseURL
+        directory = try TemporaryDirectory(prefix: "daemon")
+        notify = try NotifyListener(path: directory.path("notify.sock"))
+        try RunningBackend.token.write(toFile: directory.path("token"), atomically: true, encoding: .utf8)
+        try writeConfig()
+    }
+
+    /// A harness for a server started elsewhere (a process, maybe in another network namespace).
+    init(baseURL: String) throws {
+        inProcessBackend = nil
+        self.baseURL = baseURL
         directory = try TemporaryDirectory(prefix: "daemon")
         notify = try NotifyListener(path: directory.path("notify.sock"))
         try RunningBackend.token.write(toFile: directory.path("token"), atomically: true, encoding: .utf8)
@@ -38,7 +56,7 @@ final class DaemonHarness: @unchecked Sendable {
     func writeConfig(_ extra: String = "") throws {
         let text = """
             api:
-              base_url: \(backend.baseURL)
+              base_url: \(baseURL)
               token_file: \(directory.path("token"))
             store:
               path: \(storePath)
@@ -67,11 +85,18 @@ final class DaemonHarness: @unchecked Sendable {
     /// Starts the daemon and waits for READY=1.
     func start() async throws {
         let daemon = Process()
-        daemon.executableURL = Self.binaries.appendingPathComponent("repairsyncd")
-        daemon.arguments = ["--config", configPath]
+        let binary = Self.binaries.appendingPathComponent("repairsyncd")
+        if launcher.isEmpty {
+            daemon.executableURL = binary
+            daemon.arguments = ["--config", configPath]
+        } else {
+            daemon.executableURL = URL(fileURLWithPath: launcher[0])
+            daemon.arguments = Array(launcher.dropFirst()) + [binary.path, "--config", configPath]
+        }
         var environment = ProcessInfo.processInfo.environment
         environment["NOTIFY_SOCKET"] = notify.path
         environment.removeValue(forKey: "JOURNAL_STREAM")
+        environment.merge(self.environment) { _, new in new }
         daemon.environment = environment
         runs += 1
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)

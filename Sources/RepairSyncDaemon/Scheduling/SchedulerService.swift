@@ -1,0 +1,168 @@
+public import Foundation
+public import Logging
+public import RepairSyncEngine
+public import RepairSyncModels
+public import ServiceLifecycle
+internal import Synchronization
+
+/// Runs the engine when the schedule says so (`SyncSchedule`), sleeping in between: start-up, the periodic timer,
+/// reconnects from the probe, `repairctl sync`, and local changes (debounced). The replacement for an iOS app's
+/// BGAppRefreshTask and reachability callbacks.
+public final class SchedulerService: Service, Sendable {
+    enum Event: Sendable {
+        case manual(Set<SyncCollection>?)
+        case localChange
+        case paused(Bool)
+        case connectivity(Bool)
+        case reconfigure(SchedulePolicy)
+        /// A run (any run: scheduled, or `sync` with `wait` over the socket) could not reach the API.
+        case engineOffline
+    }
+
+    /// What `status` shows of the schedule.
+    public struct Snapshot: Sendable {
+        public var paused: Bool
+        public var online: Bool
+        public var nextRunAt: Date?
+        public var nextRunReason: String?
+    }
+
+    let engine: SyncEngine
+    let logger: Logger
+    let shutdownGrace: Duration
+    public let probe: ConnectivityProbe
+    private let mailbox = Mailbox<Event>()
+    private let schedule: Mutex<SyncSchedule<ContinuousClock.Instant>>
+    private let snapshotValue: Mutex<Snapshot>
+
+    public init(
+        engine: SyncEngine, policy: SchedulePolicy, probeSettings: DaemonConfiguration.Probe, probeAPI: APIClient,
+        shutdownGrace: Duration, logger: Logger
+    ) {
+        self.engine = engine
+        self.logger = logger
+        self.shutdownGrace = shutdownGrace
+        schedule = Mutex(SyncSchedule(policy: policy, now: .now))
+        snapshotValue = Mutex(Snapshot(paused: false, online: true, nextRunAt: nil, nextRunReason: nil))
+        let (mailbox, probeLogger) = (self.mailbox, Logger(label: "repairsyncd.probe"))
+        probe = ConnectivityProbe(settings: probeSettings, health: probeAPI, logger: probeLogger) { online in
+            await mailbox.post(.connectivity(online))
+        }
+    }
+
+    public var snapshot: Snapshot { snapshotValue.withLock { $0 } }
+
+    // MARK: Requests
+
+    /// `repairctl sync` without waiting: run as soon as possible (nil: everything).
+    public func requestRun(_ collections: Set<SyncCollection>?) async { await mailbox.post(.manual(collections)) }
+
+    /// A change was queued locally: push soon (debounced; not while paused).
+    public func localChange() async { await mailbox.post(.localChange) }
+
+    public func setPaused(_ paused: Bool) async {
+        snapshotValue.withLock { $0.paused = paused }
+        await mailbox.post(.paused(paused))
+        logger.info("automatic sync \(paused ? "paused" : "resumed")")
+    }
+
+    /// A reloaded configuration's interval and ages.
+    public func reconfigure(_ policy: SchedulePolicy) async { await mailbox.post(.reconfigure(policy)) }
+
+    // MARK: Running
+
+    public func run() async throws {
+        await withDiscardingTaskGroup { group in
+            group.addTask { await self.probe.run() }
+            group.addTask { await self.loop() }
+            group.addTask {
+                // Runs started over the socket bypass the schedule; their connection failures count all the same.
+                var wasOffline = false
+                for await status in await self.engine.statusUpdates() {
+                    let offline = status.phase == .offline
+                    if offline, !wasOffline { await self.mailbox.post(.engineOffline) }
+                    wasOffline = offline
+                }
+            }
+            try? await gracefulShutdown()
+            // Shutdown: no new runs; the run in progress ends at its next request boundary, waiting at most the
+            // grace period for the request in flight (its outcome is committed, or replayed after a restart).
+            engine.requestStop()
+            let engine = engine
+            let grace = shutdownGrace
+            await withTaskGroup(of: Void.self) { race in
+                race.addTask { await engine.stop() }
+                race.addTask { try? await Task.sleep(for: grace) }
+                await race.next()
+                race.cancelAll()
+            }
+            group.cancelAll()
+        }
+    }
+
+    private func loop() async {
+        while !Task.isCancelled {
+            let planned = schedule.withLock { $0.nextRun() }
+            publish(planned)
+            let now = ContinuousClock.now
+            guard let run = planned, run.at <= now else {
+                if let event = await mailbox.next(until: planned?.at) { await apply(event) }
+                continue
+            }
+            schedule.withLock { $0.runStarted(run) }
+            let report: SyncReport
+            if run.full, run.collections == Set(SyncCollection.allCases) {
+                report = await engine.performFullSync()
+            } else {
+                report = await engine.sync(run.collections, dashboard: run.full)
+            }
+            let outcome: SyncSchedule<ContinuousClock.Instant>.Outcome =
+                report.offline ? .offline : report.succeeded ? .succeeded : .failed
+            schedule.withLock { $0.runFinished(run, outcome: outcome, now: .now, random: Double.random(in: 0...1)) }
+            if outcome == .offline { snapshotValue.withLock { $0.online = false } }
+            logger.debug("scheduled run done", metadata: ["reason": "\(run.reason.rawValue)", "outcome": "\(outcome)"])
+        }
+    }
+
+    private func apply(_ event: Event) async {
+        if case .engineOffline = event {
+            snapshotValue.withLock { $0.online = false }
+            schedule.withLock { $0.connectivityChanged(online: false, now: .now) }
+            await probe.engineWentOffline()
+            return
+        }
+        let now = ContinuousClock.now
+        schedule.withLock { schedule in
+            switch event {
+            case .manual(let collections): schedule.manualRequested(collections, now: now)
+            case .localChange: schedule.localChange(now: now)
+            case .paused(let paused): schedule.setPaused(paused)
+            case .connectivity(let online): schedule.connectivityChanged(online: online, now: now)
+            case .engineOffline: break
+            case .reconfigure(let policy):
+                var replaced = SyncSchedule(policy: policy, now: now)
+                replaced.setPaused(schedule.paused)
+                replaced.connectivityChanged(online: schedule.online, now: now)
+                // Keep the current plan's timing: the new interval applies from the next run's end.
+                schedule = replaced
+                schedule.runFinishedWithoutRun(now: now)
+            }
+        }
+        if case .connectivity(let online) = event {
+            snapshotValue.withLock { $0.online = online }
+            await engine.connectivityChanged(online: online)
+        }
+    }
+
+    private func publish(_ run: SyncSchedule<ContinuousClock.Instant>.Run?) {
+        let now = ContinuousClock.now
+        let wall = Date()
+        snapshotValue.withLock { snapshot in
+            snapshot.nextRunReason = run?.reason.rawValue
+            snapshot.nextRunAt = run.map { run in
+                let wait = now.duration(to: run.at).components
+                return wall.addingTimeInterval(max(0, Double(wait.seconds) + Double(wait.attoseconds) / 1e18))
+            }
+        }
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+import RepairSyncControl
+
+/// A subscription to the daemon's `statusChanged` notifications, read on its own thread, that a test can wait on
+/// for a status matching a condition (no polling).
+final class StatusWatcher: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var statuses: [JSONValue] = []
+    private var failure: String?
+
+    /// Subscribes (on its own thread) and returns once the subscription is in place.
+    init(path: String) throws {
+        let ready = DispatchSemaphore(value: 0)
+        let setupError = NSLock()
+        nonisolated(unsafe) var failedSetup: (any Error)?
+        Thread { [self] in
+            let client: ControlClient
+            do {
+                client = try ControlClient(path: path)
+                let first = try client.call("status")
+                condition.lock()
+                statuses.append(first)
+                condition.unlock()
+                _ = try client.call("subscribe")
+            } catch {
+                setupError.withLock { failedSetup = error }
+                ready.signal()
+                return
+            }
+            ready.signal()
+            while true {
+                do {
+                    let (_, status) = try client.nextNotification()
+                    condition.lock()
+                    statuses.append(status)
+                    condition.broadcast()
+                    condition.unlock()
+                } catch {
+                    condition.lock()
+                    failure = "\(error)"
+                    condition.broadcast()
+                    condition.unlock()
+                    return
+                }
+            }
+        }.start()
+        ready.wait()
+        if let error = setupError.withLock({ failedSetup }) { throw error }
+    }
+
+    /// Waits until a status seen after `index` matches; returns its index, or nil after `timeout`.
+    func wait(after index: Int = -1, timeout: TimeInterval, for matches: @escaping @Sendable (JSONValue) -> Bool) async -> Int? {
+        await withCheckedContinuation { continuation in
+            Thread {
+                let deadline = Date().addingTimeInterval(timeout)
+                self.condition.lock()
+                defer { self.condition.unlock() }
+                while true {
+                    if let found = self.statuses.indices.first(where: { $0 > index && matches(self.statuses[$0]) }) {
+                        continuation.resume(returning: found)
+                        return
+                    }
+                    if self.failure != nil || !self.condition.wait(until: deadline) {
+                        continuation.resume(returning: nil)
+                        return
+                    }
+                }
+            }.start()
+        }
+    }
+
+    var count: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return statuses.count
+    }
+
+    var states: [String] {
+        condition.lock()
+        defer { condition.unlock() }
+        return statuses.compactMap { $0["state"]?.stringValue }
+    }
+}

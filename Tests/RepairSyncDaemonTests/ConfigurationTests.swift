@@ -136,6 +136,20 @@ struct ConfigurationTests {
         }
     }
 
+    @Test("the documented example configuration is valid, has no unknown key, and states the defaults")
+    func exampleConfiguration() async throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let example = try String(contentsOf: root.appendingPathComponent("config/repairsyncd.example.yaml"), encoding: .utf8)
+        let files = try Files(example.replacingOccurrences(of: "/etc/repairsyncd/token", with: "TOKEN_FILE"))
+        let configuration = try await files.load()
+        #expect(configuration.unknownKeys.isEmpty, "\(configuration.unknownKeys)")
+        let defaults = try await Files(Self.minimal).load()
+        var comparable = configuration
+        comparable.api.baseURL = defaults.api.baseURL
+        comparable.api.tokenFile = defaults.api.tokenFile
+        #expect(comparable == defaults, "the example's values are the defaults")
+    }
+
     @Test("under systemd the token comes from the credentials directory unless a file is configured")
     func credentials() async throws {
         let files = try Files("api:\n  base_url: https://x.example\n")

@@ -44,6 +44,13 @@ struct ConnectivityTests {
         // One online interval (1 s), one health timeout (1 s), and slack for a loaded machine.
         #expect(detection < .seconds(6), "offline after \(detection)")
         let runsWhileOffline = try await h.call("status")["metrics"]?["runs"]?.intValue ?? -1
+        do {
+            _ = try await h.call("sync", .object(["wait": .bool(true)]))
+            Issue.record("a sync ran while the API was unreachable")
+        } catch let ControlClient.Failure.rpc(error) {
+            #expect(error.code == -32005)
+            #expect(error.message.contains("offline"))
+        }
         _ = try await h.call("updateOrder", .object(["id": .string("ord_3"), "notes": .string("written offline")]))
         #expect(try await h.call("status")["pending"] == .number(1))
 

@@ -106,8 +106,8 @@ public final class ConnectivityProbe: Sendable {
         }
     }
 
-    /// GET /health with the probe's short timeout.
-    func check() async {
+    /// GET /health with the probe's short timeout; a change is reported to the scheduler.
+    public func check() async {
         let reachable: Bool
         do {
             _ = try await health.health()

@@ -100,6 +100,14 @@ public struct ControlMethods: Sendable {
             let named = try JSONRPCParams(params, allowed: ["collections", "wait"])
             let collections = try Self.collections(named.optionalStrings("collections"))
             if try named.optionalBool("wait") == true {
+                // Offline, nothing but the probe talks to the API: ask it to check now, and run only if it answers.
+                if !scheduler.snapshot.online {
+                    await scheduler.probe.check()
+                    guard scheduler.probe.isOnline else {
+                        throw JSONRPCError.unavailable(
+                            "offline: the API is unreachable; pending changes go out when it is back")
+                    }
+                }
                 let report: SyncReport
                 if let collections {
                     report = await engine.sync(collections)

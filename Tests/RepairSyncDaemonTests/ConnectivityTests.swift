@@ -127,6 +127,7 @@ struct ConnectivityTests {
             $0["state"] == .string("completed") && $0["pending"] == .number(0)
         }
         let elapsed = ContinuousClock.now - up
+        print("netlink: the pending change was pushed \(elapsed) after the link came back")
         #expect(pushed != nil, "\(watcher.states)")
         #expect(elapsed < .seconds(2), "pushed \(elapsed) after the link came back")
         let order = try await h.call("getOrder", .object(["id": .string("ord_4")]))

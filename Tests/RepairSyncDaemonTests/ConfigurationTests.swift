@@ -5,6 +5,10 @@ import RepairSyncModels
 import RepairSyncTestSupport
 import Testing
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// The configuration file and environment: defaults, overrides, every kind of bad value naming its key.
 @Suite("Configuration")
 struct ConfigurationTests {
@@ -16,7 +20,10 @@ struct ConfigurationTests {
 
         init(_ yaml: String, token: String? = "s3cr3t-token") throws {
             directory = try TemporaryDirectory(prefix: "config")
-            if let token { try token.write(toFile: directory.path("token"), atomically: true, encoding: .utf8) }
+            if let token {
+                try token.write(toFile: directory.path("token"), atomically: true, encoding: .utf8)
+                try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: directory.path("token"))
+            }
             let text = yaml.replacingOccurrences(of: "TOKEN_FILE", with: directory.path("token"))
             try text.write(toFile: directory.path("repairsyncd.yaml"), atomically: true, encoding: .utf8)
         }
@@ -148,6 +155,49 @@ struct ConfigurationTests {
         comparable.api.baseURL = defaults.api.baseURL
         comparable.api.tokenFile = defaults.api.tokenFile
         #expect(comparable == defaults, "the example's values are the defaults")
+    }
+
+    @Test("a token file readable by others, or owned by another user, is refused; a token in the config file too")
+    func tokenFilePermissions() async throws {
+        let open = try Files(Self.minimal)
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: open.tokenPath)
+        do {
+            _ = try await open.load()
+            Issue.record("a world-readable token file was accepted")
+        } catch {
+            #expect(error.key == "api.token_file")
+            #expect(error.message.contains("chmod 600"), "\(error)")
+        }
+        if geteuid() == 0 {
+            let foreign = try Files(Self.minimal)
+            try FileManager.default.setAttributes([.ownerAccountID: 65534], ofItemAtPath: foreign.tokenPath)
+            do {
+                _ = try await foreign.load()
+                Issue.record("a token file owned by another user was accepted")
+            } catch {
+                #expect(error.message.contains("owned by uid 65534"), "\(error)")
+            }
+        } else {
+            print("not checking a foreign owner: changing a file's owner needs root")
+        }
+        let inline = try Files(Self.minimal + "\n  token: s3cr3t-in-the-file")
+        do {
+            _ = try await inline.load()
+            Issue.record("a token in the configuration file was accepted")
+        } catch {
+            #expect(error.key == "api.token")
+            #expect(!error.description.contains("s3cr3t-in-the-file"), "the token is not repeated in the error")
+        }
+    }
+
+    @Test("without a token file or credential, REPAIRSYNCD_API_TOKEN is used as a secret")
+    func tokenFromEnvironment() async throws {
+        let files = try Files("api:\n  base_url: https://x.example\n")
+        let configuration = try await ConfigurationLoader.load(
+            path: files.configPath, environment: ["REPAIRSYNCD_API_TOKEN": "env-secret"])
+        #expect(configuration.token.value == "env-secret")
+        #expect(configuration.unknownKeys.isEmpty)
+        #expect(!configuration.rendered.contains("env-secret"))
     }
 
     @Test("under systemd the token comes from the credentials directory unless a file is configured")

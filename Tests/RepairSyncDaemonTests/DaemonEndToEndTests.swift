@@ -219,6 +219,57 @@ struct DaemonEndToEndTests {
         }
     }
 
+    @Test("a peer outside the group reads the status but may not change anything or read records; refusals are logged")
+    func peerAuthorization() async throws {
+        guard geteuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") else {
+            print("skipping: running a client as another user needs root and setpriv")
+            try Test.cancel("needs root and setpriv to run a client as another user")
+        }
+        try await DaemonHarness.with { h in
+            h.environment = ["REPAIRSYNCD_CONTROL_PUBLIC_STATUS": "true"]
+            // Other users must be able to reach the socket's directory.
+            try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: h.directory.url.path)
+            try await h.start()
+            var info = stat()
+            #expect(stat(h.socketPath, &info) == 0 && info.st_mode & 0o777 == 0o666)
+            let status = try await h.repairctl(["status", "--json"], asUID: 65534)
+            #expect(status.status == 0, "\(status.stderr)")
+            let change = try await h.repairctl(["order", "note", "ord_1", "not allowed"], asUID: 65534)
+            #expect(change.status == 1)
+            #expect(change.stderr.contains("may read the status only"), "\(change.stderr)")
+            let records = try await h.repairctl(["orders"], asUID: 65534)
+            #expect(records.status == 1, "the shop's records are not for everyone")
+            #expect(try await h.repairctl(["order", "note", "ord_1", "allowed"]).status == 0, "root may")
+            #expect(h.log().contains("control request refused"))
+            #expect(h.log().contains("uid=65534"))
+            #expect(h.log().contains("control change requested"))
+        }
+    }
+
+    @Test("the API token never appears in the daemon's output, RPC replies or repairctl output")
+    func tokenNeverLeaks() async throws {
+        try await DaemonHarness.with { h in
+            try await h.start()
+            var replies: [String] = []
+            for method in ["status", "pending", "conflicts", "version", "reload"] {
+                replies.append(try await h.call(method).serialized)
+            }
+            replies.append(try await h.call("sync", .object(["wait": .bool(true)])).serialized)
+            let outputs = [
+                try await h.repairctl(["status"]), try await h.repairctl(["status", "--json"]),
+                try await h.repairctl(["sync", "--wait"]), try await h.repairctl(["reload"]),
+            ]
+            let check = try await DaemonHarness.runDaemonBinary(["--config", h.configPath, "--check-config"])
+            h.kill(SIGTERM)
+            _ = await h.waitForExit()
+            #expect(check.stdout.contains("<redacted>"))
+            let everything =
+                replies.joined() + outputs.map { $0.stdout + $0.stderr }.joined() + check.stderr + check.stdout + h.log()
+            #expect(!everything.isEmpty)
+            #expect(!everything.contains(RunningBackend.token), "the token leaked")
+        }
+    }
+
     @Test("SIGTERM during a push exits 0; after a restart every change is on the server exactly once")
     func sigtermDuringSync() async throws {
         try await DaemonHarness.with { h in

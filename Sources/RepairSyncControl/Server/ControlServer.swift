@@ -47,25 +47,33 @@ public struct ControlServer: Sendable {
 
     public let path: String
     public let limits: Limits
+    /// The socket's mode: 0660 (owner and group), or 0666 when every local user may read the status.
+    public let socketMode: UInt32
     let dispatcher: JSONRPCDispatcher<ControlRequestContext>
 
-    public init(path: String, limits: Limits = Limits(), dispatcher: JSONRPCDispatcher<ControlRequestContext>) {
+    public init(
+        path: String, limits: Limits = Limits(), socketMode: UInt32 = 0o660,
+        dispatcher: JSONRPCDispatcher<ControlRequestContext>
+    ) {
         self.path = path
         self.limits = limits
+        self.socketMode = socketMode
         self.dispatcher = dispatcher
     }
 
     /// Creates the socket's directory (mode 0750) when missing, and removes a socket file left by a crash — but
     /// refuses when a daemon still answers on it, or when the path is something other than a socket.
-    public static func prepare(path: String) throws(SetupError) {
+    public static func prepare(path: String, directoryMode: UInt32 = 0o750) throws(SetupError) {
         let directory = (path as NSString).deletingLastPathComponent
         var info = stat()
         if stat(directory, &info) != 0 {
-            guard mkdir(directory, 0o750) == 0 || errno == EEXIST else {
+            guard mkdir(directory, directoryMode) == 0 || errno == EEXIST else {
                 throw .directory(directory, String(cString: strerror(errno)))
             }
             // mkdir applies the umask; set the mode the socket's security relies on.
-            guard chmod(directory, 0o750) == 0 else { throw .directory(directory, String(cString: strerror(errno))) }
+            guard chmod(directory, directoryMode) == 0 else {
+                throw .directory(directory, String(cString: strerror(errno)))
+            }
         }
         guard lstat(path, &info) == 0 else { return }
         guard info.st_mode & S_IFMT == S_IFSOCK else { throw .notASocket(path) }
@@ -97,7 +105,8 @@ public struct ControlServer: Sendable {
     /// Listens until the calling task is cancelled; `onListening` runs once the socket accepts connections (mode
     /// 0660). The socket file is removed on the way out.
     public func run(onListening: @Sendable () async -> Void = {}) async throws {
-        try Self.prepare(path: path)
+        // The directory lets in exactly who the socket does: 0750 for 0660, 0755 for 0666.
+        try Self.prepare(path: path, directoryMode: socketMode & 0o006 != 0 ? 0o755 : 0o750)
         let maxLineBytes = limits.maxLineBytes
         let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.backlog, value: 256)
@@ -109,7 +118,7 @@ public struct ControlServer: Sendable {
                 }
             }
         defer { unlink(path) }
-        chmod(path, 0o660)
+        chmod(path, socketMode)
         await onListening()
         let counts = ConnectionCounts()
         do {

@@ -5,6 +5,10 @@ internal import RepairSyncModels
 internal import SystemPackage
 internal import Yams
 
+#if canImport(Glibc)
+    internal import Glibc
+#endif
+
 /// Reads the daemon's configuration through swift-configuration: the YAML file, with `REPAIRSYNCD_*` environment
 /// variables on top (`REPAIRSYNCD_SYNC_INTERVAL=5m` overrides `sync.interval`). Every value is validated; the first
 /// bad one is a `ConfigurationError` naming its key. Keys this version does not know are collected and reported.
@@ -22,6 +26,7 @@ public enum ConfigurationLoader {
         ("store.path", "/var/lib/repairsyncd/replica.sqlite"),
         ("control.socket", "/run/repairsyncd/control.sock"),
         ("control.group", nil),
+        ("control.public_status", "false"),
         ("control.max_connections", "512"),
         ("control.max_connections_per_uid", "128"),
         ("control.max_line_bytes", "1048576"),
@@ -67,13 +72,21 @@ public enum ConfigurationLoader {
         } catch {
             throw ConfigurationError(key: "(file \(path))", "cannot be read: \(error)")
         }
+        if fileKeys.contains("api.token") {
+            throw ConfigurationError(
+                key: "api.token",
+                "must not be in the configuration file (others may read it); use api.token_file, the api-token credential or REPAIRSYNCD_API_TOKEN")
+        }
+        // REPAIRSYNCD_API_TOKEN is a secret to swift-configuration: redacted in its access logs and descriptions.
         let reader = ConfigReader(providers: [
-            EnvironmentVariablesProvider(environmentVariables: stripped), fileProvider,
+            EnvironmentVariablesProvider(environmentVariables: stripped, secretsSpecifier: .specific(["API_TOKEN"])),
+            fileProvider,
         ])
-        let known = Set(keys.map(\.key))
+        let known = Set(keys.map(\.key)).union(["api.token"])
         var unknown = fileKeys.filter { !known.contains($0) }.sorted()
         let environmentNames = Dictionary(uniqueKeysWithValues: keys.map { (environmentName($0.key), $0.key) })
         unknown += stripped.keys.filter { environmentNames[$0] == nil }.map { environmentPrefix + $0 }.sorted()
+        unknown.removeAll { $0 == environmentPrefix + "API_TOKEN" }
         let present = fileKeys.union(stripped.keys.compactMap { environmentNames[$0] })
         return try build(Values(reader: reader, present: present, environment: environment), unknown: unknown)
     }
@@ -144,16 +157,24 @@ public enum ConfigurationLoader {
         typealias P = ConfigValueParsing
         let insecure = try P.boolean(values.withDefault("api.allow_insecure_http"), key: "api.allow_insecure_http")
         let baseURL = try P.baseURL(values.required("api.base_url"), key: "api.base_url", allowInsecure: insecure)
-        // Under systemd the token comes as a credential (LoadCredential=api-token), unless a file is configured.
+        // The token: a configured api.token_file; else the systemd credential (LoadCredential=api-token); else
+        // REPAIRSYNCD_API_TOKEN; else the default token file.
         let tokenFile: String
+        let token: Secret
         if values.present.contains("api.token_file") {
             tokenFile = try P.absolutePath(values.withDefault("api.token_file"), key: "api.token_file")
+            token = try readToken(tokenFile, checkOwnership: true)
         } else if let credentials = values.environment["CREDENTIALS_DIRECTORY"] {
             tokenFile = credentials + "/api-token"
+            // systemd owns the credential's permissions (0400, private to the service).
+            token = try readToken(tokenFile, checkOwnership: false)
+        } else if let fromEnvironment = values.reader.string(forKey: "api.token", isSecret: true), !fromEnvironment.isEmpty {
+            tokenFile = "(environment REPAIRSYNCD_API_TOKEN)"
+            token = Secret(fromEnvironment.trimmingCharacters(in: .whitespacesAndNewlines))
         } else {
             tokenFile = try values.withDefault("api.token_file")
+            token = try readToken(tokenFile, checkOwnership: true)
         }
-        let token = try readToken(tokenFile)
         var conflicts: [SyncCollection: ConflictPolicy] = [:]
         for collection in [SyncCollection.orders, .devices, .clients, .tickets] {
             let key = "conflicts.\(collection.name)"
@@ -172,6 +193,7 @@ public enum ConfigurationLoader {
             control: .init(
                 socket: try P.absolutePath(values.withDefault("control.socket"), key: "control.socket"),
                 group: try values.text("control.group"),
+                publicStatus: try P.boolean(values.withDefault("control.public_status"), key: "control.public_status"),
                 maxConnections: try P.integer(
                     values.withDefault("control.max_connections"), key: "control.max_connections", in: 1...65536),
                 maxConnectionsPerUID: try P.integer(
@@ -209,10 +231,27 @@ public enum ConfigurationLoader {
         return ages
     }
 
-    /// The token file: readable, one non-empty line; its content is a `Secret` from here on.
-    static func readToken(_ path: String) throws(ConfigurationError) -> Secret {
+    /// The token file: owned by the daemon's user and private to it (unless systemd provides it), one non-empty line;
+    /// its content is a `Secret` from here on.
+    static func readToken(_ path: String, checkOwnership: Bool) throws(ConfigurationError) -> Secret {
         guard FileManager.default.fileExists(atPath: path) else {
             throw ConfigurationError(key: "api.token_file", "the token file \(path) does not exist")
+        }
+        if checkOwnership {
+            var info = stat()
+            guard stat(path, &info) == 0 else {
+                throw ConfigurationError(key: "api.token_file", "cannot inspect \(path): \(String(cString: strerror(errno)))")
+            }
+            guard info.st_uid == geteuid() else {
+                throw ConfigurationError(
+                    key: "api.token_file",
+                    "\(path) is owned by uid \(info.st_uid), not by the daemon's user (uid \(geteuid())); chown it")
+            }
+            guard info.st_mode & 0o077 == 0 else {
+                throw ConfigurationError(
+                    key: "api.token_file",
+                    "\(path) is readable by others (mode \(String(info.st_mode & 0o777, radix: 8))); chmod 600 it")
+            }
         }
         guard FileManager.default.isReadableFile(atPath: path), let data = FileManager.default.contents(atPath: path)
         else {

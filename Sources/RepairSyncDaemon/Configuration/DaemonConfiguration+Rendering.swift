@@ -21,6 +21,7 @@ extension DaemonConfiguration {
             ("store.path", store.path),
             ("control.socket", control.socket),
             ("control.group", control.group ?? "(the daemon's group)"),
+            ("control.public_status", "\(control.publicStatus)"),
             ("control.max_connections", "\(control.maxConnections)"),
             ("control.max_connections_per_uid", "\(control.maxConnectionsPerUID)"),
             ("control.max_line_bytes", "\(control.maxLineBytes)"),

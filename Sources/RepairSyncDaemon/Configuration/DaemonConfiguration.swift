@@ -20,6 +20,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
         public var socket: String
         /// The group that may use the socket (mode 0660); nil keeps the daemon's own group.
         public var group: String?
+        /// Let every local user connect and read the status (socket 0666); changes stay restricted to the group.
+        public var publicStatus: Bool
         public var maxConnections: Int
         public var maxConnectionsPerUID: Int
         public var maxLineBytes: Int

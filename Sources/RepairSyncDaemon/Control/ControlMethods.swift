@@ -14,12 +14,15 @@ public struct ControlMethods: Sendable {
     let scheduler: SchedulerService
     let reload: @Sendable () async -> Result<[String], ConfigurationError>
     let logger: Logger
+    let authorization: PeerAuthorization
     var queries: ReplicaQueries { ReplicaQueries(store: store) }
 
     public init(
         engine: SyncEngine, store: ReplicaStore, scheduler: SchedulerService, logger: Logger,
+        authorization: PeerAuthorization = PeerAuthorization(group: nil),
         reload: @escaping @Sendable () async -> Result<[String], ConfigurationError>
     ) {
+        self.authorization = authorization
         self.engine = engine
         self.store = store
         self.scheduler = scheduler
@@ -36,6 +39,20 @@ public struct ControlMethods: Sendable {
 
     public var dispatcher: JSONRPCDispatcher<ControlRequestContext> {
         JSONRPCDispatcher { method, params, context in
+            guard authorization.allows(method, for: context.peer) else {
+                logger.warning(
+                    "control request refused", metadata: ["method": "\(method)", "uid": "\(context.peer.uid)", "pid": "\(context.peer.pid)"])
+                throw JSONRPCError.unauthorizedPeer(
+                    "\(method) is for root, the daemon's user and members of the socket's group; uid \(context.peer.uid) may read the status only")
+            }
+            if Self.mutatingMethods.contains(method) {
+                logger.notice(
+                    "control change requested",
+                    metadata: [
+                        "method": "\(method)", "uid": "\(context.peer.uid)", "pid": "\(context.peer.pid)",
+                        "id": "\(params?["id"].map(Output.describe) ?? params?["ticketId"].map(Output.describe) ?? "")",
+                    ])
+            }
             do {
                 return try await self.call(method, params, context)
             } catch let error as JSONRPCError {
@@ -47,6 +64,17 @@ public struct ControlMethods: Sendable {
                 throw JSONRPCError.storeError("the store refused: \(error.message ?? "\(error.resultCode)")")
             }
         }
+    }
+
+    /// Methods that change something (logged with the peer's uid and pid).
+    static let mutatingMethods: Set<String> = [
+        "queueChange", "sync", "retry", "resolveConflict", "pause", "resume", "reload", "updateOrder", "updateDevice",
+        "replyToTicket",
+    ]
+
+    /// A short text of a param value for a log line.
+    enum Output {
+        static func describe(_ value: JSONValue) -> String { value.stringValue ?? value.serialized }
     }
 
     static func rpcError(_ error: EngineError) -> JSONRPCError {

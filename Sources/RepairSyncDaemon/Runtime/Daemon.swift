@@ -26,6 +26,11 @@ public enum Daemon {
         let level = SharedLogLevel(DaemonLogging.level(configuration.logLevel))
         DaemonLogging.bootstrap(level: level, environment: environment)
         let logger = Logger(label: "repairsyncd")
+        if configuration.api.allowInsecureHTTP, configuration.api.baseURL.lowercased().hasPrefix("http://") {
+            logger.warning(
+                "api.allow_insecure_http is set: the API token travels unencrypted",
+                metadata: ["api": "\(configuration.api.baseURL)"])
+        }
         for key in configuration.unknownKeys {
             logger.warning("unknown configuration key ignored", metadata: ["key": "\(key)"])
         }
@@ -87,12 +92,14 @@ public enum Daemon {
             }
         }
         let methods = ControlMethods(
-            engine: engine, store: store, scheduler: scheduler, logger: Logger(label: "repairsyncd.control"), reload: reload)
+            engine: engine, store: store, scheduler: scheduler, logger: Logger(label: "repairsyncd.control"),
+            authorization: PeerAuthorization(group: configuration.control.group), reload: reload)
         let server = ControlServer(
             path: configuration.control.socket,
             limits: .init(
                 maxLineBytes: configuration.control.maxLineBytes, maxConnections: configuration.control.maxConnections,
                 maxConnectionsPerUID: configuration.control.maxConnectionsPerUID),
+            socketMode: configuration.control.publicStatus ? 0o666 : 0o660,
             dispatcher: methods.dispatcher)
         let control = ControlService(server: server, logger: logger) {
             applyGroup(configuration.control.group, to: configuration.control.socket, logger: logger)

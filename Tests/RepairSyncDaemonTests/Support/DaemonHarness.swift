@@ -38,7 +38,7 @@ final class DaemonHarness: @unchecked Sendable {
         baseURL = backend.baseURL
         directory = try TemporaryDirectory(prefix: "daemon")
         notify = try NotifyListener(path: directory.path("notify.sock"))
-        try RunningBackend.token.write(toFile: directory.path("token"), atomically: true, encoding: .utf8)
+        try Self.writeToken(at: directory.path("token"))
         try writeConfig()
     }
 
@@ -48,7 +48,7 @@ final class DaemonHarness: @unchecked Sendable {
         self.baseURL = baseURL
         directory = try TemporaryDirectory(prefix: "daemon")
         notify = try NotifyListener(path: directory.path("notify.sock"))
-        try RunningBackend.token.write(toFile: directory.path("token"), atomically: true, encoding: .utf8)
+        try Self.writeToken(at: directory.path("token"))
         try writeConfig()
     }
 
@@ -68,6 +68,12 @@ final class DaemonHarness: @unchecked Sendable {
             \(extra)
             """
         try text.write(toFile: configPath, atomically: true, encoding: .utf8)
+    }
+
+    /// The token file as an admin would make it: private to the daemon's user.
+    static func writeToken(at path: String) throws {
+        try RunningBackend.token.write(toFile: path, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
     }
 
     /// Runs `body` with a backend seeded with `orders` orders and a harness; stops everything afterwards.
@@ -150,10 +156,17 @@ final class DaemonHarness: @unchecked Sendable {
     }
 
     /// Runs the built `repairctl` with the daemon's socket.
-    func repairctl(_ arguments: [String]) async throws -> (status: Int32, stdout: String, stderr: String) {
+    func repairctl(_ arguments: [String], asUID uid: UInt32? = nil) async throws -> (status: Int32, stdout: String, stderr: String) {
         let tool = Process()
-        tool.executableURL = Self.binaries.appendingPathComponent("repairctl")
-        tool.arguments = arguments
+        let binary = Self.binaries.appendingPathComponent("repairctl")
+        if let uid {
+            // Another user: setpriv drops to the uid, its own group, and no supplementary groups.
+            tool.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+            tool.arguments = ["--reuid=\(uid)", "--regid=\(uid)", "--clear-groups", binary.path] + arguments
+        } else {
+            tool.executableURL = binary
+            tool.arguments = arguments
+        }
         var environment = ProcessInfo.processInfo.environment
         environment["REPAIRSYNCD_SOCKET"] = socketPath
         tool.environment = environment
@@ -173,20 +186,28 @@ final class DaemonHarness: @unchecked Sendable {
     }
 
     /// Runs the built `repairsyncd` with arguments (for --check-config and bad configurations).
-    static func runDaemonBinary(_ arguments: [String]) async throws -> (status: Int32, stderr: String) {
+    static func runDaemonBinary(_ arguments: [String]) async throws -> (status: Int32, stderr: String, stdout: String) {
         let daemon = Process()
         daemon.executableURL = binaries.appendingPathComponent("repairsyncd")
         daemon.arguments = arguments
         let errors = FileManager.default.temporaryDirectory.appendingPathComponent("repairsyncd-\(UUID().uuidString).err")
         _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
+        let output = errors.appendingPathExtension("out")
+        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
         daemon.standardError = try FileHandle(forWritingTo: errors)
-        daemon.standardOutput = FileHandle.nullDevice
+        daemon.standardOutput = try FileHandle(forWritingTo: output)
         let status: Int32 = try await withCheckedThrowingContinuation { continuation in
             daemon.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
             do { try daemon.run() } catch { continuation.resume(throwing: error) }
         }
-        defer { try? FileManager.default.removeItem(at: errors) }
-        return (status, (try? String(contentsOf: errors, encoding: .utf8)) ?? "")
+        defer {
+            try? FileManager.default.removeItem(at: errors)
+            try? FileManager.default.removeItem(at: output)
+        }
+        return (
+            status, (try? String(contentsOf: errors, encoding: .utf8)) ?? "",
+            (try? String(contentsOf: output, encoding: .utf8)) ?? ""
+        )
     }
 }
 

@@ -49,15 +49,18 @@ public struct ControlServer: Sendable {
     public let limits: Limits
     /// The socket's mode: 0660 (owner and group), or 0666 when every local user may read the status.
     public let socketMode: UInt32
+    /// A listening socket inherited from systemd (socket activation): served as it is, never created or removed.
+    public let inheritedDescriptor: Int32?
     let dispatcher: JSONRPCDispatcher<ControlRequestContext>
 
     public init(
-        path: String, limits: Limits = Limits(), socketMode: UInt32 = 0o660,
+        path: String, limits: Limits = Limits(), socketMode: UInt32 = 0o660, inheritedDescriptor: Int32? = nil,
         dispatcher: JSONRPCDispatcher<ControlRequestContext>
     ) {
         self.path = path
         self.limits = limits
         self.socketMode = socketMode
+        self.inheritedDescriptor = inheritedDescriptor
         self.dispatcher = dispatcher
     }
 
@@ -105,20 +108,27 @@ public struct ControlServer: Sendable {
     /// Listens until the calling task is cancelled; `onListening` runs once the socket accepts connections (mode
     /// 0660). The socket file is removed on the way out.
     public func run(onListening: @Sendable () async -> Void = {}) async throws {
-        // The directory lets in exactly who the socket does: 0750 for 0660, 0755 for 0666.
-        try Self.prepare(path: path, directoryMode: socketMode & 0o006 != 0 ? 0o755 : 0o750)
         let maxLineBytes = limits.maxLineBytes
-        let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .serverChannelOption(.backlog, value: 256)
-            .bind(unixDomainSocketPath: path) { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(
-                        ByteToMessageHandler(LineFrameDecoder(maxLineBytes: maxLineBytes)))
-                    return try NIOAsyncChannel<ControlFrame, ByteBuffer>(wrappingChannelSynchronously: channel)
-                }
+        let initializer: @Sendable (any Channel) -> EventLoopFuture<NIOAsyncChannel<ControlFrame, ByteBuffer>> = { channel in
+            channel.eventLoop.makeCompletedFuture {
+                try channel.pipeline.syncOperations.addHandler(
+                    ByteToMessageHandler(LineFrameDecoder(maxLineBytes: maxLineBytes)))
+                return try NIOAsyncChannel<ControlFrame, ByteBuffer>(wrappingChannelSynchronously: channel)
             }
-        defer { unlink(path) }
-        chmod(path, socketMode)
+        }
+        let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton).serverChannelOption(.backlog, value: 256)
+        let server: NIOAsyncChannel<NIOAsyncChannel<ControlFrame, ByteBuffer>, Never>
+        if let inheritedDescriptor {
+            // systemd made the socket (mode, owner, group, directory) and keeps it: serve it, remove nothing.
+            server = try await bootstrap.bind(inheritedDescriptor, childChannelInitializer: initializer)
+        } else {
+            // The directory lets in exactly who the socket does: 0750 for 0660, 0755 for 0666.
+            try Self.prepare(path: path, directoryMode: socketMode & 0o006 != 0 ? 0o755 : 0o750)
+            server = try await bootstrap.bind(unixDomainSocketPath: path, childChannelInitializer: initializer)
+            chmod(path, socketMode)
+        }
+        let ownsFile = inheritedDescriptor == nil
+        defer { if ownsFile { unlink(path) } }
         await onListening()
         let counts = ConnectionCounts()
         do {

@@ -100,9 +100,14 @@ public enum Daemon {
                 maxLineBytes: configuration.control.maxLineBytes, maxConnections: configuration.control.maxConnections,
                 maxConnectionsPerUID: configuration.control.maxConnectionsPerUID),
             socketMode: configuration.control.publicStatus ? 0o666 : 0o660,
+            inheritedDescriptor: SystemdService.inheritedSocket(),
             dispatcher: methods.dispatcher)
         let control = ControlService(server: server, logger: logger) {
-            applyGroup(configuration.control.group, to: configuration.control.socket, logger: logger)
+            if server.inheritedDescriptor == nil {
+                applyGroup(configuration.control.group, to: configuration.control.socket, logger: logger)
+            } else {
+                logger.info("serving the control socket systemd passed (socket activation)")
+            }
             notify("READY=1\nSTATUS=listening on \(configuration.control.socket)")
         }
         let group = ServiceGroup(
@@ -111,6 +116,8 @@ public enum Daemon {
                     .init(service: scheduler),
                     .init(service: control),
                     .init(service: ReloadService { _ = await reload() }),
+                    // Last, so it is the first to hear of a shutdown (STOPPING=1 at once).
+                    .init(service: SystemdService(engine: engine, scheduler: scheduler, logger: logger)),
                 ],
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger))
@@ -118,7 +125,6 @@ public enum Daemon {
             "repairsyncd starting",
             metadata: ["api": "\(configuration.api.baseURL)", "store": "\(configuration.store.path)"])
         try await group.run()
-        notify("STOPPING=1")
         logger.info("repairsyncd stopped")
         return 0
     }

@@ -88,8 +88,8 @@ final class DaemonHarness: @unchecked Sendable {
         }
     }
 
-    /// Starts the daemon and waits for READY=1.
-    func start() async throws {
+    /// Starts the daemon and waits for READY=1 (unless `waitForReady` is false: socket activation starts it later).
+    func start(waitForReady: Bool = true) async throws {
         let daemon = Process()
         let binary = Self.binaries.appendingPathComponent("repairsyncd")
         if launcher.isEmpty {
@@ -111,6 +111,7 @@ final class DaemonHarness: @unchecked Sendable {
         daemon.standardError = logHandle
         try daemon.run()
         process = daemon
+        guard waitForReady else { return }
         let ready = await notify.wait(for: "READY=1")
         try #require(ready, "the daemon did not become ready: \(log())")
     }
@@ -175,9 +176,10 @@ final class DaemonHarness: @unchecked Sendable {
         _ = FileManager.default.createFile(atPath: out + ".err", contents: nil)
         tool.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: out + ".out"))
         tool.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: out + ".err"))
-        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-            tool.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do { try tool.run() } catch { continuation.resume(throwing: error) }
+        try tool.run()
+        let status = try await Self.blocking {
+            tool.waitUntilExit()
+            return tool.terminationStatus
         }
         return (
             status, (try? String(contentsOfFile: out + ".out", encoding: .utf8)) ?? "",

@@ -50,6 +50,28 @@ final class NotifyListener: @unchecked Sendable {
         }
     }
 
+    /// Waits until a datagram has a line starting with `prefix`; returns that line.
+    func waitForLine(startingWith prefix: String, timeout: TimeInterval = 60) async -> String? {
+        await withCheckedContinuation { continuation in
+            Thread {
+                self.lock.lock()
+                defer { self.lock.unlock() }
+                let deadline = Date().addingTimeInterval(timeout)
+                while true {
+                    let lines = self.messages.flatMap { $0.split(separator: "\n").map(String.init) }
+                    if let found = lines.first(where: { $0.hasPrefix(prefix) }) {
+                        continuation.resume(returning: found)
+                        return
+                    }
+                    if !self.lock.wait(until: deadline) {
+                        continuation.resume(returning: nil)
+                        return
+                    }
+                }
+            }.start()
+        }
+    }
+
     /// Waits (on a separate thread, at most `timeout`) until a datagram contains `line`; true when one did.
     func wait(for line: String, timeout: TimeInterval = 60) async -> Bool {
         await withCheckedContinuation { continuation in

@@ -1,0 +1,75 @@
+internal import CSystemd
+internal import Foundation
+internal import Logging
+internal import RepairSyncEngine
+internal import RepairSyncModels
+internal import ServiceLifecycle
+
+/// What systemd is told while the daemon runs: `STATUS=` (e.g. "idle · 3 pending · last sync 12:03") on every status
+/// change, `WATCHDOG=1` at half of `WATCHDOG_USEC` — sent only after the engine actor answered, so a stuck daemon
+/// stops feeding the watchdog and systemd restarts it — and `STOPPING=1` as soon as shutdown begins.
+/// Without `NOTIFY_SOCKET` every message is a no-op.
+struct SystemdService: Service {
+    let engine: SyncEngine
+    let scheduler: SchedulerService
+    let logger: Logger
+
+    func run() async throws {
+        var microseconds: UInt64 = 0
+        let watchdog: Duration? =
+            sd_watchdog_enabled(0, &microseconds) > 0 ? .microseconds(Int64(microseconds / 2)) : nil
+        if let watchdog { logger.info("systemd watchdog enabled", metadata: ["ping_every": "\(watchdog)"]) }
+        await withDiscardingTaskGroup { group in
+            group.addTask {
+                var last = ""
+                for await status in await engine.statusUpdates() {
+                    let text = Self.statusText(status, paused: scheduler.snapshot.paused)
+                    if text != last {
+                        Self.notify("STATUS=\(text)")
+                        last = text
+                    }
+                }
+            }
+            if let watchdog {
+                group.addTask {
+                    while !Task.isCancelled {
+                        do {
+                            try await Task.sleep(for: watchdog)
+                        } catch {
+                            return
+                        }
+                        _ = await engine.status  // the engine's actor answers: the daemon is not wedged
+                        Self.notify("WATCHDOG=1")
+                    }
+                }
+            }
+            try? await gracefulShutdown()
+            Self.notify("STOPPING=1\nSTATUS=stopping")
+            group.cancelAll()
+        }
+    }
+
+    /// "idle · 3 pending · last sync 12:03" — what `systemctl status repairsyncd` shows.
+    static func statusText(_ status: EngineStatus, paused: Bool) -> String {
+        var parts: [String] = [paused ? "\(status.phase.name) (paused)" : status.phase.name]
+        parts.append("\(status.pending) pending")
+        if status.dead > 0 { parts.append("\(status.dead) dead") }
+        if status.openConflicts > 0 { parts.append("\(status.openConflicts) conflicts") }
+        if let last = status.lastSuccessAt {
+            let formatter = DateFormatter()
+            formatter.dateFormat = "HH:mm"
+            parts.append("last sync \(formatter.string(from: last.date))")
+        } else {
+            parts.append("never synced")
+        }
+        return parts.joined(separator: " · ")
+    }
+
+    static func notify(_ state: String) { _ = sd_notify(0, state) }
+
+    /// The listening socket systemd passed (socket activation), if any: the first of `LISTEN_FDS`, fd 3.
+    static func inheritedSocket() -> Int32? {
+        // SD_LISTEN_FDS_START is 3; sd_listen_fds also clears LISTEN_* so children do not inherit them.
+        sd_listen_fds(1) >= 1 ? 3 : nil
+    }
+}

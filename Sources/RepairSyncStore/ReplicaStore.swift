@@ -53,6 +53,25 @@ public final class ReplicaStore: Sendable {
         return ReplicaStore(writer: queue, path: nil)
     }
 
+    /// Closes the database: for a wipe (`purge`). Reads and writes fail afterwards.
+    public func close() throws {
+        if let pool = writer as? DatabasePool { try pool.close() }
+    }
+
+    /// Deletes the database file and its WAL, shared-memory and journal files; returns the paths removed.
+    public static func removeFiles(at path: String) -> [String] {
+        var removed: [String] = []
+        for file in [path, path + "-wal", path + "-shm", path + "-journal"] where unlink(file) == 0 {
+            removed.append(file)
+        }
+        return removed
+    }
+
+    /// Sets the mode of the database and its WAL and shared-memory files (e.g. 0640 for local tools in the group).
+    public static func setMode(_ mode: UInt32, at path: String) {
+        for file in [path, path + "-wal", path + "-shm"] { chmod(file, mode_t(mode)) }
+    }
+
     /// The names of the migrations the file has, in order.
     public func appliedMigrations() throws -> [String] {
         try writer.read { db in try ReplicaMigrations.migrator.appliedIdentifiers(db).sorted() }
@@ -101,6 +120,6 @@ public final class ReplicaStore: Sendable {
         guard fd >= 0 else {
             throw StoreError.cannotOpen(path: path, reason: String(cString: strerror(errno)))
         }
-        close(fd)
+        Glibc.close(fd)
     }
 }

@@ -270,6 +270,28 @@ struct DaemonEndToEndTests {
         }
     }
 
+    @Test("purge refuses while changes are pending, then with --force removes the store and its files and stops")
+    func purge() async throws {
+        try await DaemonHarness.with { h in
+            try await h.start()
+            _ = try await h.call("sync", .object(["wait": .bool(true)]))
+            _ = try await h.call("pause")
+            _ = try await h.call("updateOrder", .object(["id": .string("ord_1"), "notes": .string("unsent")]))
+            let refused = try await h.repairctl(["purge"])
+            #expect(refused.status == 1)
+            #expect(refused.stderr.contains("1 change(s) are not on the server"), "\(refused.stderr)")
+            #expect(FileManager.default.fileExists(atPath: h.storePath))
+
+            let purged = try await h.repairctl(["purge", "--force"])
+            #expect(purged.status == 0, "\(purged.stderr)")
+            #expect(purged.stdout.contains("removed \(h.storePath)"))
+            #expect(purged.stdout.contains("discarded 1 local change"))
+            #expect(await h.waitForExit() == 0, "the daemon stops after a purge")
+            let left = try FileManager.default.contentsOfDirectory(atPath: (h.storePath as NSString).deletingLastPathComponent)
+            #expect(left.isEmpty, "left behind: \(left)")
+        }
+    }
+
     @Test("SIGTERM during a push exits 0; after a restart every change is on the server exactly once")
     func sigtermDuringSync() async throws {
         try await DaemonHarness.with { h in

@@ -23,6 +23,12 @@ public struct ControlRequestContext: Sendable {
         connection.subscriptionAdded.yield()
     }
 
+    /// Runs `action` once the reply to the current request has been written (e.g. stop the daemon after `purge`
+    /// answered).
+    public func afterReply(_ action: @escaping @Sendable () async -> Void) {
+        connection.afterReply.withLock { $0.append(action) }
+    }
+
     public init(peer: ControlPeer) {
         self.peer = peer
         connection = ControlConnection(maxQueuedNotifications: 0)
@@ -43,6 +49,7 @@ final class ControlConnection: Sendable {
     }
 
     let subscriptions = Mutex(Subscription())
+    let afterReply = Mutex<[@Sendable () async -> Void]>([])
     let subscriptionAdded: AsyncStream<Void>.Continuation
     let subscriptionSignals: AsyncStream<Void>
     let maxQueuedNotifications: Int

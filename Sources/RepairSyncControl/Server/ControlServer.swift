@@ -216,6 +216,9 @@ public struct ControlServer: Sendable {
                         if let reply = await dispatcher.reply(to: line.readableBytesView, context: context) {
                             try await Self.send(reply, through: writer)
                         }
+                        for action in state.afterReply.withLock({ actions in defer { actions = [] }; return actions }) {
+                            await action()
+                        }
                     case .tooLong:
                         let error = JSONRPCDispatcher<ControlRequestContext>.response(
                             id: .null, error: .invalidRequest("a line longer than \(limits.maxLineBytes) bytes"))

@@ -24,6 +24,7 @@ public enum ConfigurationLoader {
         ("api.allow_insecure_http", "false"),
         ("api.request_timeout", "30s"),
         ("store.path", "/var/lib/repairsyncd/replica.sqlite"),
+        ("store.group_readable", "false"),
         ("control.socket", "/run/repairsyncd/control.sock"),
         ("control.group", nil),
         ("control.public_status", "false"),
@@ -189,7 +190,9 @@ public enum ConfigurationLoader {
             api: .init(
                 baseURL: baseURL, tokenFile: tokenFile, allowInsecureHTTP: insecure,
                 requestTimeout: try P.duration(values.withDefault("api.request_timeout"), key: "api.request_timeout")),
-            store: .init(path: try P.absolutePath(values.withDefault("store.path"), key: "store.path")),
+            store: .init(
+                path: try P.absolutePath(values.withDefault("store.path"), key: "store.path"),
+                groupReadable: try P.boolean(values.withDefault("store.group_readable"), key: "store.group_readable")),
             control: .init(
                 socket: try P.absolutePath(values.withDefault("control.socket"), key: "control.socket"),
                 group: try values.text("control.group"),

@@ -19,6 +19,7 @@ extension DaemonConfiguration {
             ("api.allow_insecure_http", "\(api.allowInsecureHTTP)"),
             ("api.request_timeout", text(api.requestTimeout)),
             ("store.path", store.path),
+            ("store.group_readable", "\(store.groupReadable)"),
             ("control.socket", control.socket),
             ("control.group", control.group ?? "(the daemon's group)"),
             ("control.public_status", "\(control.publicStatus)"),

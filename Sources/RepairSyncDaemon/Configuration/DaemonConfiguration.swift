@@ -14,6 +14,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
 
     public struct Store: Sendable, Equatable {
         public var path: String
+        /// 0640 instead of 0600, for local tools of the daemon's group that read the replica.
+        public var groupReadable: Bool
     }
 
     public struct Control: Sendable, Equatable {

@@ -15,14 +15,18 @@ public struct ControlMethods: Sendable {
     let reload: @Sendable () async -> Result<[String], ConfigurationError>
     let logger: Logger
     let authorization: PeerAuthorization
+    /// Ends the daemon (after `purge`).
+    let shutdown: @Sendable () async -> Void
     var queries: ReplicaQueries { ReplicaQueries(store: store) }
 
     public init(
         engine: SyncEngine, store: ReplicaStore, scheduler: SchedulerService, logger: Logger,
         authorization: PeerAuthorization = PeerAuthorization(group: nil),
+        shutdown: @escaping @Sendable () async -> Void = {},
         reload: @escaping @Sendable () async -> Result<[String], ConfigurationError>
     ) {
         self.authorization = authorization
+        self.shutdown = shutdown
         self.engine = engine
         self.store = store
         self.scheduler = scheduler
@@ -34,7 +38,7 @@ public struct ControlMethods: Sendable {
     public static let names = [
         "ping", "version", "status", "subscribe", "queueChange", "sync", "pending", "retry", "conflicts",
         "resolveConflict", "pause", "resume", "reload", "updateOrder", "updateDevice", "replyToTicket", "listOrders",
-        "getOrder", "listDevices", "listClients", "getClient", "listTickets", "getTicket", "dashboardStats",
+        "getOrder", "listDevices", "listClients", "getClient", "listTickets", "getTicket", "dashboardStats", "purge",
     ]
 
     public var dispatcher: JSONRPCDispatcher<ControlRequestContext> {
@@ -69,7 +73,7 @@ public struct ControlMethods: Sendable {
     /// Methods that change something (logged with the peer's uid and pid).
     static let mutatingMethods: Set<String> = [
         "queueChange", "sync", "retry", "resolveConflict", "pause", "resume", "reload", "updateOrder", "updateDevice",
-        "replyToTicket",
+        "replyToTicket", "purge",
     ]
 
     /// A short text of a param value for a log line.
@@ -271,6 +275,30 @@ public struct ControlMethods: Sendable {
                 ("period", .string(period)), ("stats", stats),
                 ("fetchedAt", .string(Timestamp(millisecondsSince1970: snapshot.fetchedAt).rfc3339)),
                 ("ageSeconds", .number(String(age))),
+            ])
+        case "purge":
+            let named = try JSONRPCParams(params, allowed: ["force"])
+            let pending = try engine.pendingChangesCount()
+            if pending > 0, try named.optionalBool("force") != true {
+                throw JSONRPCError.invalidValue(
+                    "force",
+                    "\(pending) change(s) are not on the server yet and would be lost: sync first, or purge with force")
+            }
+            await engine.stop()
+            try store.close()
+            let removed = store.path.map(ReplicaStore.removeFiles(at:)) ?? []
+            logger.notice(
+                "store purged; the daemon stops",
+                metadata: [
+                    "removed": "\(removed)", "discarded_changes": "\(pending)", "uid": "\(context.peer.uid)",
+                    "pid": "\(context.peer.pid)",
+                ])
+            // The daemon has nothing left to serve: it stops once this reply is out (exit 0, not restarted).
+            let shutdown = shutdown
+            context.afterReply { await shutdown() }
+            return .object([
+                ("removed", .array(removed.map { .string($0) })), ("discardedChanges", .number(pending)),
+                ("stopping", .bool(true)),
             ])
         default:
             throw JSONRPCError.methodNotFound(method)

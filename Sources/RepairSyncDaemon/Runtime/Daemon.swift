@@ -47,9 +47,12 @@ public enum Daemon {
         logger: Logger
     ) async throws -> Int32 {
         let storeDirectory = (configuration.store.path as NSString).deletingLastPathComponent
+        let storeMode: UInt32 = configuration.store.groupReadable ? 0o640 : 0o600
         try FileManager.default.createDirectory(
-            atPath: storeDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        let store = try ReplicaStore.open(at: configuration.store.path)
+            atPath: storeDirectory, withIntermediateDirectories: true,
+            attributes: [.posixPermissions: configuration.store.groupReadable ? 0o750 : 0o700])
+        let store = try ReplicaStore.open(at: configuration.store.path, fileMode: storeMode)
+        ReplicaStore.setMode(storeMode, at: configuration.store.path)
         let api = APIClient(
             configuration: .init(
                 baseURL: configuration.api.baseURL, token: configuration.token.value,
@@ -91,9 +94,11 @@ public enum Daemon {
                 return .failure(error)
             }
         }
+        let stopper = GroupStopper()
         let methods = ControlMethods(
             engine: engine, store: store, scheduler: scheduler, logger: Logger(label: "repairsyncd.control"),
-            authorization: PeerAuthorization(group: configuration.control.group), reload: reload)
+            authorization: PeerAuthorization(group: configuration.control.group), shutdown: { await stopper.stop() },
+            reload: reload)
         let server = ControlServer(
             path: configuration.control.socket,
             limits: .init(
@@ -121,12 +126,22 @@ public enum Daemon {
                 ],
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger))
+        stopper.group.withLock { $0 = group }
         logger.info(
             "repairsyncd starting",
             metadata: ["api": "\(configuration.api.baseURL)", "store": "\(configuration.store.path)"])
         try await group.run()
         logger.info("repairsyncd stopped")
         return 0
+    }
+
+    /// Lets a control method end the service group (after `purge`).
+    final class GroupStopper: Sendable {
+        let group = Mutex<ServiceGroup?>(nil)
+
+        func stop() async {
+            await group.withLock { $0 }?.triggerGracefulShutdown()
+        }
     }
 
     /// Keys whose new values only take effect after a restart.

@@ -147,13 +147,17 @@ struct ConfigurationTests {
     func exampleConfiguration() async throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let example = try String(contentsOf: root.appendingPathComponent("config/repairsyncd.example.yaml"), encoding: .utf8)
-        let files = try Files(example.replacingOccurrences(of: "/etc/repairsyncd/token", with: "TOKEN_FILE"))
-        let configuration = try await files.load()
+        // The example leaves the token to the systemd credential, as the installed unit provides it.
+        let files = try Files(example)
+        try "credential-token".write(toFile: files.directory.path("api-token"), atomically: true, encoding: .utf8)
+        let configuration = try await files.load(environment: ["CREDENTIALS_DIRECTORY": files.directory.url.path])
+        #expect(configuration.token.value == "credential-token")
         #expect(configuration.unknownKeys.isEmpty, "\(configuration.unknownKeys)")
         let defaults = try await Files(Self.minimal).load()
         var comparable = configuration
         comparable.api.baseURL = defaults.api.baseURL
         comparable.api.tokenFile = defaults.api.tokenFile
+        comparable.token = defaults.token
         #expect(comparable == defaults, "the example's values are the defaults")
     }
 
@@ -198,6 +202,36 @@ struct ConfigurationTests {
         #expect(configuration.token.value == "env-secret")
         #expect(configuration.unknownKeys.isEmpty)
         #expect(!configuration.rendered.contains("env-secret"))
+    }
+
+    @Test("the passcode key: optional, checked like the token, and it must be a 32-byte key")
+    func passcodeKey() async throws {
+        let none = try await Files(Self.minimal).load()
+        #expect(none.passcodeKey == nil)
+        #expect(none.engineConfiguration.passcodeCipher == nil)
+        let files = try Files(Self.minimal)
+        let keyPath = files.directory.path("passcode.key")
+        try "not a key".write(toFile: keyPath, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: keyPath)
+        do {
+            _ = try await files.load(environment: ["REPAIRSYNCD_STORE_PASSCODE_KEY_FILE": keyPath])
+            Issue.record("a malformed key was accepted")
+        } catch {
+            #expect(error.key == "store.passcode_key_file")
+        }
+        try String(repeating: "1f", count: 32).write(toFile: keyPath, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: keyPath)
+        let keyed = try await files.load(environment: ["REPAIRSYNCD_STORE_PASSCODE_KEY_FILE": keyPath])
+        #expect(keyed.engineConfiguration.passcodeCipher != nil)
+        #expect(!keyed.rendered.contains(String(repeating: "1f", count: 32)))
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: keyPath)
+        do {
+            _ = try await files.load(environment: ["REPAIRSYNCD_STORE_PASSCODE_KEY_FILE": keyPath])
+            Issue.record("a world-readable key was accepted")
+        } catch {
+            #expect(error.key == "store.passcode_key_file")
+            #expect(error.message.contains("chmod 600"))
+        }
     }
 
     @Test("under systemd the token comes from the credentials directory unless a file is configured")

@@ -292,6 +292,39 @@ struct DaemonEndToEndTests {
         }
     }
 
+    @Test("passcodes: sealed with the configured key, revealed only when asked, never without a key")
+    func passcodes() async throws {
+        try await DaemonHarness.with { h in
+            let keyPath = h.directory.path("passcode.key")
+            try Data((0..<32).map { UInt8($0) }).base64EncodedString().write(toFile: keyPath, atomically: true, encoding: .utf8)
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: keyPath)
+            h.environment = ["REPAIRSYNCD_STORE_PASSCODE_KEY_FILE": keyPath]
+            try await h.start()
+            _ = try await h.call("sync", .object(["wait": .bool(true)]))
+            guard case .array(let devices)? = try await h.call("getOrder", .object(["id": .string("ord_2")]))["devices"],
+                let deviceId = devices.first?["id"]?.stringValue
+            else { Issue.record("ord_2 has no device"); return }
+            let edit = try await h.backend.send(
+                .PATCH, "/admin/records/devices/\(deviceId)", json: #"{"passcode":"zebra-4242-passcode"}"#)
+            #expect(edit.status == 200)
+            _ = try await h.call("sync", .object(["wait": .bool(true)]))
+
+            let hidden = try await h.call("getOrder", .object(["id": .string("ord_2")]))
+            #expect(hidden.serialized.contains("zebra-4242") == false)
+            let shown = try await h.call("getOrder", .object(["id": .string("ord_2"), "includePasscodes": .bool(true)]))
+            #expect(shown.serialized.contains("zebra-4242-passcode"))
+            #expect(try await h.repairctl(["order", "show", "ord_2"]).stdout.contains("zebra-4242") == false)
+            #expect(try await h.repairctl(["order", "show", "ord_2", "--show-passcodes"]).stdout.contains("zebra-4242-passcode"))
+            #expect(h.log().contains("passcodes revealed"))
+            h.kill(SIGTERM)
+            _ = await h.waitForExit()
+            let raw = (try? Data(contentsOf: URL(fileURLWithPath: h.storePath))) ?? Data()
+            let wal = (try? Data(contentsOf: URL(fileURLWithPath: h.storePath + "-wal"))) ?? Data()
+            #expect(!raw.isEmpty)
+            #expect(raw.range(of: Data("zebra-4242".utf8)) == nil && wal.range(of: Data("zebra-4242".utf8)) == nil)
+        }
+    }
+
     @Test("SIGTERM during a push exits 0; after a restart every change is on the server exactly once")
     func sigtermDuringSync() async throws {
         try await DaemonHarness.with { h in

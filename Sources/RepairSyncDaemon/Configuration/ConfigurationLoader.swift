@@ -25,6 +25,7 @@ public enum ConfigurationLoader {
         ("api.request_timeout", "30s"),
         ("store.path", "/var/lib/repairsyncd/replica.sqlite"),
         ("store.group_readable", "false"),
+        ("store.passcode_key_file", nil),
         ("control.socket", "/run/repairsyncd/control.sock"),
         ("control.group", nil),
         ("control.public_status", "false"),
@@ -176,6 +177,7 @@ public enum ConfigurationLoader {
             tokenFile = try values.withDefault("api.token_file")
             token = try readToken(tokenFile, checkOwnership: true)
         }
+        let passcodeKey = try readPasscodeKey(values)
         var conflicts: [SyncCollection: ConflictPolicy] = [:]
         for collection in [SyncCollection.orders, .devices, .clients, .tickets] {
             let key = "conflicts.\(collection.name)"
@@ -222,7 +224,38 @@ public enum ConfigurationLoader {
                 timeout: try P.duration(values.withDefault("probe.timeout"), key: "probe.timeout")),
             logLevel: try P.choice(values.withDefault("log.level"), key: "log.level", as: DaemonConfiguration.LogLevel.self),
             token: token,
+            passcodeKey: passcodeKey,
             unknownKeys: unknown)
+    }
+
+    /// `store.passcode_key_file`, else the credential `passcode-key`, else none (passcodes are then not stored).
+    static func readPasscodeKey(_ values: Values) throws(ConfigurationError) -> Secret? {
+        let key = "store.passcode_key_file"
+        let path: String
+        let checkOwnership: Bool
+        if let configured = try values.text(key) {
+            path = try ConfigValueParsing.absolutePath(configured, key: key)
+            checkOwnership = true
+        } else if let credentials = values.environment["CREDENTIALS_DIRECTORY"],
+            FileManager.default.fileExists(atPath: credentials + "/passcode-key")
+        {
+            path = credentials + "/passcode-key"
+            checkOwnership = false
+        } else {
+            return nil
+        }
+        let secret: Secret
+        do {
+            secret = try readToken(path, checkOwnership: checkOwnership)
+        } catch {
+            throw ConfigurationError(key: key, error.message.replacingOccurrences(of: "token", with: "key"))
+        }
+        do {
+            _ = try PasscodeCipher(keyText: secret.value)
+        } catch {
+            throw ConfigurationError(key: key, "\(path): \(error)")
+        }
+        return secret
     }
 
     static func maxAges(_ values: Values) throws(ConfigurationError) -> [SyncCollection: Duration] {

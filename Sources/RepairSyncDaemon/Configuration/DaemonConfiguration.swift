@@ -62,6 +62,9 @@ public struct DaemonConfiguration: Sendable, Equatable {
 
     /// The API token, read from `api.token_file` (or the systemd credential). Never printed or logged.
     public var token: Secret
+    /// The key that seals device passcodes in the replica (`store.passcode_key_file` or the credential
+    /// `passcode-key`); without one, passcodes are not stored.
+    public var passcodeKey: Secret?
 
     /// Keys in the file or the environment that this version does not know (reported, not fatal).
     public var unknownKeys: [String]
@@ -77,7 +80,9 @@ public struct DaemonConfiguration: Sendable, Equatable {
 
     /// The engine's settings.
     public var engineConfiguration: EngineConfiguration {
-        EngineConfiguration(pageSize: sync.pageSize, policies: conflicts, retry: retry)
+        EngineConfiguration(
+            pageSize: sync.pageSize, policies: conflicts, retry: retry,
+            passcodeCipher: passcodeKey.flatMap { try? PasscodeCipher(keyText: $0.value) })
     }
 }
 

@@ -224,7 +224,8 @@ public struct ControlMethods: Sendable {
                     status: named.optionalString("status"), clientId: named.optionalString("clientId"),
                     page: Self.page(named)))
         case "getOrder":
-            let named = try JSONRPCParams(params, allowed: ["id", "orderNumber"])
+            let named = try JSONRPCParams(params, allowed: ["id", "orderNumber", "includePasscodes"])
+            let reveal = try named.optionalBool("includePasscodes") == true
             let id = try named.optionalString("id")
             let number = try named.optionalInt("orderNumber", in: 0...Int.max)
             guard (id == nil) != (number == nil) else {
@@ -233,15 +234,24 @@ public struct ControlMethods: Sendable {
             guard let (order, client, devices) = try queries.order(id: id, number: number) else {
                 throw JSONRPCError.notFound("no order \(id ?? "#\(number!)") in the replica")
             }
+            if reveal {
+                logger.notice(
+                    "passcodes revealed",
+                    metadata: ["order": "\(order.id)", "uid": "\(context.peer.uid)", "pid": "\(context.peer.pid)"])
+            }
             return .object([
                 ("order", try JSONValue.encoding(order)), ("client", try client.map { try JSONValue.encoding($0) } ?? .null),
-                ("devices", try JSONValue.encoding(devices.map(Self.withoutPasscode))),
+                ("devices", try JSONValue.encoding(devices.map { passcodes($0, reveal: reveal) })),
             ])
         case "listDevices":
-            let named = try JSONRPCParams(params, allowed: ["orderId", "status", "limit", "offset"])
+            let named = try JSONRPCParams(params, allowed: ["orderId", "status", "limit", "offset", "includePasscodes"])
+            let reveal = try named.optionalBool("includePasscodes") == true
             let devices = try queries.devices(
                 orderId: named.optionalString("orderId"), status: named.optionalString("status"), page: Self.page(named))
-            return try JSONValue.encoding(devices.map(Self.withoutPasscode))
+            if reveal {
+                logger.notice("passcodes revealed", metadata: ["uid": "\(context.peer.uid)", "pid": "\(context.peer.pid)"])
+            }
+            return try JSONValue.encoding(devices.map { passcodes($0, reveal: reveal) })
         case "listClients":
             let named = try JSONRPCParams(params, allowed: ["search", "limit", "offset"])
             return try JSONValue.encoding(try queries.clients(search: named.optionalString("search"), page: Self.page(named)))
@@ -344,10 +354,10 @@ public struct ControlMethods: Sendable {
         }
     }
 
-    /// Passcodes stay in the replica; the socket never hands them out.
-    static func withoutPasscode(_ device: Device) -> Device {
+    /// Passcodes are sealed in the replica; the socket hands them out, opened, only when asked explicitly.
+    func passcodes(_ device: Device, reveal: Bool) -> Device {
         var device = device
-        device.passcode = nil
+        device.passcode = reveal ? engine.configuration.passcodeCipher?.open(device.passcode) : nil
         return device
     }
 }

@@ -9,6 +9,12 @@ public protocol EditableRecord: ReplicaRecord {
     var editableValues: FieldValues { get }
     /// Sets the fields present in `values`.
     mutating func apply(_ values: FieldValues)
+    /// This record as it may be stored: secrets sealed with `cipher`, or dropped without one.
+    func protectingSecrets(_ cipher: PasscodeCipher?) -> Self
+}
+
+extension EditableRecord {
+    public func protectingSecrets(_ cipher: PasscodeCipher?) -> Self { self }
 }
 
 extension Order: EditableRecord {
@@ -23,6 +29,13 @@ extension Order: EditableRecord {
 }
 
 extension Device: EditableRecord {
+    /// The passcode is sealed, or not kept at all without a key.
+    public func protectingSecrets(_ cipher: PasscodeCipher?) -> Device {
+        var stored = self
+        stored.passcode = cipher?.seal(passcode)
+        return stored
+    }
+
     public static let editableFields = ["status", "diagnosis", "resolution"]
 
     public var editableValues: FieldValues {

@@ -13,12 +13,15 @@ public struct EngineConfiguration: Sendable {
     public var maxRebasesPerRun: Int
     /// Dashboard periods refreshed on each full sync.
     public var dashboardPeriods: [String]
+    /// Seals device passcodes in the replica; nil: passcodes are not stored.
+    public var passcodeCipher: PasscodeCipher?
 
     public init(
         pageSize: Int = 500, policies: [SyncCollection: ConflictPolicy] = [:], retry: RetryPolicy = RetryPolicy(),
         completedHold: Duration = .seconds(2), maxRebasesPerRun: Int = 3,
-        dashboardPeriods: [String] = ["today", "week", "month"]
+        dashboardPeriods: [String] = ["today", "week", "month"], passcodeCipher: PasscodeCipher? = nil
     ) {
+        self.passcodeCipher = passcodeCipher
         self.pageSize = pageSize
         self.policies = policies
         self.retry = retry

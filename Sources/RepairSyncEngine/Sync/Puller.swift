@@ -153,7 +153,9 @@ struct Puller {
         events.emit(.pageReceived(collection: R.collection, records: page.data.count, deleted: page.deleted.count))
         let now = clock.now()
         let policy = configuration.policy(for: R.collection)
-        let rebase = RecordRebase(policy: policy, clockOffsetMilliseconds: api.clockOffsetMilliseconds, now: now)
+        let rebase = RecordRebase(
+            policy: policy, clockOffsetMilliseconds: api.clockOffsetMilliseconds, now: now,
+            cipher: configuration.passcodeCipher)
         let conflicts = try await store.write { db -> Int in
             var conflicts = 0
             for record in page.data {

@@ -115,7 +115,7 @@ struct Pusher {
         events.emit(.accepted(seq: entry.seq, collection: entry.collection, id: entry.recordId))
         let rebase = RecordRebase(
             policy: configuration.policy(for: R.collection), clockOffsetMilliseconds: api.clockOffsetMilliseconds,
-            now: clock.now())
+            now: clock.now(), cipher: configuration.passcodeCipher)
         try await write { db in try rebase.acknowledge(entry, response: record, db) }
         return .done
     }
@@ -147,7 +147,8 @@ struct Pusher {
         case 412? where entry.kind == .update:
             guard case .http(_, _, _, _, _, let body) = error else { break }
             let rebase = RecordRebase(
-                policy: policy, clockOffsetMilliseconds: api.clockOffsetMilliseconds, now: now)
+                policy: policy, clockOffsetMilliseconds: api.clockOffsetMilliseconds, now: now,
+                cipher: configuration.passcodeCipher)
             do {
                 let conflict: ConflictRecord.Outcome? = try await {
                     switch entry.collection {

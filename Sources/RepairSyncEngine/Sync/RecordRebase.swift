@@ -11,6 +11,7 @@ struct RecordRebase {
     let policy: ConflictPolicy
     let clockOffsetMilliseconds: Int64
     let now: Timestamp
+    var cipher: PasscodeCipher? = nil
     let resolver = ConflictResolver()
 
     struct Outcome {
@@ -96,7 +97,7 @@ struct RecordRebase {
         var newRow = remote
         newRow.apply(Self.overlay(remaining).values)
         newRow.apply(unqueued)
-        try newRow.upsert(db, syncedAt: now)
+        try newRow.protectingSecrets(cipher).upsert(db, syncedAt: now)
         try BaseCopies.save(db, remote)
         return outcome
     }
@@ -114,7 +115,7 @@ struct RecordRebase {
         var newRow = response
         newRow.apply(Self.overlay(remaining).values)
         newRow.apply(unqueued)
-        try newRow.upsert(db, syncedAt: now)
+        try newRow.protectingSecrets(cipher).upsert(db, syncedAt: now)
         try BaseCopies.save(db, response)
     }
 

@@ -36,13 +36,14 @@ struct OrderCommand: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Show an order with its client and devices (id or #number).")
         @OptionGroup var options: GlobalOptions
         @Argument(help: "An order id, or #number (e.g. #1042).") var reference: String
+        @Flag(help: "Also show the devices' passcodes (logged by the daemon).") var showPasscodes = false
 
         func run() throws {
             let params: JSONValue =
                 if reference.hasPrefix("#"), let number = Int(reference.dropFirst()) {
-                    .object(["orderNumber": .number(number)])
+                    .object(["orderNumber": .number(number), "includePasscodes": .bool(showPasscodes)])
                 } else {
-                    .object(["id": .string(reference)])
+                    .object(["id": .string(reference), "includePasscodes": .bool(showPasscodes)])
                 }
             let result = try options.call("getOrder", params)
             if options.printJSONIfAsked(result) { return }
@@ -56,10 +57,11 @@ struct OrderCommand: ParsableCommand {
             print("")
             guard case .array(let devices)? = result["devices"] else { return }
             Output.table(
-                ["device", "type", "model", "status", "diagnosis"],
+                ["device", "type", "model", "status", "diagnosis"] + (showPasscodes ? ["passcode"] : []),
                 devices.map {
                     [Output.cell($0["id"]), Output.cell($0["type"]), "\(Output.cell($0["brand"])) \(Output.cell($0["model"]))",
                         Output.cell($0["status"]), Output.cell($0["diagnosis"])]
+                        + (showPasscodes ? [Output.cell($0["passcode"])] : [])
                 })
         }
     }

@@ -223,6 +223,8 @@ let package = Package(
             name: "RepairSyncDaemonTests",
             dependencies: [
                 "RepairSyncDaemon",
+                "RepairSyncStore",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 "RepairSyncEngine",
                 "RepairSyncModels",
                 "RepairSyncControl",

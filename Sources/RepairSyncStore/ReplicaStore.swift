@@ -53,6 +53,19 @@ public final class ReplicaStore: Sendable {
         return ReplicaStore(writer: queue, path: nil)
     }
 
+    /// A consistent copy of the whole store at `path` (SQLite's online backup: readers and the writer go on), mode
+    /// 0600. Returns the copy's `PRAGMA integrity_check` problems (empty when sound).
+    public func backup(to path: String) throws -> [String] {
+        try Self.createIfMissing(path: path, mode: 0o600)
+        let destination = try DatabaseQueue(path: path)
+        try writer.backup(to: destination)
+        let problems = try destination.read { db in
+            try String.fetchAll(db, sql: "PRAGMA integrity_check").filter { $0 != "ok" }
+        }
+        try destination.close()
+        return problems
+    }
+
     /// Closes the database: for a wipe (`purge`). Reads and writes fail afterwards.
     public func close() throws {
         if let pool = writer as? DatabasePool { try pool.close() }

@@ -1,5 +1,6 @@
 import BackendTestSupport
 import Foundation
+import GRDB
 import NIOHTTP1
 import RepairSyncControl
 import RepairSyncTestSupport
@@ -322,6 +323,36 @@ struct DaemonEndToEndTests {
             let wal = (try? Data(contentsOf: URL(fileURLWithPath: h.storePath + "-wal"))) ?? Data()
             #expect(!raw.isEmpty)
             #expect(raw.range(of: Data("zebra-4242".utf8)) == nil && wal.range(of: Data("zebra-4242".utf8)) == nil)
+        }
+    }
+
+    @Test("a backup taken during a sync is a sound database, readable only by whoever asked for it")
+    func backupDuringSync() async throws {
+        try await DaemonHarness.with(orders: 200) { h in
+            try await h.start()
+            _ = try await h.call("sync", .object(["wait": .bool(true)]))
+            // Every request slow, and a resync from scratch: the backup surely overlaps the sync's writes.
+            _ = try await h.backend.send(.POST, "/admin/cursors/expire")
+            _ = try await h.backend.send(.PUT, "/admin/faults", json: #"{"rate":1,"kinds":{"slow":1},"slow_ms":100}"#)
+            let watcher = try StatusWatcher(path: h.socketPath)
+            _ = try await h.call("sync")
+            #expect(await watcher.wait(timeout: 10) { $0["state"] == .string("syncing") } != nil)
+            let file = h.directory.path("backup.sqlite")
+            let result = try await h.repairctl(["backup", file])
+            #expect(result.status == 0, "\(result.stderr)")
+            let during = try await h.call("status")
+            #expect(during["state"] == .string("syncing"), "the backup was taken while the sync ran")
+            _ = try await h.backend.send(.DELETE, "/admin/faults")
+
+            var info = stat()
+            #expect(stat(file, &info) == 0 && info.st_mode & 0o777 == 0o600)
+            let copy = try DatabaseQueue(path: file)
+            let integrity = try await copy.read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check") }
+            #expect(integrity == ["ok"])
+            let orders = try await copy.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM orders") }
+            #expect((orders ?? 0) > 0)
+            let again = try await h.repairctl(["backup", file])
+            #expect(again.status == 1, "an existing file is never overwritten")
         }
     }
 

@@ -23,6 +23,13 @@ public struct ControlRequestContext: Sendable {
         connection.subscriptionAdded.yield()
     }
 
+    /// Sends a notification on this connection before the reply, waiting until it is written: a method streaming a
+    /// large result (a backup) goes at the client's pace, buffering nothing.
+    public func stream(method: String, params: JSONValue) async throws {
+        guard let send = connection.streamSender.withLock({ $0 }) else { throw CancellationError() }
+        try await send(JSONRPCDispatcher<ControlRequestContext>.notification(method, params: params))
+    }
+
     /// Runs `action` once the reply to the current request has been written (e.g. stop the daemon after `purge`
     /// answered).
     public func afterReply(_ action: @escaping @Sendable () async -> Void) {
@@ -50,6 +57,8 @@ final class ControlConnection: Sendable {
 
     let subscriptions = Mutex(Subscription())
     let afterReply = Mutex<[@Sendable () async -> Void]>([])
+    /// Writes one line and returns once it is written (set by the server for the connection's lifetime).
+    let streamSender = Mutex<(@Sendable (String) async throws -> Void)?>(nil)
     let subscriptionAdded: AsyncStream<Void>.Continuation
     let subscriptionSignals: AsyncStream<Void>
     let maxQueuedNotifications: Int

@@ -171,6 +171,7 @@ public struct ControlServer: Sendable {
             let queued = NotificationCount()
             let state = ControlConnection(maxQueuedNotifications: limits.maxQueuedNotifications)
             let context = ControlRequestContext(peer: peer, connection: state)
+            state.streamSender.withLock { $0 = { line in try await Self.send(line, through: writer) } }
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
                     for await line in lines {

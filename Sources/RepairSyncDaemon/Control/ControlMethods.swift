@@ -39,6 +39,7 @@ public struct ControlMethods: Sendable {
         "ping", "version", "status", "subscribe", "queueChange", "sync", "pending", "retry", "conflicts",
         "resolveConflict", "pause", "resume", "reload", "updateOrder", "updateDevice", "replyToTicket", "listOrders",
         "getOrder", "listDevices", "listClients", "getClient", "listTickets", "getTicket", "dashboardStats", "purge",
+        "backup",
     ]
 
     public var dispatcher: JSONRPCDispatcher<ControlRequestContext> {
@@ -286,6 +287,31 @@ public struct ControlMethods: Sendable {
                 ("fetchedAt", .string(Timestamp(millisecondsSince1970: snapshot.fetchedAt).rfc3339)),
                 ("ageSeconds", .number(String(age))),
             ])
+        case "backup":
+            _ = try JSONRPCParams(params, allowed: [])
+            guard let path = store.path else { throw JSONRPCError.storeError("an in-memory store has no backup") }
+            let copy = (path as NSString).deletingLastPathComponent + "/backup-\(UUID().uuidString).sqlite"
+            defer { _ = ReplicaStore.removeFiles(at: copy) }
+            let problems = try store.backup(to: copy)
+            guard problems.isEmpty else {
+                throw JSONRPCError.storeError("the backup copy failed its integrity check: \(problems.prefix(3))")
+            }
+            // Streamed in notifications, each written before the next is read: the client's pace, no buffering.
+            guard let file = FileHandle(forReadingAtPath: copy) else {
+                throw JSONRPCError.storeError("cannot read the backup copy")
+            }
+            defer { try? file.close() }
+            var total = 0
+            while true {
+                let chunk = file.readData(ofLength: 256 * 1024)
+                if chunk.isEmpty { break }
+                total += chunk.count
+                try await context.stream(
+                    method: "backupChunk", params: .object([("data", .string(chunk.base64EncodedString()))]))
+            }
+            logger.notice(
+                "backup sent", metadata: ["bytes": "\(total)", "uid": "\(context.peer.uid)", "pid": "\(context.peer.pid)"])
+            return .object([("bytes", .number(total)), ("integrity", .string("ok"))])
         case "purge":
             let named = try JSONRPCParams(params, allowed: ["force"])
             let pending = try engine.pendingChangesCount()

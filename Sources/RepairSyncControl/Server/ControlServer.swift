@@ -182,7 +182,8 @@ public struct ControlServer: Sendable {
                             written.finish()
                         case .notification(let text):
                             queued.count.withLock { $0 -= 1 }
-                            try await outbound.write(ByteBuffer(string: text + "\n"))
+                            // A failed write means the peer is gone: keep draining, so no sender waits forever.
+                            try? await outbound.write(ByteBuffer(string: text + "\n"))
                         }
                     }
                 }
@@ -244,7 +245,7 @@ public struct ControlServer: Sendable {
     /// Queues a reply and waits until it has been written.
     private static func send(_ text: String, through writer: AsyncStream<OutgoingLine>.Continuation) async throws {
         let (written, signal) = AsyncStream.makeStream(of: Void.self)
-        writer.yield(.reply(text, signal))
+        guard case .enqueued = writer.yield(.reply(text, signal)) else { throw CancellationError() }
         for await _ in written { break }
         try Task.checkCancellation()
     }

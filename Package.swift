@@ -120,6 +120,8 @@ let package = Package(
             dependencies: [
                 "RepairSyncModels",
                 "RepairSyncControl",
+                // For `doctor` only: it reads the configuration and, without the daemon, the store.
+                "RepairSyncDaemon",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings

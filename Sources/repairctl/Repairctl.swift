@@ -2,7 +2,7 @@ import ArgumentParser
 import RepairSyncModels
 
 @main
-struct Repairctl: ParsableCommand {
+struct Repairctl: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "repairctl",
         abstract: "Talk to repairsyncd: sync status, local changes, conflicts, and the local replica.",
@@ -15,7 +15,7 @@ struct Repairctl: ParsableCommand {
         subcommands: [
             Status.self, Watch.self, Queue.self, Sync.self, Pending.self, Retry.self, Conflicts.self, Resolve.self,
             Pause.self, Resume.self, Reload.self, OrderCommand.self, DeviceCommand.self, TicketCommand.self,
-            Orders.self, Devices.self, Clients.self, Tickets.self, Dashboard.self, Ping.self, Backup.self, Purge.self,
+            Orders.self, Devices.self, Clients.self, Tickets.self, Dashboard.self, Ping.self, Backup.self, Purge.self, DoctorCommand.self,
         ]
     )
 }

@@ -356,6 +356,73 @@ struct DaemonEndToEndTests {
         }
     }
 
+    /// `repairctl doctor --json`: its exit status and the checks by name.
+    static func doctor(_ h: DaemonHarness) async throws -> (status: Int32, checks: [String: (level: String, detail: String)]) {
+        let result = try await h.repairctl(["doctor", "--config", h.configPath, "--json"])
+        guard case .array(let checks) = try JSONParser().parse(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+        else { throw ControlClient.Failure.protocolError("doctor printed: \(result.stdout) \(result.stderr)") }
+        var byName: [String: (level: String, detail: String)] = [:]
+        for check in checks {
+            byName[check["name"]?.stringValue ?? "?"] = (check["level"]?.stringValue ?? "?", check["detail"]?.stringValue ?? "")
+        }
+        return (result.status, byName)
+    }
+
+    @Test("doctor: all ok on a healthy daemon; without the daemon it says so and still checks the rest")
+    func doctorHealthyAndStopped() async throws {
+        try await DaemonHarness.with { h in
+            try await h.start()
+            _ = try await h.call("sync", .object(["wait": .bool(true)]))
+            let healthy = try await Self.doctor(h)
+            #expect(healthy.status == 0)
+            #expect(Set(healthy.checks.keys).isSuperset(of: ["config", "token file", "daemon", "api", "token", "clock", "store", "changes", "connectivity", "last sync"]))
+            #expect(healthy.checks.values.allSatisfy { $0.level == "ok" }, "\(healthy.checks)")
+
+            h.kill(SIGTERM)
+            _ = await h.waitForExit()
+            let stopped = try await Self.doctor(h)
+            #expect(stopped.status == 1)
+            #expect(stopped.checks["daemon"]?.level == "fail")
+            #expect(stopped.checks["daemon"]?.detail.contains("not running") == true)
+            #expect(stopped.checks["config"]?.level == "ok")
+            #expect(stopped.checks["api"]?.level == "ok")
+            #expect(stopped.checks["store"]?.level == "ok", "read directly, read-only")
+            #expect(stopped.checks["token"]?.level == "skipped")
+        }
+    }
+
+    @Test("doctor: a refused token fails and names the token; a world-readable token file fails")
+    func doctorToken() async throws {
+        try await DaemonHarness.with { h in
+            try "not-the-token".write(toFile: h.directory.path("token"), atomically: true, encoding: .utf8)
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: h.directory.path("token"))
+            try await h.start()
+            let refused = try await Self.doctor(h)
+            #expect(refused.status == 1)
+            #expect(refused.checks["token"]?.level == "fail")
+            #expect(refused.checks["token"]?.detail.contains("refused the token") == true)
+            #expect(!(refused.checks.values.contains { $0.detail.contains("not-the-token") }), "the token itself is never shown")
+
+            try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: h.directory.path("token"))
+            let open = try await Self.doctor(h)
+            #expect(open.checks["token file"]?.level == "fail")
+            #expect(open.checks["token file"]?.detail.contains("readable by others") == true)
+        }
+    }
+
+    @Test("doctor: an unreachable API fails")
+    func doctorUnreachable() async throws {
+        let h = try DaemonHarness(baseURL: "http://127.0.0.1:9")
+        defer {
+            h.kill(SIGKILL)
+            h.notify.close()
+        }
+        try await h.start()
+        let result = try await Self.doctor(h)
+        #expect(result.status == 1)
+        #expect(result.checks["api"]?.level == "fail")
+    }
+
     @Test("SIGTERM during a push exits 0; after a restart every change is on the server exactly once")
     func sigtermDuringSync() async throws {
         try await DaemonHarness.with { h in

@@ -60,9 +60,11 @@ public enum ConfigurationLoader {
     /// Variables with the prefix that are not configuration keys (repairctl's socket).
     static let environmentNonKeys: Set<String> = ["REPAIRSYNCD_SOCKET"]
 
-    public static func load(path: String, environment: [String: String] = ProcessInfo.processInfo.environment)
-        async throws(ConfigurationError) -> DaemonConfiguration
-    {
+    /// `readSecrets: false` validates everything but leaves the token and the passcode key unread (for
+    /// `repairctl doctor` run by a user who may not read them); the result's token is then empty.
+    public static func load(
+        path: String, environment: [String: String] = ProcessInfo.processInfo.environment, readSecrets: Bool = true
+    ) async throws(ConfigurationError) -> DaemonConfiguration {
         let fileKeys = try keysInFile(path)
         let overrides = environment.filter {
             $0.key.hasPrefix(environmentPrefix) && !environmentNonKeys.contains($0.key)
@@ -90,7 +92,9 @@ public enum ConfigurationLoader {
         unknown += stripped.keys.filter { environmentNames[$0] == nil }.map { environmentPrefix + $0 }.sorted()
         unknown.removeAll { $0 == environmentPrefix + "API_TOKEN" }
         let present = fileKeys.union(stripped.keys.compactMap { environmentNames[$0] })
-        return try build(Values(reader: reader, present: present, environment: environment), unknown: unknown)
+        return try build(
+            Values(reader: reader, present: present, environment: environment, readSecrets: readSecrets),
+            unknown: unknown)
     }
 
     /// `api.base_url` → `API_BASE_URL` (the variable is `REPAIRSYNCD_API_BASE_URL`).
@@ -135,6 +139,7 @@ public enum ConfigurationLoader {
         let reader: ConfigReader
         let present: Set<String>
         let environment: [String: String]
+        var readSecrets = true
 
         func text(_ key: String) throws(ConfigurationError) -> String? {
             if let value = reader.string(forKey: ConfigKey(key)) { return value }
@@ -163,7 +168,16 @@ public enum ConfigurationLoader {
         // REPAIRSYNCD_API_TOKEN; else the default token file.
         let tokenFile: String
         let token: Secret
-        if values.present.contains("api.token_file") {
+        if !values.readSecrets {
+            if values.present.contains("api.token_file") {
+                tokenFile = try P.absolutePath(values.withDefault("api.token_file"), key: "api.token_file")
+            } else if let credentials = values.environment["CREDENTIALS_DIRECTORY"] {
+                tokenFile = credentials + "/api-token"
+            } else {
+                tokenFile = try values.withDefault("api.token_file")
+            }
+            token = Secret("")
+        } else if values.present.contains("api.token_file") {
             tokenFile = try P.absolutePath(values.withDefault("api.token_file"), key: "api.token_file")
             token = try readToken(tokenFile, checkOwnership: true)
         } else if let credentials = values.environment["CREDENTIALS_DIRECTORY"] {
@@ -177,7 +191,7 @@ public enum ConfigurationLoader {
             tokenFile = try values.withDefault("api.token_file")
             token = try readToken(tokenFile, checkOwnership: true)
         }
-        let passcodeKey = try readPasscodeKey(values)
+        let passcodeKey = values.readSecrets ? try readPasscodeKey(values) : nil
         var conflicts: [SyncCollection: ConflictPolicy] = [:]
         for collection in [SyncCollection.orders, .devices, .clients, .tickets] {
             let key = "conflicts.\(collection.name)"

@@ -39,7 +39,7 @@ public struct ControlMethods: Sendable {
         "ping", "version", "status", "subscribe", "queueChange", "sync", "pending", "retry", "conflicts",
         "resolveConflict", "pause", "resume", "reload", "updateOrder", "updateDevice", "replyToTicket", "listOrders",
         "getOrder", "listDevices", "listClients", "getClient", "listTickets", "getTicket", "dashboardStats", "purge",
-        "backup",
+        "backup", "doctor",
     ]
 
     public var dispatcher: JSONRPCDispatcher<ControlRequestContext> {
@@ -287,6 +287,10 @@ public struct ControlMethods: Sendable {
                 ("fetchedAt", .string(Timestamp(millisecondsSince1970: snapshot.fetchedAt).rfc3339)),
                 ("ageSeconds", .number(String(age))),
             ])
+        case "doctor":
+            _ = try JSONRPCParams(params, allowed: [])
+            let checks = await DaemonChecks(engine: engine, store: store, scheduler: scheduler, interval: scheduler.interval).run()
+            return .array(checks.map(\.json))
         case "backup":
             _ = try JSONRPCParams(params, allowed: [])
             guard let path = store.path else { throw JSONRPCError.storeError("an in-memory store has no backup") }

@@ -52,6 +52,9 @@ public final class SchedulerService: Service, Sendable {
 
     public var snapshot: Snapshot { snapshotValue.withLock { $0 } }
 
+    /// The periodic interval in force.
+    public var interval: Duration { schedule.withLock { $0.policy.interval } }
+
     // MARK: Requests
 
     /// `repairctl sync` without waiting: run as soon as possible (nil: everything).

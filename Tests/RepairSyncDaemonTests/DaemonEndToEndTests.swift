@@ -423,6 +423,58 @@ struct DaemonEndToEndTests {
         #expect(result.checks["api"]?.level == "fail")
     }
 
+    @Test("the status-bar examples: `watch --badge` follows the pending count through a pipe; the conflict script notifies")
+    func badgeExamples() async throws {
+        try await DaemonHarness.with { h in
+            h.environment = ["REPAIRSYNCD_CONFLICTS_ORDERS": "manual"]
+            try await h.start()
+            _ = try await h.call("sync", .object(["wait": .bool(true)]))
+            _ = try await h.call("pause")
+            let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            // The waybar/polybar command line, read through a pipe as a bar reads it.
+            let badge = try SpawnedProcess(
+                [DaemonHarness.binaries.appendingPathComponent("repairctl").path, "watch", "--badge"],
+                environment: ["REPAIRSYNCD_SOCKET": h.socketPath])
+            defer { badge.signal(SIGKILL) }
+            #expect(await badge.readLines(until: "0").last == "0")
+            _ = try await h.call("updateOrder", .object(["id": .string("ord_6"), "notes": .string("badge")]))
+            #expect(await badge.readLines(until: "1").last == "1")
+
+            // The notification script, with a notify-send that records its arguments.
+            let bin = h.directory.path("bin")
+            try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
+            // A FIFO: reading it waits for the first notification, no polling.
+            let sent = h.directory.path("notifications")
+            #expect(mkfifo(sent, 0o600) == 0)
+            let received = Task { try await DaemonHarness.blocking { () -> String in
+                guard let fifo = FileHandle(forReadingAtPath: sent) else { return "" }
+                return String(decoding: fifo.readDataToEndOfFile(), as: UTF8.self)
+            } }
+            try "#!/bin/sh\necho \"$*\" > \(sent)\n".write(toFile: bin + "/notify-send", atomically: true, encoding: .utf8)
+            try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: bin + "/notify-send")
+            try FileManager.default.createSymbolicLink(
+                atPath: bin + "/repairctl", withDestinationPath: DaemonHarness.binaries.appendingPathComponent("repairctl").path)
+            let notifier = try SpawnedProcess(
+                ["/bin/sh", root.appendingPathComponent("docs/examples/notify-on-conflict.sh").path],
+                environment: ["REPAIRSYNCD_SOCKET": h.socketPath, "PATH": bin + ":/usr/bin:/bin"])
+            defer { notifier.signal(SIGKILL) }
+            let watcher = try StatusWatcher(path: h.socketPath)
+            let edit = try await h.backend.send(.PATCH, "/admin/records/orders/ord_6", json: #"{"notes":"server side"}"#)
+            #expect(edit.status == 200)
+            _ = try await h.call("sync", .object(["wait": .bool(true)]))
+            #expect(await watcher.wait(timeout: 10) { $0["openConflicts"] == .number(1) } != nil)
+            // If the script never writes, end the read after 10 s instead of hanging the suite (an empty text fails).
+            let unblock = Task {
+                try await Task.sleep(for: .seconds(10))
+                let fd = open(sent, O_WRONLY | O_NONBLOCK)
+                if fd >= 0 { close(fd) }
+            }
+            let text = try await received.value
+            unblock.cancel()
+            #expect(text.contains("1 conflict(s) need a decision"), "\(text)")
+        }
+    }
+
     @Test("SIGTERM during a push exits 0; after a restart every change is on the server exactly once")
     func sigtermDuringSync() async throws {
         try await DaemonHarness.with { h in

@@ -475,6 +475,25 @@ struct DaemonEndToEndTests {
         }
     }
 
+    @Test("with retention.days, a successful full sync removes old finished records and the status says so")
+    func retentionInTheDaemon() async throws {
+        try await DaemonHarness.with(orders: 100) { h in
+            h.environment = ["REPAIRSYNCD_RETENTION_DAYS": "30"]
+            try await h.start()
+            _ = try await h.call("sync", .object(["wait": .bool(true)]))
+            let watcher = try StatusWatcher(path: h.socketPath)
+            _ = try await h.call("sync", .object(["wait": .bool(true)]))
+            _ = await watcher.wait(timeout: 5) { $0["retention"] != nil && $0["retention"] != .null }
+            let status = try await h.call("status")
+            #expect((status["storeBytes"]?.intValue ?? 0) > 0)
+            let removed = ["orders", "tickets"].compactMap { status["retention"]?[$0]?.intValue }.reduce(0, +)
+            #expect(removed > 0, "\(status["retention"]?.serialized ?? "no retention")")
+            #expect(h.log().contains("retention removed old records"))
+            let shown = try await h.repairctl(["status"])
+            #expect(shown.stdout.contains("retention removed"))
+        }
+    }
+
     @Test("SIGTERM during a push exits 0; after a restart every change is on the server exactly once")
     func sigtermDuringSync() async throws {
         try await DaemonHarness.with { h in

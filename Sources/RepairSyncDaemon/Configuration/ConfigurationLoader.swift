@@ -54,6 +54,7 @@ public enum ConfigurationLoader {
         ("probe.debounce", "500ms"),
         ("probe.timeout", "5s"),
         ("log.level", "info"),
+        ("retention.days", "0"),
     ]
 
     static let environmentPrefix = "REPAIRSYNCD_"
@@ -237,6 +238,7 @@ public enum ConfigurationLoader {
                 debounce: try P.duration(values.withDefault("probe.debounce"), key: "probe.debounce", allowZero: true),
                 timeout: try P.duration(values.withDefault("probe.timeout"), key: "probe.timeout")),
             logLevel: try P.choice(values.withDefault("log.level"), key: "log.level", as: DaemonConfiguration.LogLevel.self),
+            retentionDays: try P.integer(values.withDefault("retention.days"), key: "retention.days", in: 0...36_500),
             token: token,
             passcodeKey: passcodeKey,
             unknownKeys: unknown)

@@ -42,6 +42,7 @@ extension DaemonConfiguration {
             ("probe.debounce", text(probe.debounce)),
             ("probe.timeout", text(probe.timeout)),
             ("log.level", logLevel.rawValue),
+            ("retention.days", retentionDays == 0 ? "0  # off" : "\(retentionDays)"),
         ]
         var output = lines.map { "\($0.0): \($0.1)" }.joined(separator: "\n")
         for key in unknownKeys { output += "\n# unknown key, ignored: \(key)" }

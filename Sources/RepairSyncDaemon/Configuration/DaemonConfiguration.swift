@@ -59,6 +59,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var conflicts: [SyncCollection: ConflictPolicy]
     public var probe: Probe
     public var logLevel: LogLevel
+    /// Days after which finished orders and closed tickets leave the replica (0: never).
+    public var retentionDays: Int
 
     /// The API token, read from `api.token_file` (or the systemd credential). Never printed or logged.
     public var token: Secret

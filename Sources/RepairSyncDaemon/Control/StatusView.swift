@@ -6,6 +6,13 @@ internal import RepairSyncModels
 /// The `status` result and `statusChanged` params: one stable, documented shape (docs/rpc.md) for `repairctl status`,
 /// the badge and any other tool.
 public enum StatusView {
+    /// The replica's size on disk (database and WAL).
+    static func storeBytes(_ scheduler: SchedulerService) -> Int {
+        guard let path = scheduler.storePath else { return 0 }
+        return [path, path + "-wal"].compactMap { (try? FileManager.default.attributesOfItem(atPath: $0))?[.size] as? Int }
+            .reduce(0, +)
+    }
+
     public static func json(_ status: EngineStatus, scheduler: SchedulerService) -> JSONValue {
         let schedule = scheduler.snapshot
         let formatter = ISO8601DateFormatter()
@@ -52,6 +59,17 @@ public enum StatusView {
                 ("openConflicts", .number(status.openConflicts)),
                 ("clockOffsetMs", .number(String(status.clockOffsetMilliseconds))),
                 ("collections", .array(collections)),
+                ("storeBytes", .number(String(storeBytes(scheduler)))),
+                (
+                    "retention",
+                    schedule.lastRetention.map { report in
+                        .object([
+                            ("at", .optionalString(schedule.lastRetentionAt.map(formatter.string(from:)))),
+                            ("orders", .number(report.orders)), ("devices", .number(report.devices)),
+                            ("tickets", .number(report.tickets)), ("messages", .number(report.messages)),
+                        ])
+                    } ?? .null
+                ),
                 (
                     "metrics",
                     .object([

@@ -68,7 +68,9 @@ public enum Daemon {
                 requestTimeout: configuration.probe.timeout))
         let scheduler = SchedulerService(
             engine: engine, policy: configuration.schedulePolicy, probeSettings: configuration.probe, probeAPI: probeAPI,
-            shutdownGrace: configuration.sync.shutdownGrace, logger: Logger(label: "repairsyncd.scheduler"))
+            shutdownGrace: configuration.sync.shutdownGrace,
+            retention: configuration.retentionDays > 0 ? Retention(store: store, days: configuration.retentionDays) : nil,
+            logger: Logger(label: "repairsyncd.scheduler"))
         let running = Mutex(configuration)
 
         // A reload validates the whole file; a bad one is refused and the running configuration stays.

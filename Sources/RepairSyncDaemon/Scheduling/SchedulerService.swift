@@ -3,6 +3,7 @@ public import Logging
 public import RepairSyncEngine
 public import RepairSyncModels
 public import ServiceLifecycle
+internal import RepairSyncStore
 internal import Synchronization
 
 /// Runs the engine when the schedule says so (`SyncSchedule`), sleeping in between: start-up, the periodic timer,
@@ -25,11 +26,16 @@ public final class SchedulerService: Service, Sendable {
         public var online: Bool
         public var nextRunAt: Date?
         public var nextRunReason: String?
+        /// The last retention pass: when, and what it removed.
+        public var lastRetentionAt: Date?
+        public var lastRetention: Retention.Report?
     }
 
     let engine: SyncEngine
     let logger: Logger
     let shutdownGrace: Duration
+    /// Run after each successful full run, when `retention.days` is set.
+    let retention: Retention?
     public let probe: ConnectivityProbe
     private let mailbox = Mailbox<Event>()
     private let schedule: Mutex<SyncSchedule<ContinuousClock.Instant>>
@@ -37,9 +43,10 @@ public final class SchedulerService: Service, Sendable {
 
     public init(
         engine: SyncEngine, policy: SchedulePolicy, probeSettings: DaemonConfiguration.Probe, probeAPI: APIClient,
-        shutdownGrace: Duration, logger: Logger
+        shutdownGrace: Duration, retention: Retention? = nil, logger: Logger
     ) {
         self.engine = engine
+        self.retention = retention
         self.logger = logger
         self.shutdownGrace = shutdownGrace
         schedule = Mutex(SyncSchedule(policy: policy, now: .now))
@@ -51,6 +58,9 @@ public final class SchedulerService: Service, Sendable {
     }
 
     public var snapshot: Snapshot { snapshotValue.withLock { $0 } }
+
+    /// The replica's path (for the status's size).
+    public var storePath: String? { engine.store.path }
 
     /// The periodic interval in force.
     public var interval: Duration { schedule.withLock { $0.policy.interval } }
@@ -123,7 +133,29 @@ public final class SchedulerService: Service, Sendable {
                 report.offline ? .offline : report.succeeded ? .succeeded : .failed
             schedule.withLock { $0.runFinished(run, outcome: outcome, now: .now, random: Double.random(in: 0...1)) }
             if outcome == .offline { snapshotValue.withLock { $0.online = false } }
+            if outcome == .succeeded, run.full, let retention { await applyRetention(retention) }
             logger.debug("scheduled run done", metadata: ["reason": "\(run.reason.rawValue)", "outcome": "\(outcome)"])
+        }
+    }
+
+    private func applyRetention(_ retention: Retention) async {
+        do {
+            let report = try await retention.run()
+            snapshotValue.withLock {
+                $0.lastRetention = report
+                $0.lastRetentionAt = Date()
+            }
+            if report.total > 0 {
+                logger.notice(
+                    "retention removed old records",
+                    metadata: [
+                        "orders": "\(report.orders)", "devices": "\(report.devices)", "tickets": "\(report.tickets)",
+                        "messages": "\(report.messages)",
+                    ])
+                await engine.refreshCounts()
+            }
+        } catch {
+            logger.error("retention failed", metadata: ["error": "\(error)"])
         }
     }
 

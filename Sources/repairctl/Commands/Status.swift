@@ -75,6 +75,14 @@ struct Status: ParsableCommand {
             "changes:    \(Output.cell(status["pending"])) pending, \(Output.cell(status["failed"])) failed, "
                 + "\(Output.cell(status["dead"])) dead, \(Output.cell(status["openConflicts"])) open conflicts",
         ]
+        if let bytes = status["storeBytes"]?.intValue {
+            var store = "store:      \(String(format: "%.1f", Double(bytes) / 1_048_576)) MiB"
+            if let retention = status["retention"], retention != .null {
+                let removed = ["orders", "devices", "tickets", "messages"].compactMap { retention[$0]?.intValue }.reduce(0, +)
+                store += " (retention removed \(removed) old records \(Output.relative(retention["at"])))"
+            }
+            lines.append(store)
+        }
         if case .array(let collections)? = status["collections"] {
             lines.append("")
             var rows: [[String]] = []

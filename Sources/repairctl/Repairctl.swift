@@ -15,7 +15,7 @@ struct Repairctl: AsyncParsableCommand {
         subcommands: [
             Status.self, Watch.self, Queue.self, Sync.self, Pending.self, Retry.self, Conflicts.self, Resolve.self,
             Pause.self, Resume.self, Reload.self, OrderCommand.self, DeviceCommand.self, TicketCommand.self,
-            Orders.self, Devices.self, Clients.self, Tickets.self, Dashboard.self, Ping.self, Backup.self, Purge.self, DoctorCommand.self,
+            Orders.self, Devices.self, Clients.self, Tickets.self, Dashboard.self, Ping.self, Stats.self, Backup.self, Purge.self, DoctorCommand.self,
         ]
     )
 }

@@ -494,6 +494,53 @@ struct DaemonEndToEndTests {
         }
     }
 
+    @Test("stats counts runs, pushes and pulls; the metrics text file follows the Prometheus text format")
+    func statsAndMetrics() async throws {
+        try await DaemonHarness.with { h in
+            let textfile = h.directory.path("repairsyncd.prom")
+            h.environment = ["REPAIRSYNCD_METRICS_TEXTFILE": textfile]
+            try await h.start()
+            _ = try await h.call("sync", .object(["wait": .bool(true)]))
+            _ = try await h.call("updateOrder", .object(["id": .string("ord_2"), "notes": .string("metrics")]))
+            _ = try await h.call("sync", .object(["wait": .bool(true)]))
+            let stats = try await h.call("stats")
+            #expect((stats["lifetime"]?["runs"]?.intValue ?? 0) >= 2)
+            #expect(stats["lifetime"]?["pushed"]?["orders"] == .number(1))
+            #expect((stats["last24h"]?["pulled"]?["orders"]?.intValue ?? 0) >= 30)
+            #expect((stats["httpResponses"]?["2xx"]?.intValue ?? 0) > 0)
+            let table = try await h.repairctl(["stats"])
+            #expect(table.status == 0)
+            #expect(table.stdout.contains("success rate"))
+
+            // The text file: every sample line is `name{labels} value`, every name has a TYPE, names follow the rules.
+            let text = try String(contentsOfFile: textfile, encoding: .utf8)
+            var typed: Set<String> = []
+            var samples = 0
+            for line in text.split(separator: "\n") {
+                if line.hasPrefix("# TYPE ") {
+                    let parts = line.split(separator: " ")
+                    #expect(parts.count == 4 && ["counter", "gauge", "histogram"].contains(String(parts[3])), "\(line)")
+                    typed.insert(String(parts[2]))
+                } else if line.hasPrefix("#") {
+                    continue
+                } else {
+                    let match = line.wholeMatch(of: /([a-zA-Z_:][a-zA-Z0-9_:]*)(\{[^}]*\})? (-?[0-9.eE+-]+|NaN|\+Inf|-Inf)/)
+                    #expect(match != nil, "not a sample line: \(line)")
+                    if let name = match?.1 {
+                        let base = String(name).replacing(/_(bucket|sum|count)$/, with: "")
+                        #expect(typed.contains(String(name)) || typed.contains(base), "\(name) has no TYPE")
+                    }
+                    samples += 1
+                }
+            }
+            #expect(samples > 5)
+            for name in ["repairsyncd_sync_runs_total", "repairsyncd_sync_duration_seconds", "repairsyncd_pending_changes",
+                "repairsyncd_last_success_timestamp_seconds"] {
+                #expect(typed.contains(name), "\(name) missing from \(typed.sorted())")
+            }
+        }
+    }
+
     @Test("SIGTERM during a push exits 0; after a restart every change is on the server exactly once")
     func sigtermDuringSync() async throws {
         try await DaemonHarness.with { h in

@@ -55,6 +55,7 @@ public enum ConfigurationLoader {
         ("probe.timeout", "5s"),
         ("log.level", "info"),
         ("retention.days", "0"),
+        ("metrics.textfile", nil),
     ]
 
     static let environmentPrefix = "REPAIRSYNCD_"
@@ -239,6 +240,9 @@ public enum ConfigurationLoader {
                 timeout: try P.duration(values.withDefault("probe.timeout"), key: "probe.timeout")),
             logLevel: try P.choice(values.withDefault("log.level"), key: "log.level", as: DaemonConfiguration.LogLevel.self),
             retentionDays: try P.integer(values.withDefault("retention.days"), key: "retention.days", in: 0...36_500),
+            metricsTextfile: try values.text("metrics.textfile").map { text throws(ConfigurationError) in
+                try P.absolutePath(text, key: "metrics.textfile")
+            },
             token: token,
             passcodeKey: passcodeKey,
             unknownKeys: unknown)

@@ -43,6 +43,7 @@ extension DaemonConfiguration {
             ("probe.timeout", text(probe.timeout)),
             ("log.level", logLevel.rawValue),
             ("retention.days", retentionDays == 0 ? "0  # off" : "\(retentionDays)"),
+            ("metrics.textfile", metricsTextfile ?? "(off)"),
         ]
         var output = lines.map { "\($0.0): \($0.1)" }.joined(separator: "\n")
         for key in unknownKeys { output += "\n# unknown key, ignored: \(key)" }

@@ -61,6 +61,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var logLevel: LogLevel
     /// Days after which finished orders and closed tickets leave the replica (0: never).
     public var retentionDays: Int
+    /// Where to write the Prometheus text exposition after each run (node_exporter's textfile collector).
+    public var metricsTextfile: String?
 
     /// The API token, read from `api.token_file` (or the systemd credential). Never printed or logged.
     public var token: Secret

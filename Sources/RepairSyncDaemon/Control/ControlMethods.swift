@@ -15,17 +15,19 @@ public struct ControlMethods: Sendable {
     let reload: @Sendable () async -> Result<[String], ConfigurationError>
     let logger: Logger
     let authorization: PeerAuthorization
+    let metrics: SyncMetrics
     /// Ends the daemon (after `purge`).
     let shutdown: @Sendable () async -> Void
     var queries: ReplicaQueries { ReplicaQueries(store: store) }
 
     public init(
         engine: SyncEngine, store: ReplicaStore, scheduler: SchedulerService, logger: Logger,
-        authorization: PeerAuthorization = PeerAuthorization(group: nil),
+        authorization: PeerAuthorization = PeerAuthorization(group: nil), metrics: SyncMetrics = SyncMetrics(textfile: nil),
         shutdown: @escaping @Sendable () async -> Void = {},
         reload: @escaping @Sendable () async -> Result<[String], ConfigurationError>
     ) {
         self.authorization = authorization
+        self.metrics = metrics
         self.shutdown = shutdown
         self.engine = engine
         self.store = store
@@ -39,7 +41,7 @@ public struct ControlMethods: Sendable {
         "ping", "version", "status", "subscribe", "queueChange", "sync", "pending", "retry", "conflicts",
         "resolveConflict", "pause", "resume", "reload", "updateOrder", "updateDevice", "replyToTicket", "listOrders",
         "getOrder", "listDevices", "listClients", "getClient", "listTickets", "getTicket", "dashboardStats", "purge",
-        "backup", "doctor",
+        "backup", "doctor", "stats",
     ]
 
     public var dispatcher: JSONRPCDispatcher<ControlRequestContext> {
@@ -287,6 +289,9 @@ public struct ControlMethods: Sendable {
                 ("fetchedAt", .string(Timestamp(millisecondsSince1970: snapshot.fetchedAt).rfc3339)),
                 ("ageSeconds", .number(String(age))),
             ])
+        case "stats":
+            _ = try JSONRPCParams(params, allowed: [])
+            return metrics.stats(status: await engine.status, responses: engine.api.responseCounts)
         case "doctor":
             _ = try JSONRPCParams(params, allowed: [])
             let checks = await DaemonChecks(engine: engine, store: store, scheduler: scheduler, interval: scheduler.interval).run()

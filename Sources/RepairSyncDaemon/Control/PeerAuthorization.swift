@@ -11,7 +11,7 @@ public import RepairSyncControl
 /// the kernel's (SO_PEERCRED), group membership from the group database.
 public struct PeerAuthorization: Sendable {
     /// Methods open to every peer.
-    public static let openMethods: Set<String> = ["status", "subscribe", "pending", "conflicts", "version", "ping"]
+    public static let openMethods: Set<String> = ["status", "subscribe", "pending", "conflicts", "version", "ping", "stats"]
 
     let daemonUID: UInt32
     let groupID: UInt32

@@ -57,9 +57,13 @@ public enum Daemon {
             configuration: .init(
                 baseURL: configuration.api.baseURL, token: configuration.token.value,
                 requestTimeout: configuration.api.requestTimeout))
+        let metrics = SyncMetrics(textfile: configuration.metricsTextfile)
         let engine = try SyncEngine(
             store: store, api: api, configuration: configuration.engineConfiguration,
-            logger: Logger(label: "repairsyncd.engine"))
+            logger: Logger(label: "repairsyncd.engine"),
+            events: EngineEvents { event in
+                if case .runFinished(let report) = event { metrics.record(report) }
+            })
         // The probe's health checks have their own client: a short timeout, and no Retry-After gate shared with
         // the engine's requests.
         let probeAPI = APIClient(
@@ -99,7 +103,8 @@ public enum Daemon {
         let stopper = GroupStopper()
         let methods = ControlMethods(
             engine: engine, store: store, scheduler: scheduler, logger: Logger(label: "repairsyncd.control"),
-            authorization: PeerAuthorization(group: configuration.control.group), shutdown: { await stopper.stop() },
+            authorization: PeerAuthorization(group: configuration.control.group), metrics: metrics,
+            shutdown: { await stopper.stop() },
             reload: reload)
         let server = ControlServer(
             path: configuration.control.socket,
@@ -124,7 +129,7 @@ public enum Daemon {
                     .init(service: control),
                     .init(service: ReloadService { _ = await reload() }),
                     // Last, so it is the first to hear of a shutdown (STOPPING=1 at once).
-                    .init(service: SystemdService(engine: engine, scheduler: scheduler, logger: logger)),
+                    .init(service: SystemdService(engine: engine, scheduler: scheduler, metrics: metrics, logger: logger)),
                 ],
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger))

@@ -12,6 +12,7 @@ internal import ServiceLifecycle
 struct SystemdService: Service {
     let engine: SyncEngine
     let scheduler: SchedulerService
+    let metrics: SyncMetrics
     let logger: Logger
 
     func run() async throws {
@@ -23,6 +24,8 @@ struct SystemdService: Service {
             group.addTask {
                 var last = ""
                 for await status in await engine.statusUpdates() {
+                    // Between runs: refresh the metrics' gauges and their text file.
+                    if status.phase.name != "syncing" { metrics.publish(status, responses: engine.api.responseCounts) }
                     let text = Self.statusText(status, paused: scheduler.snapshot.paused)
                     if text != last {
                         Self.notify("STATUS=\(text)")

@@ -56,6 +56,10 @@ public final class APIClient: Sendable {
         self.http = http
     }
 
+    /// Responses received since start, by status class ("2xx", "4xx", "5xx", …), and requests that got none
+    /// ("network"): for `repairctl stats` and the metrics.
+    public var responseCounts: [String: Int] { state.responses }
+
     /// Local clock minus server clock in milliseconds, from the last `Date` header (0 until one is seen).
     public var clockOffsetMilliseconds: Int64 { state.clockOffset }
 
@@ -153,8 +157,10 @@ public final class APIClient: Sendable {
             let buffer = try await response.body.collect(upTo: configuration.maxResponseBytes)
             body = Data(buffer.readableBytesView)
         } catch {
+            state.count("network")
             throw Self.classify(error)
         }
+        state.count("\(status / 100)xx")
         if let date = responseHeaders.first(name: "Date").flatMap(HTTPDates.parse) {
             state.observe(dateOffset: clock.now().millisecondsSince1970 - Timestamp(date).millisecondsSince1970)
         }
@@ -201,11 +207,16 @@ public final class APIClient: Sendable {
             var clockOffset: Int64 = 0
             var precise = false
             var notBefore: Timestamp?
+            var responses: [String: Int] = [:]
         }
 
         private let values = Mutex(Values())
 
         var clockOffset: Int64 { values.withLock { $0.clockOffset } }
+
+        var responses: [String: Int] { values.withLock { $0.responses } }
+
+        func count(_ kind: String) { values.withLock { $0.responses[kind, default: 0] += 1 } }
 
         /// Sets the offset measured from the health endpoint's millisecond time.
         func setPreciseOffset(_ offset: Int64) {

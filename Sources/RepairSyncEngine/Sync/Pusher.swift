@@ -18,6 +18,7 @@ struct Pusher {
 
     struct Report {
         var pushed = 0
+        var pushedByCollection: [String: Int] = [:]
         var failed = 0
         var dead = 0
         var conflicts = 0
@@ -52,6 +53,7 @@ struct Pusher {
                 switch result {
                 case .done:
                     report.pushed += 1
+                    report.pushedByCollection[entry.collection.name, default: 0] += 1
                     events.emit(.pushed(seq: entry.seq, collection: entry.collection, id: entry.recordId))
                 case .rebased(let conflict):
                     rebases[entry.seq, default: 0] += 1

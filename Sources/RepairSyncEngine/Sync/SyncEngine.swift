@@ -140,6 +140,7 @@ public actor SyncEngine {
                 await self.publish { $0.phase = .syncing(step: .pushing, progress: progress) }
             }
             report.pushed = pushed.pushed
+            report.pushedByCollection = pushed.pushedByCollection
             report.pushFailures = pushed.failed
             report.dead = pushed.dead
             report.conflicts = pushed.conflicts

@@ -6,6 +6,8 @@ public struct SyncReport: Sendable, Hashable, Codable {
     public var stop: String?
     public var offline: Bool
     public var pushed: Int
+    /// Pushed changes per collection name.
+    public var pushedByCollection: [String: Int] = [:]
     public var pushFailures: Int
     public var dead: Int
     public var conflicts: Int

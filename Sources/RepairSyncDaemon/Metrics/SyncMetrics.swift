@@ -1,0 +1,151 @@
+public import Foundation
+internal import Prometheus
+public import RepairSyncControl
+public import RepairSyncEngine
+internal import RepairSyncModels
+internal import Synchronization
+
+/// How well sync is doing: every run's report (kept 24 h for `repairctl stats`), lifetime totals, and the same as
+/// Prometheus metrics (swift-prometheus) written to `metrics.textfile` for node_exporter's textfile collector.
+public final class SyncMetrics: Sendable {
+    struct Run {
+        var at: Date
+        var report: SyncReport
+    }
+
+    private let runs = Mutex<(recent: [Run], lifetime: Totals)>(([], Totals()))
+    private let registry = PrometheusCollectorRegistry()
+    let textfile: String?
+
+    struct Totals {
+        var runs = 0
+        var successes = 0
+        var failures = 0
+        var durationMilliseconds: Int64 = 0
+        var lastDurationMilliseconds: Int64?
+        var conflicts = 0
+        var pushed: [String: Int] = [:]
+        var pulled: [String: Int] = [:]
+
+        mutating func add(_ report: SyncReport) {
+            runs += 1
+            if report.succeeded { successes += 1 } else { failures += 1 }
+            durationMilliseconds += report.durationMilliseconds
+            lastDurationMilliseconds = report.durationMilliseconds
+            conflicts += report.conflicts
+            for (collection, count) in report.pushedByCollection { pushed[collection, default: 0] += count }
+            for (collection, count) in report.pulled { pulled[collection, default: 0] += count }
+        }
+    }
+
+    public init(textfile: String?) { self.textfile = textfile }
+
+    /// `repairsyncd_<name>_<unit>`, with its help text.
+    static func name(_ name: String, _ unit: String, _ help: String) -> MetricNameDescriptor {
+        MetricNameDescriptor(namespace: "repairsyncd", metricName: name, unitName: unit, helpText: help)
+    }
+
+    /// Records a finished run (engine event: any run, scheduled or asked for).
+    public func record(_ report: SyncReport, at date: Date = Date()) {
+        runs.withLock { state in
+            state.lifetime.add(report)
+            state.recent.append(Run(at: date, report: report))
+            let dayAgo = date.addingTimeInterval(-86_400)
+            state.recent.removeAll { $0.at < dayAgo }
+        }
+        let result = report.succeeded ? "success" : report.offline ? "offline" : "failure"
+        registry.makeCounter(
+            descriptor: Self.name("sync_runs", "total", "Sync runs by result"), labels: [("result", result)]
+        ).increment()
+        registry.makeDurationHistogram(
+            descriptor: Self.name("sync_duration", "seconds", "Duration of sync runs"),
+            buckets: [.milliseconds(50), .milliseconds(250), .seconds(1), .seconds(5), .seconds(30), .seconds(120), .seconds(600)]
+        ).recordNanoseconds(report.durationMilliseconds * 1_000_000)
+        for (collection, count) in report.pushedByCollection where count > 0 {
+            registry.makeCounter(
+                descriptor: Self.name("pushed_changes", "total", "Local changes pushed"), labels: [("collection", collection)])
+                .increment(by: Int64(count))
+        }
+        for (collection, count) in report.pulled where count > 0 {
+            registry.makeCounter(
+                descriptor: Self.name("pulled_records", "total", "Records pulled"), labels: [("collection", collection)])
+                .increment(by: Int64(count))
+        }
+    }
+
+    /// Sets the gauges from the current status and the HTTP counts, then rewrites the text file (atomically).
+    public func publish(_ status: EngineStatus, responses: [String: Int]) {
+        registry.makeGauge(descriptor: Self.name("pending", "changes", "Local changes not on the server yet")).set(Double(status.pending))
+        registry.makeGauge(descriptor: Self.name("dead", "changes", "Local changes given up on")).set(Double(status.dead))
+        registry.makeGauge(descriptor: Self.name("open", "conflicts", "Conflicts waiting for a decision")).set(Double(status.openConflicts))
+        registry.makeGauge(descriptor: Self.name("online", "bool", "1 while the API is reachable")).set(to: status.phase == .offline ? 0.0 : 1.0)
+        if let last = status.lastSuccessAt {
+            registry.makeGauge(
+                descriptor: Self.name("last_success_timestamp", "seconds", "When the last sync succeeded (Unix time)"))
+                .set(Double(last.millisecondsSince1970) / 1000)
+        }
+        for (outcome, count) in status.metrics.conflictsByOutcome {
+            // The audit log is the source: a gauge of its totals per outcome, exposed as a counter would be.
+            registry.makeGauge(
+                descriptor: Self.name("conflicts_resolved", "count", "Conflicts in the audit log by outcome"),
+                labels: [("outcome", outcome)]
+            ).set(Double(count))
+        }
+        for (kind, count) in responses {
+            registry.makeGauge(
+                descriptor: Self.name("http_responses", "count", "API responses since start by status class"),
+                labels: [("class", kind)]
+            ).set(Double(count))
+        }
+        writeTextfile()
+    }
+
+    /// The Prometheus text exposition.
+    public var exposition: String { registry.emitToString() }
+
+    func writeTextfile() {
+        guard let textfile else { return }
+        let temporary = textfile + ".tmp"
+        guard FileManager.default.createFile(atPath: temporary, contents: Data(exposition.utf8)) else { return }
+        _ = rename(temporary, textfile)
+    }
+
+    /// `repairctl stats`: over the daemon's lifetime and the last 24 hours.
+    public func stats(status: EngineStatus, responses: [String: Int], now: Date = Date()) -> JSONValue {
+        let (recent, lifetime) = runs.withLock { state in
+            (state.recent.filter { $0.at >= now.addingTimeInterval(-86_400) }, state.lifetime)
+        }
+        var day = Totals()
+        for run in recent { day.add(run.report) }
+        func json(_ totals: Totals) -> JSONValue {
+            .object([
+                ("runs", .number(totals.runs)), ("successes", .number(totals.successes)),
+                ("failures", .number(totals.failures)),
+                (
+                    "successRate",
+                    totals.runs == 0 ? .null : .number(String(format: "%.3f", Double(totals.successes) / Double(totals.runs)))
+                ),
+                (
+                    "averageDurationMs",
+                    totals.runs == 0 ? .null : .number(String(totals.durationMilliseconds / Int64(totals.runs)))
+                ),
+                ("lastDurationMs", totals.lastDurationMilliseconds.map { .number(String($0)) } ?? .null),
+                ("conflicts", .number(totals.conflicts)),
+                (
+                    "conflictRate",
+                    totals.runs == 0 ? .null : .number(String(format: "%.3f", Double(totals.conflicts) / Double(totals.runs)))
+                ),
+                ("pushed", .object(totals.pushed.sorted { $0.key < $1.key }.map { ($0.key, .number($0.value)) })),
+                ("pulled", .object(totals.pulled.sorted { $0.key < $1.key }.map { ($0.key, .number($0.value)) })),
+            ])
+        }
+        return .object([
+            ("lifetime", json(lifetime)), ("last24h", json(day)),
+            (
+                "conflictOutcomes",
+                .object(status.metrics.conflictsByOutcome.sorted { $0.key < $1.key }.map { ($0.key, .number($0.value)) })
+            ),
+            ("httpResponses", .object(responses.sorted { $0.key < $1.key }.map { ($0.key, .number($0.value)) })),
+        ])
+    }
+}

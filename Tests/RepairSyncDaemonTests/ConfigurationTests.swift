@@ -82,6 +82,8 @@ struct ConfigurationTests {
         ("conflicts:\n  orders: coin-flip", "conflicts.orders"),
         ("probe:\n  mode: telepathy", "probe.mode"),
         ("log:\n  level: loud", "log.level"),
+        ("metrics:\n  listen: 0.0.0.0:9464", "metrics.listen"),
+        ("retention:\n  days: -3", "retention.days"),
         ("store:\n  path: relative/replica.sqlite", "store.path"),
         ("api:\n  allow_insecure_http: maybe", "api.allow_insecure_http"),
     ])

@@ -498,8 +498,12 @@ struct DaemonEndToEndTests {
     func statsAndMetrics() async throws {
         try await DaemonHarness.with { h in
             let textfile = h.directory.path("repairsyncd.prom")
-            h.environment = ["REPAIRSYNCD_METRICS_TEXTFILE": textfile]
+            h.environment = ["REPAIRSYNCD_METRICS_TEXTFILE": textfile, "REPAIRSYNCD_METRICS_LISTEN": "127.0.0.1:0"]
             try await h.start()
+            // The listener tells systemd (and so this test) where it is.
+            let status = await h.notify.waitForLine(startingWith: "STATUS=metrics on http://127.0.0.1:", timeout: 10)
+            let port = status.flatMap { Int($0.split(separator: ":").last?.split(separator: "/").first ?? "") }
+            let listened = try #require(port, "\(h.notify.received)")
             _ = try await h.call("sync", .object(["wait": .bool(true)]))
             _ = try await h.call("updateOrder", .object(["id": .string("ord_2"), "notes": .string("metrics")]))
             _ = try await h.call("sync", .object(["wait": .bool(true)]))
@@ -534,6 +538,10 @@ struct DaemonEndToEndTests {
                 }
             }
             #expect(samples > 5)
+            let served = try await RunningAddress(port: listened).get("/metrics", token: nil)
+            #expect(served.status == 200)
+            #expect(served.headers.first(name: "Content-Type")?.hasPrefix("text/plain; version=0.0.4") == true)
+            #expect(served.text.contains("repairsyncd_sync_runs_total"))
             for name in ["repairsyncd_sync_runs_total", "repairsyncd_sync_duration_seconds", "repairsyncd_pending_changes",
                 "repairsyncd_last_success_timestamp_seconds"] {
                 #expect(typed.contains(name), "\(name) missing from \(typed.sorted())")

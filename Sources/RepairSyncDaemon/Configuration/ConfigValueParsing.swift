@@ -59,6 +59,22 @@ enum ConfigValueParsing {
         return trimmed.hasSuffix("/") ? String(trimmed.dropLast()) : trimmed
     }
 
+    /// `127.0.0.1:9464`, `[::1]:9464` or `localhost:9464`: the metrics are for this machine only.
+    static func loopbackAddress(_ text: String, key: String) throws(ConfigurationError) -> (host: String, port: Int) {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        guard let colon = trimmed.lastIndex(of: ":"), let port = Int(trimmed[trimmed.index(after: colon)...]),
+            (0...65535).contains(port)
+        else {
+            throw ConfigurationError(key: key, "expected a loopback address and port such as 127.0.0.1:9464, got \"\(text)\"")
+        }
+        var host = String(trimmed[..<colon])
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        guard ["127.0.0.1", "::1", "localhost"].contains(host) else {
+            throw ConfigurationError(key: key, "the metrics listen on loopback only (127.0.0.1, ::1, localhost), not \(host)")
+        }
+        return (host, port)
+    }
+
     static func absolutePath(_ text: String, key: String) throws(ConfigurationError) -> String {
         guard text.hasPrefix("/") else { throw ConfigurationError(key: key, "expected an absolute path, got \"\(text)\"") }
         return text

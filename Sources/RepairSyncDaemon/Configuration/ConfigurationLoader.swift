@@ -56,6 +56,7 @@ public enum ConfigurationLoader {
         ("log.level", "info"),
         ("retention.days", "0"),
         ("metrics.textfile", nil),
+        ("metrics.listen", nil),
     ]
 
     static let environmentPrefix = "REPAIRSYNCD_"
@@ -243,6 +244,9 @@ public enum ConfigurationLoader {
             metricsTextfile: try values.text("metrics.textfile").map { text throws(ConfigurationError) in
                 try P.absolutePath(text, key: "metrics.textfile")
             },
+            metricsListen: try values.text("metrics.listen").map { text throws(ConfigurationError) in
+                try P.loopbackAddress(text, key: "metrics.listen")
+            },
             token: token,
             passcodeKey: passcodeKey,
             unknownKeys: unknown)
@@ -294,7 +298,7 @@ public enum ConfigurationLoader {
             throw ConfigurationError(key: "api.token_file", "the token file \(path) does not exist")
         }
         if checkOwnership {
-            var info = stat()
+            var info = Glibc.stat()
             guard stat(path, &info) == 0 else {
                 throw ConfigurationError(key: "api.token_file", "cannot inspect \(path): \(String(cString: strerror(errno)))")
             }

@@ -44,6 +44,7 @@ extension DaemonConfiguration {
             ("log.level", logLevel.rawValue),
             ("retention.days", retentionDays == 0 ? "0  # off" : "\(retentionDays)"),
             ("metrics.textfile", metricsTextfile ?? "(off)"),
+            ("metrics.listen", metricsListen.map { "\($0.host):\($0.port)" } ?? "(off)"),
         ]
         var output = lines.map { "\($0.0): \($0.1)" }.joined(separator: "\n")
         for key in unknownKeys { output += "\n# unknown key, ignored: \(key)" }

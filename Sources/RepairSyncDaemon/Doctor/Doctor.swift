@@ -1,3 +1,4 @@
+internal import Dispatch
 internal import Foundation
 internal import GRDB
 internal import RepairSyncControl
@@ -55,7 +56,7 @@ public enum Doctor {
     /// The token file: present, and private to its owner.
     static func tokenFileCheck(_ path: String) -> DoctorCheck {
         if path.hasPrefix("(environment") { return DoctorCheck("token file", .ok, "the token comes from the environment") }
-        var info = stat()
+        var info = Glibc.stat()
         guard stat(path, &info) == 0 else {
             return DoctorCheck(
                 "token file", .fail, "the token file \(path) does not exist",
@@ -71,7 +72,7 @@ public enum Doctor {
     }
 
     static func connect(_ path: String) -> (DoctorCheck, ControlClient?) {
-        var info = stat()
+        var info = Glibc.stat()
         guard lstat(path, &info) == 0 else {
             return (
                 DoctorCheck(

@@ -122,10 +122,17 @@ public enum Daemon {
             }
             notify("READY=1\nSTATUS=listening on \(configuration.control.socket)")
         }
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: scheduler)]
+        if let listen = configuration.metricsListen {
+            let server = MetricsServer(host: listen.host, port: listen.port, metrics: metrics, logger: logger) { port in
+                logger.info("metrics listening", metadata: ["url": "http://\(listen.host):\(port)/metrics"])
+                notify("STATUS=metrics on http://\(listen.host):\(port)/metrics")
+            }
+            services.append(.init(service: server.service()))
+        }
         let group = ServiceGroup(
             configuration: .init(
-                services: [
-                    .init(service: scheduler),
+                services: services + [
                     .init(service: control),
                     .init(service: ReloadService { _ = await reload() }),
                     // Last, so it is the first to hear of a shutdown (STOPPING=1 at once).

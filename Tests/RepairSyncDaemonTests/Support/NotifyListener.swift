@@ -11,6 +11,8 @@ final class NotifyListener: @unchecked Sendable {
     private let descriptor: Int32
     private let lock = NSCondition()
     private var messages: [String] = []
+    /// Every datagram ever received (`waitForLine` searches it; `wait(for:)` consumes `messages`).
+    private var history: [String] = []
     private var closed = false
 
     init(path: String) throws {
@@ -45,6 +47,7 @@ final class NotifyListener: @unchecked Sendable {
             let text = String(decoding: buffer[..<count], as: UTF8.self)
             lock.lock()
             messages.append(text)
+            history.append(text)
             lock.broadcast()
             lock.unlock()
         }
@@ -58,7 +61,7 @@ final class NotifyListener: @unchecked Sendable {
                 defer { self.lock.unlock() }
                 let deadline = Date().addingTimeInterval(timeout)
                 while true {
-                    let lines = self.messages.flatMap { $0.split(separator: "\n").map(String.init) }
+                    let lines = self.history.flatMap { $0.split(separator: "\n").map(String.init) }
                     if let found = lines.first(where: { $0.hasPrefix(prefix) }) {
                         continuation.resume(returning: found)
                         return

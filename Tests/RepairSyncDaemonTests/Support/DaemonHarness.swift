@@ -88,8 +88,8 @@ final class DaemonHarness: @unchecked Sendable {
         }
     }
 
-    /// Starts the daemon and waits for READY=1 (unless `waitForReady` is false: socket activation starts it later).
-    func start(waitForReady: Bool = true) async throws {
+    /// Starts the daemon and waits for READY=1.
+    func start() async throws {
         let daemon = Process()
         let binary = Self.binaries.appendingPathComponent("repairsyncd")
         if launcher.isEmpty {
@@ -111,7 +111,6 @@ final class DaemonHarness: @unchecked Sendable {
         daemon.standardError = logHandle
         try daemon.run()
         process = daemon
-        guard waitForReady else { return }
         let ready = await notify.wait(for: "READY=1")
         try #require(ready, "the daemon did not become ready: \(log())")
     }

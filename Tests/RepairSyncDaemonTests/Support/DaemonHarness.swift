@@ -231,9 +231,13 @@ struct RawSocket {
     }
 
     func exchange(_ lines: [String], replies: Int) throws -> [String] {
+        try exchange(bytes: lines.map { Array(($0 + "\n").utf8) }, replies: replies)
+    }
+
+    /// Sends raw byte lines (each with its own newline if it has one) and reads `replies` lines back.
+    func exchange(bytes lines: [[UInt8]], replies: Int) throws -> [String] {
         defer { close(descriptor) }
-        for line in lines {
-            let bytes = Array((line + "\n").utf8)
+        for bytes in lines {
             var sent = 0
             while sent < bytes.count {
                 let count = bytes[sent...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }

@@ -163,16 +163,7 @@ struct ControlServerTests {
         let path = directory.path("control.sock")
         // A socket file with nobody listening: what a SIGKILLed daemon leaves behind.
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.copyBytes(from: Array(path.utf8))
-            raw[path.utf8.count] = 0
-        }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        #expect(bound == 0)
+        #expect(UnixSocketAddress.with(path) { bind(fd, $0, $1) } == 0)
         close(fd)
         #expect(FileManager.default.fileExists(atPath: path))
         #expect(throws: Never.self) { try ControlServer.prepare(path: path) }

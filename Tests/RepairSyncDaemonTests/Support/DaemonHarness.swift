@@ -217,17 +217,9 @@ struct RawSocket {
     let descriptor: Int32
 
     init(path: String) throws {
-        descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.copyBytes(from: Array(path.utf8))
-            raw[path.utf8.count] = 0
-        }
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        guard result == 0 else { throw POSIXError(.ECONNREFUSED) }
+        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        self.descriptor = descriptor
+        guard UnixSocketAddress.with(path, { connect(descriptor, $0, $1) }) == 0 else { throw POSIXError(.ECONNREFUSED) }
     }
 
     func exchange(_ lines: [String], replies: Int) throws -> [String] {

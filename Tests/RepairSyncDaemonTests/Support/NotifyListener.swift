@@ -1,4 +1,5 @@
 import Foundation
+import RepairSyncControl
 
 #if canImport(Glibc)
     import Glibc
@@ -17,16 +18,9 @@ final class NotifyListener: @unchecked Sendable {
 
     init(path: String) throws {
         self.path = path
-        descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.copyBytes(from: Array(path.utf8))
-            raw[path.utf8.count] = 0
-        }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
+        let descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
+        self.descriptor = descriptor
+        let bound = UnixSocketAddress.with(path) { bind(descriptor, $0, $1) }
         guard descriptor >= 0, bound == 0 else { throw POSIXError(.EADDRINUSE) }
         // Wake up every 100 ms to notice close(); the datagrams themselves arrive at once.
         var timeout = timeval(tv_sec: 0, tv_usec: 100_000)

@@ -4,7 +4,6 @@ import GRDB
 import RepairSyncEngine
 import RepairSyncModels
 import RepairSyncStore
-import Synchronization
 import Testing
 
 /// The same record changed on both sides: every policy, three-way merges, deletions, skewed clocks, the audit log.
@@ -157,18 +156,12 @@ struct ConflictTests {
             try await h.serverDelete("orders", orderId)
             // The device is edited locally after the push and before the orders' page arrives.
             let engine = h.engine
-            let edited = Mutex(false)
-            h.recorder.onEvent { event in
-                guard case .pageApplied(.clients, _, _, _) = event else { return }
-                let first = edited.withLock { done in
-                    defer { done = true }
-                    return !done
-                }
-                if first { _ = try? engine.changes.update(.devices, id: deviceId, fields: ["diagnosis": "late note"]) }
+            let edited = h.recorder.once(when: { if case .pageApplied(.clients, _, _, _) = $0 { true } else { false } }) {
+                _ = try? engine.changes.update(.devices, id: deviceId, fields: ["diagnosis": "late note"])
             }
             let report = await h.engine.performFullSync()
             #expect(report.succeeded, "\(report.stop ?? "")")
-            #expect(edited.withLock { $0 })
+            #expect(edited.fired)
             #expect(try h.local(Order.self, orderId) == nil)
             #expect(try h.local(Device.self, deviceId) == nil)
             #expect(try h.engine.pendingChangesCount() == 0)

@@ -5,7 +5,6 @@ import NIOHTTP1
 import RepairSyncEngine
 import RepairSyncModels
 import RepairSyncStore
-import Synchronization
 import Testing
 
 /// Pulling: pages, cursors, expired cursors, malformed pages, records with pending changes.
@@ -120,18 +119,12 @@ struct PullTests {
             try await h.serverEdit("orders", "ord_1", #"{"notes":"moves the cursor on"}"#)
             // While the pull runs, someone changes ord_90's notes locally: pending during the pull.
             let engine = h.engine
-            let edited = Mutex(false)
-            h.recorder.onEvent { event in
-                guard case .pageApplied(.clients, _, _, _) = event else { return }
-                let first = edited.withLock { done in
-                    defer { done = true }
-                    return !done
-                }
-                if first { _ = try? engine.changes.update(.orders, id: "ord_90", fields: ["notes": "local notes"]) }
+            let edited = h.recorder.once(when: { if case .pageApplied(.clients, _, _, _) = $0 { true } else { false } }) {
+                _ = try? engine.changes.update(.orders, id: "ord_90", fields: ["notes": "local notes"])
             }
             let report = await h.engine.performFullSync()
             #expect(report.succeeded, "\(report.stop ?? "")")
-            #expect(edited.withLock { $0 })
+            #expect(edited.fired)
 
             let local = try #require(try h.local(Order.self, "ord_90"))
             #expect(local.notes == "local notes")

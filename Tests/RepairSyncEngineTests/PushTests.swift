@@ -249,17 +249,11 @@ struct PushTests {
             #expect(await h.engine.performFullSync().succeeded)
             try await h.engine.update(.orders, id: "ord_5", fields: ["notes": "first"])
             let engine = h.engine
-            let edited = Mutex(false)
-            h.recorder.onEvent { event in
-                guard case .sending(_, .orders, "ord_5") = event else { return }
-                let first = edited.withLock { done in
-                    defer { done = true }
-                    return !done
-                }
-                if first { _ = try? engine.changes.update(.orders, id: "ord_5", fields: ["notes": "second"]) }
+            let edited = h.recorder.once(when: { if case .sending(_, .orders, "ord_5") = $0 { true } else { false } }) {
+                _ = try? engine.changes.update(.orders, id: "ord_5", fields: ["notes": "second"])
             }
             let report = await h.engine.sync([])
-            #expect(edited.withLock { $0 })
+            #expect(edited.fired)
             #expect(report.pushed == 2, "the in-flight change, then the one made meanwhile")
             #expect(try h.local(Order.self, "ord_5")?.notes == "second")
             #expect(try await h.serverRecord(Order.self, "orders", "ord_5").notes == "second")

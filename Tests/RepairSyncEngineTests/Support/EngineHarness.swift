@@ -163,6 +163,31 @@ final class EventRecorder: Sendable {
         state.withLock { $0.hooks.append(hook) }
     }
 
+    /// Runs `action` on the engine's task at the first event that `matches`, once; the result says whether it ran.
+    @discardableResult
+    func once(when matches: @escaping @Sendable (EngineEvent) -> Bool, _ action: @escaping @Sendable () -> Void) -> Once {
+        let once = Once()
+        onEvent { event in
+            guard matches(event), once.claim() else { return }
+            action()
+        }
+        return once
+    }
+
+    final class Once: Sendable {
+        private let done = Mutex(false)
+
+        var fired: Bool { done.withLock { $0 } }
+
+        /// True the first time only.
+        func claim() -> Bool {
+            done.withLock { done in
+                defer { done = true }
+                return !done
+            }
+        }
+    }
+
     var events: [EngineEvent] { state.withLock { $0.events } }
 
     var pagesApplied: [SyncCollection: Int] {

@@ -31,59 +31,52 @@ public struct Retention: Sendable {
     public func run(now: Timestamp = .now()) async throws -> Report {
         let cutoff = now.adding(milliseconds: -Int64(days) * 86_400_000)
         var report = Report()
-        while true {
-            let (orders, devices) = try await store.write { db in
-                let ids = try String.fetchAll(
-                    db,
-                    sql: """
-                        SELECT o.id FROM orders o
-                        WHERE o.status IN ('collected', 'cancelled') AND o.updated_at < ?
-                          AND NOT EXISTS (SELECT 1 FROM outbox x WHERE x.collection = 'orders' AND x.record_id = o.id)
-                          AND NOT EXISTS (SELECT 1 FROM conflicts c WHERE c.state = 'open' AND c.collection = 'orders' AND c.record_id = o.id)
-                          AND NOT EXISTS (
-                            SELECT 1 FROM devices d WHERE d.order_id = o.id AND (
-                              EXISTS (SELECT 1 FROM outbox x WHERE x.collection = 'devices' AND x.record_id = d.id)
-                              OR EXISTS (SELECT 1 FROM conflicts c WHERE c.state = 'open' AND c.collection = 'devices' AND c.record_id = d.id)))
-                        LIMIT ?
-                        """, arguments: [cutoff, batchSize])
-                guard !ids.isEmpty else { return (0, 0) }
-                let marks = databaseQuestionMarks(count: ids.count)
-                let devices = try Int.fetchOne(
-                    db, sql: "SELECT COUNT(*) FROM devices WHERE order_id IN (\(marks))", arguments: StatementArguments(ids)) ?? 0
-                // The orders_delete_devices trigger takes their devices.
-                try db.execute(sql: "DELETE FROM orders WHERE id IN (\(marks))", arguments: StatementArguments(ids))
-                return (ids.count, devices)
-            }
-            report.orders += orders
-            report.devices += devices
-            if orders < batchSize { break }
-            await Task.yield()
-        }
-        while true {
-            let (tickets, messages) = try await store.write { db in
-                let ids = try String.fetchAll(
-                    db,
-                    sql: """
-                        SELECT t.id FROM tickets t
-                        WHERE t.status = 'closed' AND t.updated_at < ?
-                          AND NOT EXISTS (SELECT 1 FROM outbox x WHERE x.order_key = 'tickets:' || t.id)
-                          AND NOT EXISTS (SELECT 1 FROM conflicts c WHERE c.state = 'open' AND c.collection = 'tickets' AND c.record_id = t.id)
-                        LIMIT ?
-                        """, arguments: [cutoff, batchSize])
-                guard !ids.isEmpty else { return (0, 0) }
-                let marks = databaseQuestionMarks(count: ids.count)
-                let messages = try Int.fetchOne(
-                    db, sql: "SELECT COUNT(*) FROM ticket_messages WHERE ticket_id IN (\(marks))",
-                    arguments: StatementArguments(ids)) ?? 0
-                // The tickets_delete_messages trigger takes their messages.
-                try db.execute(sql: "DELETE FROM tickets WHERE id IN (\(marks))", arguments: StatementArguments(ids))
-                return (ids.count, messages)
-            }
-            report.tickets += tickets
-            report.messages += messages
-            if tickets < batchSize { break }
-            await Task.yield()
-        }
+        (report.orders, report.devices) = try await remove(
+            "orders", children: "devices", by: "order_id", cutoff: cutoff,
+            eligible: """
+                SELECT o.id FROM orders o
+                WHERE o.status IN ('collected', 'cancelled') AND o.updated_at < ?
+                  AND NOT EXISTS (SELECT 1 FROM outbox x WHERE x.collection = 'orders' AND x.record_id = o.id)
+                  AND NOT EXISTS (SELECT 1 FROM conflicts c WHERE c.state = 'open' AND c.collection = 'orders' AND c.record_id = o.id)
+                  AND NOT EXISTS (
+                    SELECT 1 FROM devices d WHERE d.order_id = o.id AND (
+                      EXISTS (SELECT 1 FROM outbox x WHERE x.collection = 'devices' AND x.record_id = d.id)
+                      OR EXISTS (SELECT 1 FROM conflicts c WHERE c.state = 'open' AND c.collection = 'devices' AND c.record_id = d.id)))
+                LIMIT ?
+                """)
+        (report.tickets, report.messages) = try await remove(
+            "tickets", children: "ticket_messages", by: "ticket_id", cutoff: cutoff,
+            eligible: """
+                SELECT t.id FROM tickets t
+                WHERE t.status = 'closed' AND t.updated_at < ?
+                  AND NOT EXISTS (SELECT 1 FROM outbox x WHERE x.order_key = 'tickets:' || t.id)
+                  AND NOT EXISTS (SELECT 1 FROM conflicts c WHERE c.state = 'open' AND c.collection = 'tickets' AND c.record_id = t.id)
+                LIMIT ?
+                """)
         return report
+    }
+
+    /// Deletes the `table` rows that `eligible` (cutoff, limit) selects, a batch per transaction, and counts the
+    /// `children` rows (`by` their parent column) that the table's delete trigger takes with them.
+    private func remove(_ table: String, children: String, by parent: String, cutoff: Timestamp, eligible: String)
+        async throws -> (removed: Int, children: Int)
+    {
+        var total = (removed: 0, children: 0)
+        while true {
+            let batch = try await store.write { db in
+                let ids = try String.fetchAll(db, sql: eligible, arguments: [cutoff, batchSize])
+                guard !ids.isEmpty else { return (removed: 0, children: 0) }
+                let marks = databaseQuestionMarks(count: ids.count)
+                let children = try Int.fetchOne(
+                    db, sql: "SELECT COUNT(*) FROM \(children) WHERE \(parent) IN (\(marks))",
+                    arguments: StatementArguments(ids)) ?? 0
+                try db.execute(sql: "DELETE FROM \(table) WHERE id IN (\(marks))", arguments: StatementArguments(ids))
+                return (removed: ids.count, children: children)
+            }
+            total.removed += batch.removed
+            total.children += batch.children
+            if batch.removed < batchSize { return total }
+            await Task.yield()
+        }
     }
 }

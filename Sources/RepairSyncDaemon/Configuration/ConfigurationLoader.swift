@@ -268,12 +268,7 @@ public enum ConfigurationLoader {
         } else {
             return nil
         }
-        let secret: Secret
-        do {
-            secret = try readToken(path, checkOwnership: checkOwnership)
-        } catch {
-            throw ConfigurationError(key: key, error.message.replacingOccurrences(of: "token", with: "key"))
-        }
+        let secret = try readSecretFile(path, key: key, what: "key", checkOwnership: checkOwnership)
         do {
             _ = try PasscodeCipher(keyText: secret.value)
         } catch {
@@ -291,36 +286,43 @@ public enum ConfigurationLoader {
         return ages
     }
 
-    /// The token file: owned by the daemon's user and private to it (unless systemd provides it), one non-empty line;
-    /// its content is a `Secret` from here on.
+    /// The token file: see `readSecretFile`.
     static func readToken(_ path: String, checkOwnership: Bool) throws(ConfigurationError) -> Secret {
+        try readSecretFile(path, key: "api.token_file", what: "token", checkOwnership: checkOwnership)
+    }
+
+    /// A file holding one secret (`what`: "token", "key"): owned by the daemon's user and private to it (unless
+    /// systemd provides it), the secret alone on one line; its content is a `Secret` from here on. Errors name `key`.
+    static func readSecretFile(_ path: String, key: String, what: String, checkOwnership: Bool)
+        throws(ConfigurationError) -> Secret
+    {
         guard FileManager.default.fileExists(atPath: path) else {
-            throw ConfigurationError(key: "api.token_file", "the token file \(path) does not exist")
+            throw ConfigurationError(key: key, "the \(what) file \(path) does not exist")
         }
         if checkOwnership {
             var info = Glibc.stat()
             guard stat(path, &info) == 0 else {
-                throw ConfigurationError(key: "api.token_file", "cannot inspect \(path): \(String(cString: strerror(errno)))")
+                throw ConfigurationError(key: key, "cannot inspect \(path): \(String(cString: strerror(errno)))")
             }
             guard info.st_uid == geteuid() else {
                 throw ConfigurationError(
-                    key: "api.token_file",
+                    key: key,
                     "\(path) is owned by uid \(info.st_uid), not by the daemon's user (uid \(geteuid())); chown it")
             }
             guard info.st_mode & 0o077 == 0 else {
                 throw ConfigurationError(
-                    key: "api.token_file",
+                    key: key,
                     "\(path) is readable by others (mode \(String(info.st_mode & 0o777, radix: 8))); chmod 600 it")
             }
         }
         guard FileManager.default.isReadableFile(atPath: path), let data = FileManager.default.contents(atPath: path)
         else {
-            throw ConfigurationError(key: "api.token_file", "the token file \(path) is not readable by this user")
+            throw ConfigurationError(key: key, "the \(what) file \(path) is not readable by this user")
         }
-        let token = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !token.isEmpty, !token.contains("\n"), token.allSatisfy({ $0.isASCII && !$0.isWhitespace }) else {
-            throw ConfigurationError(key: "api.token_file", "\(path) must hold the token alone on one line")
+        let secret = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !secret.isEmpty, !secret.contains("\n"), secret.allSatisfy({ $0.isASCII && !$0.isWhitespace }) else {
+            throw ConfigurationError(key: key, "\(path) must hold the \(what) alone on one line")
         }
-        return Secret(token)
+        return Secret(secret)
     }
 }

@@ -60,7 +60,9 @@ enum ConfigValueParsing {
     }
 
     /// `127.0.0.1:9464`, `[::1]:9464` or `localhost:9464`: the metrics are for this machine only.
-    static func loopbackAddress(_ text: String, key: String) throws(ConfigurationError) -> (host: String, port: Int) {
+    static func loopbackAddress(_ text: String, key: String) throws(ConfigurationError)
+        -> DaemonConfiguration.ListenAddress
+    {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         guard let colon = trimmed.lastIndex(of: ":"), let port = Int(trimmed[trimmed.index(after: colon)...]),
             (0...65535).contains(port)
@@ -72,7 +74,7 @@ enum ConfigValueParsing {
         guard ["127.0.0.1", "::1", "localhost"].contains(host) else {
             throw ConfigurationError(key: key, "the metrics listen on loopback only (127.0.0.1, ::1, localhost), not \(host)")
         }
-        return (host, port)
+        return DaemonConfiguration.ListenAddress(host: host, port: port)
     }
 
     static func absolutePath(_ text: String, key: String) throws(ConfigurationError) -> String {

@@ -64,15 +64,11 @@ public struct DaemonConfiguration: Sendable, Equatable {
     /// Where to write the Prometheus text exposition after each run (node_exporter's textfile collector).
     public var metricsTextfile: String?
     /// A loopback address to serve the metrics on (`GET /metrics`), e.g. 127.0.0.1:9464.
-    public var metricsListen: (host: String, port: Int)?
+    public var metricsListen: ListenAddress?
 
-    public static func == (lhs: DaemonConfiguration, rhs: DaemonConfiguration) -> Bool {
-        lhs.api == rhs.api && lhs.store == rhs.store && lhs.control == rhs.control && lhs.sync == rhs.sync
-            && lhs.retry == rhs.retry && lhs.conflicts == rhs.conflicts && lhs.probe == rhs.probe
-            && lhs.logLevel == rhs.logLevel && lhs.retentionDays == rhs.retentionDays
-            && lhs.metricsTextfile == rhs.metricsTextfile && lhs.metricsListen?.host == rhs.metricsListen?.host
-            && lhs.metricsListen?.port == rhs.metricsListen?.port && lhs.token == rhs.token
-            && lhs.passcodeKey == rhs.passcodeKey && lhs.unknownKeys == rhs.unknownKeys
+    public struct ListenAddress: Sendable, Equatable {
+        public var host: String
+        public var port: Int
     }
 
     /// The API token, read from `api.token_file` (or the systemd credential). Never printed or logged.

@@ -68,8 +68,7 @@ public struct ControlServer: Sendable {
     /// refuses when a daemon still answers on it, or when the path is something other than a socket.
     public static func prepare(path: String, directoryMode: UInt32 = 0o750) throws(SetupError) {
         let directory = (path as NSString).deletingLastPathComponent
-        var info = stat()
-        if stat(directory, &info) != 0 {
+        if !FileManager.default.fileExists(atPath: directory) {
             guard mkdir(directory, directoryMode) == 0 || errno == EEXIST else {
                 throw .directory(directory, String(cString: strerror(errno)))
             }
@@ -78,8 +77,9 @@ public struct ControlServer: Sendable {
                 throw .directory(directory, String(cString: strerror(errno)))
             }
         }
-        guard lstat(path, &info) == 0 else { return }
-        guard info.st_mode & S_IFMT == S_IFSOCK else { throw .notASocket(path) }
+        // Not following a symlink, and without `struct stat`, whose defining C module varies between builds.
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path) else { return }
+        guard attributes[.type] as? FileAttributeType == .typeSocket else { throw .notASocket(path) }
         if isAnswering(path) { throw .alreadyRunning(path) }
         unlink(path)
     }

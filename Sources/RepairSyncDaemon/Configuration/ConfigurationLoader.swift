@@ -300,19 +300,15 @@ public enum ConfigurationLoader {
             throw ConfigurationError(key: key, "the \(what) file \(path) does not exist")
         }
         if checkOwnership {
-            var info = Glibc.stat()
-            guard stat(path, &info) == 0 else {
-                throw ConfigurationError(key: key, "cannot inspect \(path): \(String(cString: strerror(errno)))")
+            guard let file = FileOwnership(path: path) else {
+                throw ConfigurationError(key: key, "cannot inspect \(path)")
             }
-            guard info.st_uid == geteuid() else {
+            guard file.ownerID == geteuid() else {
                 throw ConfigurationError(
-                    key: key,
-                    "\(path) is owned by uid \(info.st_uid), not by the daemon's user (uid \(geteuid())); chown it")
+                    key: key, "\(path) is owned by uid \(file.ownerID), not by the daemon's user (uid \(geteuid())); chown it")
             }
-            guard info.st_mode & 0o077 == 0 else {
-                throw ConfigurationError(
-                    key: key,
-                    "\(path) is readable by others (mode \(String(info.st_mode & 0o777, radix: 8))); chmod 600 it")
+            guard !file.readableByOthers else {
+                throw ConfigurationError(key: key, "\(path) is readable by others (mode \(file.octalMode)); chmod 600 it")
             }
         }
         guard FileManager.default.isReadableFile(atPath: path), let data = FileManager.default.contents(atPath: path)

@@ -1,4 +1,3 @@
-internal import Dispatch
 internal import Foundation
 internal import GRDB
 internal import RepairSyncEngine
@@ -64,8 +63,9 @@ struct DaemonChecks {
         let size = [path, path + "-wal"].compactMap {
             (try? FileManager.default.attributesOfItem(atPath: $0))?[.size] as? Int
         }.reduce(0, +)
-        var fs = Glibc.statvfs()
-        let free = statvfs((path as NSString).deletingLastPathComponent, &fs) == 0 ? Int(fs.f_bavail) * Int(fs.f_frsize) : -1
+        let free =
+            ((try? FileManager.default.attributesOfFileSystem(forPath: (path as NSString).deletingLastPathComponent))?[
+                .systemFreeSize] as? NSNumber)?.intValue ?? -1
         let summary = "\(path): \(size / 1_048_576) MiB, \(free >= 0 ? "\(free / 1_048_576) MiB free" : "free space unknown")"
         if problems != ["ok"] {
             return DoctorCheck(

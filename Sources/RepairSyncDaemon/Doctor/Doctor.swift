@@ -1,4 +1,3 @@
-internal import Dispatch
 internal import Foundation
 internal import GRDB
 internal import RepairSyncControl
@@ -56,31 +55,29 @@ public enum Doctor {
     /// The token file: present, and private to its owner.
     static func tokenFileCheck(_ path: String) -> DoctorCheck {
         if path.hasPrefix("(environment") { return DoctorCheck("token file", .ok, "the token comes from the environment") }
-        var info = Glibc.stat()
-        guard stat(path, &info) == 0 else {
+        guard let file = FileOwnership(path: path) else {
             return DoctorCheck(
                 "token file", .fail, "the token file \(path) does not exist",
                 fix: "write the API token to \(path), alone on one line, mode 0600")
         }
-        if info.st_mode & 0o077 != 0 {
+        if file.readableByOthers {
             return DoctorCheck(
-                "token file", .fail, "the token file \(path) is readable by others (mode \(String(info.st_mode & 0o777, radix: 8)))",
+                "token file", .fail, "the token file \(path) is readable by others (mode \(file.octalMode))",
                 fix: "chmod 600 \(path)")
         }
-        let owner = getpwuid(info.st_uid).flatMap { $0.pointee.pw_name.map { String(cString: $0) } } ?? "uid \(info.st_uid)"
-        return DoctorCheck("token file", .ok, "\(path): owner \(owner), mode \(String(info.st_mode & 0o777, radix: 8))")
+        return DoctorCheck(
+            "token file", .ok, "\(path): owner \(file.ownerName ?? "uid \(file.ownerID)"), mode \(file.octalMode)")
     }
 
     static func connect(_ path: String) -> (DoctorCheck, ControlClient?) {
-        var info = Glibc.stat()
-        guard lstat(path, &info) == 0 else {
+        guard let socket = FileOwnership(path: path) else {
             return (
                 DoctorCheck(
                     "daemon", .fail, "no control socket at \(path): repairsyncd is not running",
                     fix: "start it: systemctl start repairsyncd"), nil
             )
         }
-        let mode = String(info.st_mode & 0o777, radix: 8)
+        let mode = socket.octalMode
         do {
             let client = try ControlClient(path: path)
             _ = try client.call("ping")

@@ -166,6 +166,29 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The reliability scenarios over the built binaries as real processes (crashes, a faulty server, a conflict
+        // storm, hostile socket input, bad configuration, a full disk, clock jumps, load, fuzzing). The test layer
+        // runs them small; `repairsync-soak` runs them long and prints the table.
+        .target(
+            name: "RepairSyncReliability",
+            dependencies: [
+                "RepairSyncModels",
+                "RepairSyncControl",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "repairsync-soak",
+            dependencies: [
+                "RepairSyncReliability",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // Fixtures and helpers shared by the test targets.
         .target(
             name: "RepairSyncTestSupport",
@@ -233,11 +256,17 @@ let package = Package(
                 "RepairSyncEngine",
                 "RepairSyncModels",
                 "RepairSyncControl",
+                "RepairSyncReliability",
                 "RepairSyncTestSupport",
                 "BackendTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "RepairSyncReliabilityTests",
+            dependencies: ["RepairSyncReliability", "RepairSyncControl"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

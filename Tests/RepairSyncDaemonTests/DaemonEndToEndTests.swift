@@ -3,6 +3,7 @@ import Foundation
 import GRDB
 import NIOHTTP1
 import RepairSyncControl
+import RepairSyncReliability
 import RepairSyncTestSupport
 import Testing
 

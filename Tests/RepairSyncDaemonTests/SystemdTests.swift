@@ -1,6 +1,7 @@
 import BackendTestSupport
 import Foundation
 import RepairSyncControl
+import RepairSyncReliability
 import Testing
 
 #if canImport(Glibc)

@@ -11,9 +11,25 @@ final class DevCounters: Sendable {
         var versionConflicts = 0
         var faultsInjected: [String: Int] = [:]
         var retryAfterViolations = 0
+        /// Changes pages answered, per collection.
+        var pagesServed: [String: Int] = [:]
+        /// Changes pages answered for a cursor (or the feed's start) already answered before: a client that
+        /// fetched a page again, e.g. after a crash before the page was committed.
+        var pagesRepeated: [String: Int] = [:]
     }
 
     private let values = Mutex(Values())
+    /// Every (collection, cursor) answered so far.
+    private let servedCursors = Mutex(Set<String>())
+
+    /// Counts a changes page answered with 200 for `cursor` (nil: the start of the feed).
+    func pageServed(collection: String, cursor: String?) {
+        let repeated = !servedCursors.withLock { $0.insert(collection + "|" + (cursor ?? "")).inserted }
+        update {
+            $0.pagesServed[collection, default: 0] += 1
+            if repeated { $0.pagesRepeated[collection, default: 0] += 1 }
+        }
+    }
 
     func update(_ body: (inout Values) -> Void) {
         values.withLock { body(&$0) }

@@ -34,8 +34,9 @@ struct APIRoutes {
                 limit = value
             }
             let cursor = request.uri.queryParameters.get("cursor").map { String($0) }
-            return try await store.changesPage(collection, cursor: cursor, limit: limit)
-                .response(fault: context.responseFault)
+            let reply = try await store.changesPage(collection, cursor: cursor, limit: limit)
+            if reply.status == 200, context.responseFault == nil { store.counters.pageServed(collection: collection.name, cursor: cursor) }
+            return reply.response(fault: context.responseFault)
         }
         api.get(":collection/:id") { _, context in
             guard let collection = SyncCollection(rawValue: context.parameters.get("collection") ?? "") else {

@@ -21,6 +21,8 @@ struct AdminRoutes {
         var faultsInjected: [String: Int]
         var retryAfterViolations: Int
         var maxSeq: Int64
+        var pagesServed: [String: Int]
+        var pagesRepeated: [String: Int]
 
         enum CodingKeys: String, CodingKey {
             case records, tombstones, requests
@@ -32,6 +34,8 @@ struct AdminRoutes {
             case faultsInjected = "faults_injected"
             case retryAfterViolations = "retry_after_violations"
             case maxSeq = "max_seq"
+            case pagesServed = "pages_served"
+            case pagesRepeated = "pages_repeated"
         }
     }
 
@@ -47,7 +51,7 @@ struct AdminRoutes {
                 patchesApplied: values.patchesApplied, idempotentReplays: values.idempotentReplays,
                 versionConflicts: values.versionConflicts, requests: values.requests,
                 faultsInjected: values.faultsInjected, retryAfterViolations: values.retryAfterViolations,
-                maxSeq: counts.maxSequence)
+                maxSeq: counts.maxSequence, pagesServed: values.pagesServed, pagesRepeated: values.pagesRepeated)
             return try BackendReply.json(200, body).response()
         }
         admin.patch("records/:collection/:id") { request, context in

@@ -3,6 +3,7 @@ import Foundation
 import NIOHTTP1
 import RepairAPIDev
 import RepairSyncControl
+import RepairSyncReliability
 import RepairSyncTestSupport
 import Testing
 

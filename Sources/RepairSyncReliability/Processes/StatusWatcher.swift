@@ -1,15 +1,15 @@
-import Foundation
-import RepairSyncControl
+public import Foundation
+public import RepairSyncControl
 
 /// A subscription to the daemon's `statusChanged` notifications, read on its own thread, that a test can wait on
-/// for a status matching a condition (no polling).
-final class StatusWatcher: @unchecked Sendable {
+/// for a status matching a condition (no polling). The reading thread ends when the daemon closes the connection.
+public final class StatusWatcher: @unchecked Sendable {
     private let condition = NSCondition()
-    private var statuses: [JSONValue] = []
+    private var seen: [JSONValue] = []
     private var failure: String?
 
     /// Subscribes (on its own thread) and returns once the subscription is in place.
-    init(path: String) throws {
+    public init(path: String) throws {
         let ready = DispatchSemaphore(value: 0)
         let setupError = NSLock()
         nonisolated(unsafe) var failedSetup: (any Error)?
@@ -19,7 +19,7 @@ final class StatusWatcher: @unchecked Sendable {
                 client = try ControlClient(path: path)
                 let first = try client.call("status")
                 condition.lock()
-                statuses.append(first)
+                seen.append(first)
                 condition.unlock()
                 _ = try client.call("subscribe")
             } catch {
@@ -32,7 +32,7 @@ final class StatusWatcher: @unchecked Sendable {
                 do {
                     let (_, status) = try client.nextNotification()
                     condition.lock()
-                    statuses.append(status)
+                    seen.append(status)
                     condition.broadcast()
                     condition.unlock()
                 } catch {
@@ -49,14 +49,14 @@ final class StatusWatcher: @unchecked Sendable {
     }
 
     /// Waits until a status seen after `index` matches; returns its index, or nil after `timeout`.
-    func wait(after index: Int = -1, timeout: TimeInterval, for matches: @escaping @Sendable (JSONValue) -> Bool) async -> Int? {
+    public func wait(after index: Int = -1, timeout: TimeInterval, for matches: @escaping @Sendable (JSONValue) -> Bool) async -> Int? {
         await withCheckedContinuation { continuation in
             Thread {
                 let deadline = Date().addingTimeInterval(timeout)
                 self.condition.lock()
                 defer { self.condition.unlock() }
                 while true {
-                    if let found = self.statuses.indices.first(where: { $0 > index && matches(self.statuses[$0]) }) {
+                    if let found = self.seen.indices.first(where: { $0 > index && matches(self.seen[$0]) }) {
                         continuation.resume(returning: found)
                         return
                     }
@@ -69,15 +69,22 @@ final class StatusWatcher: @unchecked Sendable {
         }
     }
 
-    var count: Int {
+    public var count: Int {
         condition.lock()
         defer { condition.unlock() }
-        return statuses.count
+        return seen.count
     }
 
-    var states: [String] {
+    /// Every status seen so far, the first one read before subscribing.
+    public var statuses: [JSONValue] {
         condition.lock()
         defer { condition.unlock() }
-        return statuses.compactMap { $0["state"]?.stringValue }
+        return seen
+    }
+
+    public var states: [String] {
+        condition.lock()
+        defer { condition.unlock() }
+        return seen.compactMap { $0["state"]?.stringValue }
     }
 }

@@ -1,14 +1,14 @@
-import Foundation
-import RepairSyncControl
+public import Foundation
+internal import RepairSyncControl
 
 #if canImport(Glibc)
-    import Glibc
+    internal import Glibc
 #endif
 
-/// A `NOTIFY_SOCKET` for a daemon under test: receives its sd_notify datagrams (READY=1, STATUS=…, STOPPING=1) on
+/// A `NOTIFY_SOCKET` for a daemon under test or in the soak: receives its sd_notify datagrams (READY=1, STATUS=…, STOPPING=1) on
 /// a dedicated thread, so a test waits for readiness the way systemd does instead of polling.
-final class NotifyListener: @unchecked Sendable {
-    let path: String
+public final class NotifyListener: @unchecked Sendable {
+    public let path: String
     private let descriptor: Int32
     private let lock = NSCondition()
     private var messages: [String] = []
@@ -16,7 +16,7 @@ final class NotifyListener: @unchecked Sendable {
     private var history: [String] = []
     private var closed = false
 
-    init(path: String) throws {
+    public init(path: String) throws {
         self.path = path
         let descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
         self.descriptor = descriptor
@@ -48,7 +48,7 @@ final class NotifyListener: @unchecked Sendable {
     }
 
     /// Waits until a datagram has a line starting with `prefix`; returns that line.
-    func waitForLine(startingWith prefix: String, timeout: TimeInterval = 60) async -> String? {
+    public func waitForLine(startingWith prefix: String, timeout: TimeInterval = 60) async -> String? {
         await withCheckedContinuation { continuation in
             Thread {
                 self.lock.lock()
@@ -70,7 +70,7 @@ final class NotifyListener: @unchecked Sendable {
     }
 
     /// Waits (on a separate thread, at most `timeout`) until a datagram contains `line`; true when one did.
-    func wait(for line: String, timeout: TimeInterval = 60) async -> Bool {
+    public func wait(for line: String, timeout: TimeInterval = 60) async -> Bool {
         await withCheckedContinuation { continuation in
             Thread {
                 self.lock.lock()
@@ -89,14 +89,14 @@ final class NotifyListener: @unchecked Sendable {
         }
     }
 
-    var received: [String] {
+    public var received: [String] {
         lock.lock()
         defer { lock.unlock() }
         return messages
     }
 
     /// Stops the receiving thread and removes the socket.
-    func close() {
+    public func close() {
         lock.lock()
         closed = true
         lock.unlock()

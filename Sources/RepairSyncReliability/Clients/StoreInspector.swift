@@ -1,0 +1,45 @@
+internal import GRDB
+
+/// Reads a daemon's store after the daemon has stopped (or was killed): integrity, and each record's version, to
+/// compare with the server.
+public enum StoreInspector {
+    public static let tables = ["clients", "orders", "devices", "tickets", "ticket_messages"]
+
+    /// `PRAGMA integrity_check` ("ok" when sound). Opening runs WAL recovery, as the daemon's next start would.
+    public static func integrityCheck(_ path: String) throws -> String {
+        let queue = try DatabaseQueue(path: path)
+        defer { try? queue.close() }
+        return try queue.read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check").joined(separator: "; ") }
+    }
+
+    /// id → version for each replica table.
+    public static func versions(_ path: String) throws -> [String: [String: Int]] {
+        let queue = try DatabaseQueue(path: path)
+        defer { try? queue.close() }
+        return try queue.read { db in
+            var result: [String: [String: Int]] = [:]
+            for table in tables {
+                let rows = try Row.fetchAll(db, sql: "SELECT id, version FROM \(table)")
+                result[table] = Dictionary(uniqueKeysWithValues: rows.map { ($0["id"] as String, $0["version"] as Int) })
+            }
+            return result
+        }
+    }
+
+    /// One column of one table: id → value (text).
+    public static func column(_ path: String, table: String, column: String) throws -> [String: String?] {
+        let queue = try DatabaseQueue(path: path)
+        defer { try? queue.close() }
+        return try queue.read { db in
+            let rows = try Row.fetchAll(db, sql: "SELECT id, \(column) AS value FROM \(table)")
+            return Dictionary(uniqueKeysWithValues: rows.map { ($0["id"] as String, $0["value"] as String?) })
+        }
+    }
+
+    /// Rows of a query as text columns.
+    public static func strings(_ path: String, _ sql: String) throws -> [String] {
+        let queue = try DatabaseQueue(path: path)
+        defer { try? queue.close() }
+        return try queue.read { db in try String.fetchAll(db, sql: sql) }
+    }
+}

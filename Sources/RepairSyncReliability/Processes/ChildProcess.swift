@@ -1,0 +1,121 @@
+public import Foundation
+
+#if canImport(Glibc)
+    internal import Glibc
+#endif
+
+/// A child process started with posix_spawn, its standard error (and standard output unless piped) appended to a
+/// log file, reaped by a blocking waitpid on its own thread. Used for `repairsyncd` and `repair-api-dev`, which
+/// the scenarios kill with SIGKILL and start again.
+public final class ChildProcess: @unchecked Sendable {
+    public let pid: pid_t
+    public let logPath: String
+    /// The child's standard output, when asked for as a pipe.
+    public let output: FileHandle?
+    private let exit = NSCondition()
+    private var exitStatus: Int32?
+
+    /// Starts `arguments[0]` (an absolute path) with `arguments` and `environment`.
+    public init(_ arguments: [String], environment: [String: String], logPath: String, pipeOutput: Bool = false) throws {
+        self.logPath = logPath
+        let log = open(logPath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
+        guard log >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        defer { close(log) }
+        var fds: [Int32] = [-1, -1]
+        if pipeOutput, pipe(&fds) != 0 { throw POSIXError(.EMFILE) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, pipeOutput ? fds[1] : log, 1)
+        posix_spawn_file_actions_adddup2(&actions, log, 2)
+        if pipeOutput { posix_spawn_file_actions_addclose(&actions, fds[0]) }
+        let argv = arguments.map { strdup($0) } + [nil]
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            argv.forEach { free($0) }
+            envp.forEach { free($0) }
+        }
+        var child: pid_t = 0
+        let result = posix_spawn(&child, arguments[0], &actions, nil, argv, envp)
+        if pipeOutput { close(fds[1]) }
+        guard result == 0 else {
+            if pipeOutput { close(fds[0]) }
+            throw POSIXError(POSIXErrorCode(rawValue: result) ?? .EINVAL)
+        }
+        pid = child
+        output = pipeOutput ? FileHandle(fileDescriptor: fds[0], closeOnDealloc: true) : nil
+        let spawned = child
+        Thread { [self] in
+            var status: Int32 = 0
+            while waitpid(spawned, &status, 0) < 0, errno == EINTR {}
+            let signalled = status & 0x7f
+            exit.lock()
+            exitStatus = signalled == 0 ? (status >> 8) & 0xff : 128 + signalled
+            exit.broadcast()
+            exit.unlock()
+        }.start()
+    }
+
+    /// The exit status (or 128 + the signal) once the child has exited; nil while it runs.
+    public var status: Int32? {
+        exit.lock()
+        defer { exit.unlock() }
+        return exitStatus
+    }
+
+    public var isRunning: Bool { status == nil }
+
+    public func signal(_ signal: Int32) {
+        if isRunning { kill(pid, signal) }
+    }
+
+    /// Waits for the exit (on a thread, at most `timeout`); the status, or nil if it still runs.
+    @discardableResult
+    public func waitForExit(timeout: TimeInterval = 60) async -> Int32? {
+        await withCheckedContinuation { continuation in
+            Thread { [self] in
+                exit.lock()
+                let deadline = Date().addingTimeInterval(timeout)
+                while exitStatus == nil, exit.wait(until: deadline) {}
+                let status = exitStatus
+                exit.unlock()
+                continuation.resume(returning: status)
+            }.start()
+        }
+    }
+
+    /// SIGKILL, then wait for the exit.
+    public func killNow() async {
+        signal(SIGKILL)
+        await waitForExit()
+    }
+
+    /// Reads standard output (piped) until a line starting with `prefix`; that line, or nil at its end.
+    public func readLine(startingWith prefix: String) async -> String? {
+        guard let output else { return nil }
+        return await withCheckedContinuation { continuation in
+            Thread {
+                var current: [UInt8] = []
+                while true {
+                    let chunk = output.readData(ofLength: 1)
+                    guard let byte = chunk.first else { break }
+                    if byte != UInt8(ascii: "\n") {
+                        current.append(byte)
+                        continue
+                    }
+                    let line = String(decoding: current, as: UTF8.self)
+                    if line.hasPrefix(prefix) {
+                        continuation.resume(returning: line)
+                        return
+                    }
+                    current = []
+                }
+                continuation.resume(returning: nil)
+            }.start()
+        }
+    }
+
+    /// The log so far.
+    public func log() -> String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
+}

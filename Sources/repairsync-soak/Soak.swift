@@ -1,0 +1,7 @@
+import ArgumentParser
+import RepairSyncReliability
+
+@main
+struct Soak: AsyncParsableCommand {
+    func run() async throws {}
+}

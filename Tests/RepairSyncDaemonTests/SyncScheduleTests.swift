@@ -157,4 +157,52 @@ struct SyncScheduleTests {
         #expect(schedule.nextRun()?.reason == .periodic, "the reconnect run answered the manual request and the push")
         #expect(schedule.nextRun()?.at == .seconds(941))
     }
+
+    @Test("429: the retry comes when the server said, the backoff does not grow, and change retries wait for it too")
+    func rateLimitedRetry() {
+        var schedule = Schedule(policy: policy, now: .zero)
+        _ = runNext(&schedule, outcome: .failed, duration: 0)  // one real failure: backoff at 1
+        #expect(schedule.consecutiveFailures == 1)
+        let run = schedule.nextRun()!
+        schedule.runStarted(run)
+        let end = run.at.advanced(by: .seconds(1))
+        schedule.runFinished(run, outcome: .rateLimited(.seconds(30)), now: end, random: 0, nextChangeDue: .zero)
+        #expect(schedule.consecutiveFailures == 1, "a rate limit is not a failure")
+        let next = schedule.nextRun()!
+        #expect(next.at == end.advanced(by: .seconds(30)), "not before the Retry-After, and not the growing backoff")
+        #expect(next.reason == .retry)
+    }
+
+    @Test("a change waiting for its retry gets a push-only run when it is due, not at the next periodic run")
+    func changeRetryIsScheduled() {
+        var schedule = Schedule(policy: policy, now: .zero)
+        let first = schedule.nextRun()!
+        schedule.runStarted(first)
+        schedule.runFinished(first, outcome: .succeeded, now: .seconds(2), random: 0.5, nextChangeDue: .seconds(4))
+        let retry = schedule.nextRun()!
+        #expect(retry.reason == .changeRetry)
+        #expect(retry.at == .seconds(6))
+        #expect(retry.collections.isEmpty && !retry.full)
+        // Due at once: not sooner than the debounce, so a change that fails at once cannot spin.
+        schedule.runStarted(retry)
+        schedule.runFinished(retry, outcome: .succeeded, now: .seconds(7), random: 0.5, nextChangeDue: .zero)
+        #expect(schedule.nextRun()?.at == .seconds(8))
+        // Nothing waiting: back to the periodic plan.
+        let again = schedule.nextRun()!
+        schedule.runStarted(again)
+        schedule.runFinished(again, outcome: .succeeded, now: .seconds(8), random: 0.5, nextChangeDue: nil)
+        #expect(schedule.nextRun()?.reason == .periodic)
+    }
+
+    @Test("a run that failed after committing something retries after the base backoff, without growing it")
+    func failureAfterProgress() {
+        var schedule = Schedule(policy: policy, now: .zero)
+        for _ in 0..<5 { _ = runNext(&schedule, outcome: .failed, duration: 0, random: 1) }
+        #expect(schedule.consecutiveFailures == 5)
+        let run = schedule.nextRun()!
+        schedule.runStarted(run)
+        schedule.runFinished(run, outcome: .failedAfterProgress, now: run.at, random: 1)
+        #expect(schedule.consecutiveFailures == 1)
+        #expect(schedule.nextRun()?.at == run.at.advanced(by: policy.retryBase))
+    }
 }

@@ -129,13 +129,22 @@ public final class SchedulerService: Service, Sendable {
             } else {
                 report = await engine.sync(run.collections, dashboard: run.full)
             }
-            let outcome: SyncSchedule<ContinuousClock.Instant>.Outcome =
-                report.offline ? .offline : report.succeeded ? .succeeded : .failed
-            schedule.withLock { $0.runFinished(run, outcome: outcome, now: .now, random: Double.random(in: 0...1)) }
+            let outcome = Self.outcome(of: report)
+            let nextChangeDue = report.nextChangeDueMilliseconds.map { Duration.milliseconds($0) }
+            schedule.withLock {
+                $0.runFinished(run, outcome: outcome, now: .now, random: Double.random(in: 0...1), nextChangeDue: nextChangeDue)
+            }
             if outcome == .offline { snapshotValue.withLock { $0.online = false } }
             if outcome == .succeeded, run.full, let retention { await applyRetention(retention) }
             logger.debug("scheduled run done", metadata: ["reason": "\(run.reason.rawValue)", "outcome": "\(outcome)"])
         }
+    }
+
+    static func outcome(of report: SyncReport) -> SyncSchedule<ContinuousClock.Instant>.Outcome {
+        if report.offline { return .offline }
+        if report.succeeded { return .succeeded }
+        if let wait = report.retryAfterMilliseconds { return .rateLimited(.milliseconds(wait)) }
+        return report.madeProgress ? .failedAfterProgress : .failed
     }
 
     private func applyRetention(_ retention: Retention) async {

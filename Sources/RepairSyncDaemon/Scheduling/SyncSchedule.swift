@@ -7,7 +7,9 @@ public import RepairSyncModels
 /// ```text
 ///             start-up ──▶ [run due now]
 ///   run ends ok ──▶ next periodic = end + interval ± jitter        (resets after every full run)
-///   run fails  ──▶ retry = end + min(interval, base·2^(n−1)) with jitter
+///   run fails  ──▶ retry = end + min(interval, base·2^(n−1)) with jitter   (n = 1 when it committed something)
+///   429        ──▶ retry = end + the server's Retry-After (not a failure: no backoff growth)
+///   a change waits for its retry ──▶ push-only run when it is due
 ///   run offline ─▶ offline: nothing planned but what the probe brings
 ///   probe: online again ──▶ reconnect run now (push, then pull all)
 ///   local change ──▶ push-only run after the debounce (at most pushMaxDelay after the first)
@@ -17,11 +19,17 @@ public struct SyncSchedule<Instant: InstantProtocol>: Sendable where Instant.Dur
     public enum Reason: String, Sendable {
         case startup, periodic, retry, reconnect, manual
         case localChange = "local-change"
+        /// A change that failed is due for its next attempt.
+        case changeRetry = "change-retry"
     }
 
     public enum Outcome: Sendable, Equatable {
         case succeeded
         case failed
+        /// Failed, but committed something first: the server works, if badly — retry soon, without growing backoff.
+        case failedAfterProgress
+        /// The server said 429: come back after its Retry-After.
+        case rateLimited(Duration)
         case offline
     }
 
@@ -42,6 +50,7 @@ public struct SyncSchedule<Instant: InstantProtocol>: Sendable where Instant.Dur
     private var periodic: (at: Instant, reason: Reason)?
     private var manual: (at: Instant, collections: Set<SyncCollection>?)?
     private var push: (at: Instant, first: Instant)?
+    private var changeRetry: Instant?
     private var lastPulled: [SyncCollection: Instant] = [:]
 
     public init(policy: SchedulePolicy, now: Instant) {
@@ -69,6 +78,9 @@ public struct SyncSchedule<Instant: InstantProtocol>: Sendable where Instant.Dur
             }
             if let push {
                 candidates.append(Run(at: push.at, reason: .localChange, collections: [], full: false))
+            }
+            if let changeRetry {
+                candidates.append(Run(at: changeRetry, reason: .changeRetry, collections: [], full: false))
             }
         }
         return candidates.min { $0.at < $1.at }
@@ -120,9 +132,11 @@ public struct SyncSchedule<Instant: InstantProtocol>: Sendable where Instant.Dur
 
     /// A run is starting: what it covers is no longer pending.
     public mutating func runStarted(_ run: Run) {
+        // Every run pushes what is due; its end plans the next change retry again.
+        changeRetry = nil
         switch run.reason {
         case .manual: manual = nil
-        case .localChange: push = nil
+        case .localChange, .changeRetry: push = nil
         case .startup, .periodic, .retry, .reconnect:
             periodic = nil
             push = nil
@@ -134,17 +148,33 @@ public struct SyncSchedule<Instant: InstantProtocol>: Sendable where Instant.Dur
         }
     }
 
-    /// A run ended at `now`. `random` in 0…1 draws the jitter.
-    public mutating func runFinished(_ run: Run, outcome: Outcome, now: Instant, random: Double) {
+    /// A run ended at `now`. `random` in 0…1 draws the jitter. `nextChangeDue`: how long until the earliest change
+    /// waiting for a retry is due (nil: none).
+    public mutating func runFinished(
+        _ run: Run, outcome: Outcome, now: Instant, random: Double, nextChangeDue: Duration? = nil
+    ) {
+        if let nextChangeDue, outcome != .offline {
+            // Not sooner than the debounce: a change failing at once must not spin.
+            changeRetry = now.advanced(by: max(nextChangeDue, policy.pushDebounce))
+        }
         switch outcome {
         case .succeeded:
             consecutiveFailures = 0
             for collection in run.collections { lastPulled[collection] = now }
-            if run.full || run.reason != .localChange {
+            if run.full || ![.localChange, .changeRetry].contains(run.reason) {
                 periodic = (now.advanced(by: jittered(policy.interval, random)), .periodic)
             } else if periodic == nil {
                 periodic = (now.advanced(by: jittered(policy.interval, random)), .periodic)
             }
+        case .rateLimited(let wait):
+            // Exactly when the server said, plus a little jitter so a shop's clients do not all come back at once.
+            let retry = now.advanced(by: wait + wait * (0.1 * min(max(random, 0), 1)))
+            periodic = (retry, .retry)
+            // Nothing may be sent before then; a change retry would only meet the client's own gate.
+            if let due = changeRetry, due < retry { changeRetry = retry }
+        case .failedAfterProgress:
+            consecutiveFailures = 1
+            periodic = (now.advanced(by: policy.retryBase * (0.5 + 0.5 * min(max(random, 0), 1))), .retry)
         case .failed:
             consecutiveFailures += 1
             let exponent = min(consecutiveFailures - 1, 30)

@@ -130,6 +130,14 @@ enum Outbox {
         ).map(entry)
     }
 
+    /// When the earliest change waiting for a retry is due (nil: none waits), so the scheduler can come back then
+    /// instead of at the next periodic run.
+    static func nextAttemptAt(_ db: Database) throws -> Timestamp? {
+        try Int64.fetchOne(
+            db, sql: "SELECT MIN(next_attempt_at) FROM outbox WHERE state IN ('pending', 'failed') AND next_attempt_at IS NOT NULL"
+        ).map { Timestamp(millisecondsSince1970: $0) }
+    }
+
     static func setState(_ db: Database, seq: Int64, _ state: OutboxEntry.State) throws {
         try db.execute(sql: "UPDATE outbox SET state = ? WHERE seq = ?", arguments: [state.rawValue, seq])
     }

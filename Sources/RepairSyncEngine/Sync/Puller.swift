@@ -21,17 +21,16 @@ struct Puller {
         var conflicts = 0
     }
 
-    func run(_ collections: [SyncCollection], progress: @Sendable (Double) async -> Void) async throws(SyncStop)
-        -> Report
-    {
-        var report = Report()
+    /// Pulls `collections` in order. `report` holds what was committed even when the run stops early.
+    func run(
+        _ collections: [SyncCollection], into report: inout Report, progress: @Sendable (Double) async -> Void
+    ) async throws(SyncStop) {
         for (index, collection) in collections.enumerated() {
             try await pull(collection, into: &report) { fraction in
                 await progress((Double(index) + fraction) / Double(collections.count))
             }
             await progress(Double(index + 1) / Double(collections.count))
         }
-        return report
     }
 
     private func pull(

@@ -24,8 +24,8 @@ struct Pusher {
         var conflicts = 0
     }
 
-    func run(progress: @Sendable (Double) async -> Void) async throws(SyncStop) -> Report {
-        var report = Report()
+    /// Pushes every due entry. `report` holds what was done even when the run stops early.
+    func run(into report: inout Report, progress: @Sendable (Double) async -> Void) async throws(SyncStop) {
         var rebases: [Int64: Int] = [:]
         let total = max(1, (try? await store.read { db in try Outbox.counts(db).pending }) ?? 1)
         var handled = 0
@@ -66,7 +66,6 @@ struct Pusher {
                 await progress(min(1, Double(handled) / Double(total)))
             }
         }
-        return report
     }
 
     enum Result {
@@ -190,11 +189,18 @@ struct Pusher {
             try await write { db in try Outbox.setState(db, seq: entry.seq, .pending) }
             throw SyncStop.from(error)
         }
-        if error.isTransient {
-            let result = try await retry(entry, error, now: now)
-            if error.status == 429 { throw SyncStop.from(error) }
-            return result
+        if error.status == 429 {
+            // The server's load, not this change's fault: not an attempt (a change is never given up on because
+            // of rate limits), due again when the server said; the run stops and the scheduler comes back then.
+            let wait = error.retryAfter ?? .seconds(1)
+            try await write { db in
+                try Outbox.recordFailure(
+                    db, seq: entry.seq, error: error.description, nextAttempt: now.adding(milliseconds: wait.inMilliseconds),
+                    countsAsAttempt: false)
+            }
+            throw SyncStop.from(error)
         }
+        if error.isTransient { return try await retry(entry, error, now: now) }
         // 400, 409, 422 and other client errors: this change can never succeed as it is.
         try await write { db in
             try Outbox.recordFailure(db, seq: entry.seq, error: error.description, nextAttempt: nil)

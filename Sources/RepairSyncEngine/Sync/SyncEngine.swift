@@ -128,6 +128,9 @@ public actor SyncEngine {
             run: number, stop: nil, offline: false, pushed: 0, pushFailures: 0, dead: 0, conflicts: 0, pulled: [:],
             deleted: 0, durationMilliseconds: 0)
         var stop: SyncStop?
+        // What was done is reported even when the run stops early.
+        var pushed = Pusher.Report()
+        var pulled = Puller.Report()
         do {
             try stopFlag.check()
             // Reachability and a millisecond clock offset (last-write-wins needs it) before anything else.
@@ -136,23 +139,15 @@ public actor SyncEngine {
             } catch {
                 throw SyncStop.from(error)
             }
-            let pushed = try await pusher.run { progress in
+            try await pusher.run(into: &pushed) { progress in
                 await self.publish { $0.phase = .syncing(step: .pushing, progress: progress) }
             }
-            report.pushed = pushed.pushed
-            report.pushedByCollection = pushed.pushedByCollection
-            report.pushFailures = pushed.failed
-            report.dead = pushed.dead
-            report.conflicts = pushed.conflicts
             let collections = SyncCollection.pullOrder.filter(request.collections.contains)
             if !collections.isEmpty {
                 publish { $0.phase = .syncing(step: .pulling, progress: 0) }
-                let pulled = try await puller.run(collections) { progress in
+                try await puller.run(collections, into: &pulled) { progress in
                     await self.publish { $0.phase = .syncing(step: .pulling, progress: progress) }
                 }
-                report.pulled = Dictionary(uniqueKeysWithValues: pulled.records.map { ($0.key.name, $0.value) })
-                report.deleted = pulled.deleted
-                report.conflicts += pulled.conflicts
             }
             if request.dashboard {
                 publish { $0.phase = .syncing(step: .dashboard, progress: 0) }
@@ -163,8 +158,22 @@ public actor SyncEngine {
         } catch {
             stop = .failed("\(error)")
         }
+        report.pushed = pushed.pushed
+        report.pushedByCollection = pushed.pushedByCollection
+        report.pushFailures = pushed.failed
+        report.dead = pushed.dead
+        report.conflicts = pushed.conflicts + pulled.conflicts
+        report.pulled = Dictionary(uniqueKeysWithValues: pulled.records.map { ($0.key.name, $0.value) })
+        report.deleted = pulled.deleted
         report.stop = stop?.description
         if case .offline? = stop { report.offline = true }
+        let now = clock.now()
+        if case .rateLimited? = stop {
+            report.retryAfterMilliseconds = max(0, (api.notBefore?.millisecondsSince1970 ?? now.millisecondsSince1970) - now.millisecondsSince1970)
+        }
+        if let due = (try? await store.read({ db in try Outbox.nextAttemptAt(db) })) ?? nil {
+            report.nextChangeDueMilliseconds = max(0, due.millisecondsSince1970 - now.millisecondsSince1970)
+        }
         report.durationMilliseconds = (ContinuousClock.now - started).inMilliseconds
         finish(report, stop: stop)
         active = nil

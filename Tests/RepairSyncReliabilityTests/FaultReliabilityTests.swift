@@ -14,4 +14,12 @@ struct FaultReliabilityTests {
         #expect(report.figure("Retry-After violations (server count)")?.value == "0")
         #expect(report.figure("dead changes")?.value == "0")
     }
+
+    @Test("conflict storm: 200 records edited on both sides under each policy (the soak: 500); every outcome as the policy says, all in the audit log")
+    func conflictStorm() async throws {
+        let report = try await ConflictStorm(records: 200).run()
+        print(ReportTable.text([report]))
+        #expect(report.passed, "\(report.notes)")
+        #expect(report.figures.filter { $0.passed == true }.count == ConflictStorm.policies.count + 1)
+    }
 }

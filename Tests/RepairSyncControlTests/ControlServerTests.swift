@@ -106,16 +106,39 @@ struct ControlServerTests {
         }
     }
 
-    @Test("connections over the per-uid limit are refused with -32005 while the others keep working")
-    func connectionLimit() async throws {
+    @Test("at the per-uid limit the longest-idle connection makes room: the newcomer is answered, the others keep working")
+    func connectionLimitEvictsIdle() async throws {
         try await Self.withServer(limits: .init(maxConnections: 100, maxConnectionsPerUID: 2)) { path, _ in
+            let ping = #"{"jsonrpc":"2.0","method":"ping","id":1}"#
+            try await LineClient.session(path) { oldest in
+                try await LineClient.session(path) { newer in
+                    #expect(try await oldest.exchange([ping]).count == 1)
+                    #expect(try await newer.exchange([ping]).count == 1)
+                    // A third connection of the same uid: the oldest idle one is closed for it.
+                    let third = try await LineClient.exchange(path, [ping])
+                    #expect(third.first?.contains("pong") == true, "\(third)")
+                    #expect(try await oldest.readToEnd() == 0, "the longest-idle connection was closed")
+                    #expect(try await newer.exchange([ping]).first?.contains("pong") == true)
+                }
+            }
+        }
+    }
+
+    @Test("with every connection subscribed (none idle), one over the per-uid limit is refused with -32005")
+    func connectionLimitRefusesWhenNoneIdle() async throws {
+        try await Self.withServer(limits: .init(maxConnections: 100, maxConnectionsPerUID: 2)) { path, _ in
+            let subscribe = #"{"jsonrpc":"2.0","method":"count","params":{"to":1},"id":1}"#
             let ping = #"{"jsonrpc":"2.0","method":"ping","id":1}"#
             let refused = try await LineClient.session(path) { first in
                 try await LineClient.session(path) { second in
-                    let one = try await first.exchange([ping])
-                    let two = try await second.exchange([ping])
-                    #expect(one.count == 1 && two.count == 1)
-                    return try await LineClient.exchange(path, [ping])
+                    _ = try await first.exchange([subscribe])
+                    _ = try await first.readLines(1)
+                    _ = try await second.exchange([subscribe])
+                    _ = try await second.readLines(1)
+                    let refused = try await LineClient.exchange(path, [ping])
+                    // The subscribers were not closed to make room.
+                    #expect(try await first.exchange([ping]).first?.contains("pong") == true)
+                    return refused
                 }
             }
             #expect(refused.count == 1)

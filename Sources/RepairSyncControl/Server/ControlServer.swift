@@ -10,7 +10,7 @@ internal import Synchronization
 /// The control socket: a Unix stream socket speaking newline-delimited JSON-RPC 2.0 (docs/rpc.md).
 ///
 /// Bounded everywhere: a line is at most `maxLineBytes` (longer → one error reply, then the connection closes);
-/// connections are limited in total and per peer uid; each connection is served on its own task and its replies go
+/// connections are limited in total and per peer uid (at a limit, the longest-idle connection makes room); each connection is served on its own task and its replies go
 /// through NIO's back-pressured writer, so a slow or idle client holds only its own connection.
 public struct ControlServer: Sendable {
     public struct Limits: Sendable, Hashable {
@@ -117,22 +117,22 @@ public struct ControlServer: Sendable {
         let ownsFile = inheritedDescriptor == nil
         defer { if ownsFile { unlink(path) } }
         await onListening()
-        let counts = ConnectionCounts()
+        let table = ConnectionTable()
         do {
-            try await acceptLoop(server, counts: counts)
+            try await acceptLoop(server, table: table)
         } catch where Task.isCancelled {
             // Cancellation is how the daemon stops the server; whatever the accept loop threw on the way is moot.
         }
     }
 
     private func acceptLoop(
-        _ server: NIOAsyncChannel<NIOAsyncChannel<ControlFrame, ByteBuffer>, Never>, counts: ConnectionCounts
+        _ server: NIOAsyncChannel<NIOAsyncChannel<ControlFrame, ByteBuffer>, Never>, table: ConnectionTable
     ) async throws {
         try await withThrowingDiscardingTaskGroup { group in
             try await withTaskCancellationHandler {
                 try await server.executeThenClose { connections in
                     for try await connection in connections {
-                        group.addTask { await self.serve(connection, counts: counts) }
+                        group.addTask { await self.serve(connection, table: table) }
                     }
                 }
             } onCancel: {
@@ -142,16 +142,17 @@ public struct ControlServer: Sendable {
         }
     }
 
-    private func serve(_ connection: NIOAsyncChannel<ControlFrame, ByteBuffer>, counts: ConnectionCounts) async {
+    private func serve(_ connection: NIOAsyncChannel<ControlFrame, ByteBuffer>, table: ConnectionTable) async {
         let peer = await Self.peer(of: connection.channel)
+        let channel = connection.channel
         try? await connection.executeThenClose { inbound, outbound in
-            guard counts.admit(peer.uid, limits: limits) else {
+            guard let id = table.admit(peer.uid, limits: limits, close: { channel.close(promise: nil) }) else {
                 let refusal = JSONRPCDispatcher<ControlRequestContext>.response(
-                    id: .null, error: .unavailable("too many control connections; close some and retry"))
+                    id: .null, error: .unavailable("too many control connections, none idle; close some and retry"))
                 try await outbound.write(ByteBuffer(string: refusal.serialized + "\n"))
                 return
             }
-            defer { counts.release(peer.uid) }
+            defer { table.release(id) }
             // One writer for replies and notifications, so lines never interleave. A reply is awaited until written
             // (a client that does not read stops being read); notifications are counted and bounded.
             let (lines, writer) = AsyncStream.makeStream(of: OutgoingLine.self)
@@ -177,6 +178,7 @@ public struct ControlServer: Sendable {
                 group.addTask {
                     for await _ in state.subscriptionSignals {
                         guard let (method, stream) = state.takeSubscription() else { continue }
+                        table.setSubscribed(id)
                         for await params in stream {
                             let tooFar = queued.count.withLock { count in
                                 guard count < state.maxQueuedNotifications else { return true }
@@ -202,12 +204,14 @@ public struct ControlServer: Sendable {
                     switch frame {
                     case .line(let line):
                         guard line.readableBytes > 0 else { continue }
+                        table.setBusy(id, true)
                         if let reply = await dispatcher.reply(to: line.readableBytesView, context: context) {
                             try await Self.send(reply, through: writer)
                         }
                         for action in state.afterReply.withLock({ actions in defer { actions = [] }; return actions }) {
                             await action()
                         }
+                        table.setBusy(id, false)
                     case .tooLong:
                         let error = JSONRPCDispatcher<ControlRequestContext>.response(
                             id: .null, error: .invalidRequest("a line longer than \(limits.maxLineBytes) bytes"))
@@ -259,25 +263,56 @@ final class NotificationCount: Sendable {
     let count = Mutex(0)
 }
 
-/// Open connections, in total and per uid.
-final class ConnectionCounts: Sendable {
-    private let counts = Mutex<(total: Int, perUID: [UInt32: Int])>((0, [:]))
+/// Open connections, in total and per uid, and which of them are idle.
+///
+/// When a limit is reached, a new connection does not simply bounce: the connection idle the longest — no request
+/// in progress, not subscribed, no complete request for the longest time (half-written lines count as idle) — is
+/// closed to make room, within the same uid when the per-uid limit is the one reached. Only when nothing is idle
+/// is the new connection refused. So idle or slow connections, even a thousand of them from the same user, can
+/// never lock anyone out of `status`; busy ones and subscriptions are bounded by the limits as before.
+final class ConnectionTable: Sendable {
+    struct Entry {
+        var uid: UInt32
+        var lastActivity: ContinuousClock.Instant
+        var busy = false
+        var subscribed = false
+        var close: @Sendable () -> Void
+    }
 
-    func admit(_ uid: UInt32, limits: ControlServer.Limits) -> Bool {
-        counts.withLock { counts in
-            guard counts.total < limits.maxConnections, counts.perUID[uid, default: 0] < limits.maxConnectionsPerUID
-            else { return false }
-            counts.total += 1
-            counts.perUID[uid, default: 0] += 1
-            return true
+    private let state = Mutex<(next: Int, entries: [Int: Entry])>((0, [:]))
+
+    /// Admits a connection (its id), closing the longest-idle one if a limit is reached; nil when none is idle.
+    func admit(_ uid: UInt32, limits: ControlServer.Limits, close: @escaping @Sendable () -> Void) -> Int? {
+        var evicted: (@Sendable () -> Void)?
+        let id: Int? = state.withLock { state in
+            let mine = state.entries.values.count { $0.uid == uid }
+            let perUIDFull = mine >= limits.maxConnectionsPerUID
+            if perUIDFull || state.entries.count >= limits.maxConnections {
+                let idle = state.entries.filter { !$0.value.busy && !$0.value.subscribed && (!perUIDFull || $0.value.uid == uid) }
+                guard let victim = idle.min(by: { $0.value.lastActivity < $1.value.lastActivity }) else { return nil }
+                state.entries[victim.key] = nil
+                evicted = victim.value.close
+            }
+            state.next += 1
+            state.entries[state.next] = Entry(uid: uid, lastActivity: .now, close: close)
+            return state.next
+        }
+        evicted?()
+        return id
+    }
+
+    /// A request is being served (`busy`), or was answered.
+    func setBusy(_ id: Int, _ busy: Bool) {
+        state.withLock { state in
+            state.entries[id]?.busy = busy
+            if !busy { state.entries[id]?.lastActivity = .now }
         }
     }
 
-    func release(_ uid: UInt32) {
-        counts.withLock { counts in
-            counts.total -= 1
-            counts.perUID[uid, default: 1] -= 1
-            if counts.perUID[uid] == 0 { counts.perUID[uid] = nil }
-        }
-    }
+    func setSubscribed(_ id: Int) { state.withLock { $0.entries[id]?.subscribed = true } }
+
+    /// The connection ended (a no-op for one closed to make room, already gone).
+    func release(_ id: Int) { _ = state.withLock { $0.entries.removeValue(forKey: id) } }
+
+    var count: Int { state.withLock { $0.entries.count } }
 }

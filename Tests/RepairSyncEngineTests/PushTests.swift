@@ -186,9 +186,9 @@ struct PushTests {
             #expect(try await h.counter("requests") == requests + 1, "only the counters request itself")
 
             // Once the time is up, the change goes through; the server saw no request too early.
-            let notBefore = try #require(h.engine.api.notBefore)
-            let due = max(notBefore, try #require(entry.nextAttemptAt))
-            try await Task.sleep(for: .milliseconds(due.millisecondsSince1970 - Timestamp.now().millisecondsSince1970 + 20))
+            let gate = try #require(h.engine.api.remainingWait)
+            let entryWait = Duration.milliseconds(try #require(entry.nextAttemptAt).millisecondsSince1970 - Timestamp.now().millisecondsSince1970)
+            try await Task.sleep(for: max(gate, entryWait) + .milliseconds(20))
             let report = await h.engine.sync([.orders])
             #expect(report.succeeded, "\(report.stop ?? "")")
             #expect(report.pushed == 1)

@@ -114,7 +114,9 @@ enum Outbox {
     /// The entries that may be sent now: per order key, the oldest entry that is not dead or held, if it is due.
     /// An entry that waits for a retry keeps the entries behind it (same record or ticket) waiting too, so that
     /// they never overtake it; entries of other records go ahead.
-    static func due(_ db: Database, now: Timestamp) throws -> [OutboxEntry] {
+    ///
+    /// A retry time more than `horizon` ahead was stored before the wall clock was set back: due now.
+    static func due(_ db: Database, now: Timestamp, horizon: Duration) throws -> [OutboxEntry] {
         try Row.fetchAll(
             db,
             sql: """
@@ -124,9 +126,9 @@ enum Outbox {
                     SELECT 1 FROM outbox earlier
                     WHERE earlier.order_key = o.order_key AND earlier.seq < o.seq
                       AND earlier.state IN ('pending', 'failed', 'in_flight'))
-                  AND (next_attempt_at IS NULL OR next_attempt_at <= ?)
+                  AND (next_attempt_at IS NULL OR next_attempt_at <= ? OR next_attempt_at > ?)
                 ORDER BY seq
-                """, arguments: [now.millisecondsSince1970]
+                """, arguments: [now.millisecondsSince1970, now.millisecondsSince1970 + horizon.inMilliseconds]
         ).map(entry)
     }
 

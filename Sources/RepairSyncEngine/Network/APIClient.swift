@@ -63,10 +63,12 @@ public final class APIClient: Sendable {
     /// Local clock minus server clock in milliseconds, from the last `Date` header (0 until one is seen).
     public var clockOffsetMilliseconds: Int64 { state.clockOffset }
 
-    /// Until when the server asked us to wait (429 Retry-After), if that is in the future.
-    public var notBefore: Timestamp? {
-        guard let until = state.notBefore, until > clock.now() else { return nil }
-        return until
+    /// How long the server still asks us to wait (429 Retry-After), if it does. Kept on the monotonic clock: a wall
+    /// clock set back by an hour must not turn a one-second wait into an hour's silence.
+    public var remainingWait: Duration? {
+        guard let until = state.notBefore else { return nil }
+        let remaining = ContinuousClock.now.duration(to: until)
+        return remaining > .zero ? remaining : nil
     }
 
     // MARK: Endpoints
@@ -132,10 +134,10 @@ public final class APIClient: Sendable {
         _ method: HTTPMethod, _ path: String, json: Data? = nil, headers: [(String, String)] = [],
         authenticated: Bool = true
     ) async throws(APIError) -> Reply {
-        if let until = notBefore {
+        if let wait = remainingWait {
             throw .http(
-                status: 429, code: "rate_limited", message: "waiting for Retry-After until \(until)", field: nil,
-                retryAfter: .milliseconds(until.millisecondsSince1970 - clock.now().millisecondsSince1970), body: Data())
+                status: 429, code: "rate_limited", message: "waiting \(wait.inMilliseconds) ms more for Retry-After",
+                field: nil, retryAfter: wait, body: Data())
         }
         var request = HTTPClientRequest(url: configuration.baseURL + path)
         request.method = method
@@ -171,7 +173,7 @@ public final class APIClient: Sendable {
             }
             if status == 429 {
                 retryAfter = retryAfter ?? .seconds(1)
-                state.notBefore = clock.now().adding(milliseconds: retryAfter?.inMilliseconds ?? 1000)
+                state.notBefore = ContinuousClock.now + (retryAfter ?? .seconds(1))
             }
             throw .http(
                 status: status, code: detail?.code, message: detail?.message ?? String(decoding: body.prefix(200), as: UTF8.self),
@@ -206,7 +208,7 @@ public final class APIClient: Sendable {
         private struct Values {
             var clockOffset: Int64 = 0
             var precise = false
-            var notBefore: Timestamp?
+            var notBefore: ContinuousClock.Instant?
             var responses: [String: Int] = [:]
         }
 
@@ -238,7 +240,7 @@ public final class APIClient: Sendable {
             }
         }
 
-        var notBefore: Timestamp? {
+        var notBefore: ContinuousClock.Instant? {
             get { values.withLock { $0.notBefore } }
             set { values.withLock { $0.notBefore = newValue } }
         }

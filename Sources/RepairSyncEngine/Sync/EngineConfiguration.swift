@@ -49,12 +49,17 @@ public struct RetryPolicy: Sendable, Hashable {
     }
 
     /// The wait before attempt `attempt + 1` (attempt ≥ 1): uniform in 0…min(cap, base·2^(attempt−1)), and never
-    /// less than what the server asked for.
+    /// less than what the server asked for — up to the cap: a longer Retry-After is kept by the client's own gate,
+    /// so a stored retry time is never more than the cap ahead (see `horizon`).
     public func delay(afterAttempt attempt: Int, retryAfter: Duration?, random: Double) -> Duration {
         let exponent = min(max(attempt - 1, 0), 30)
         let ceiling = min(cap.inMilliseconds, base.inMilliseconds << exponent)
         let jittered = Duration.milliseconds(Int64(Double(ceiling) * min(max(random, 0), 1)))
         guard let retryAfter else { return jittered }
-        return max(jittered, retryAfter)
+        return min(max(jittered, retryAfter), cap)
     }
+
+    /// How far ahead a stored retry time can lie. One further ahead was written before the wall clock was set back,
+    /// and is due now rather than after the clock catches up (which could be hours).
+    public var horizon: Duration { cap + .seconds(1) }
 }

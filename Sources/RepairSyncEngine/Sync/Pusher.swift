@@ -33,7 +33,8 @@ struct Pusher {
             let due: [OutboxEntry]
             do {
                 let now = clock.now()
-                due = try await store.read { db in try Outbox.due(db, now: now) }
+                let horizon = configuration.retry.horizon
+                due = try await store.read { db in try Outbox.due(db, now: now, horizon: horizon) }
             } catch {
                 throw .failed("reading the outbox: \(error)")
             }
@@ -192,7 +193,7 @@ struct Pusher {
         if error.status == 429 {
             // The server's load, not this change's fault: not an attempt (a change is never given up on because
             // of rate limits), due again when the server said; the run stops and the scheduler comes back then.
-            let wait = error.retryAfter ?? .seconds(1)
+            let wait = min(error.retryAfter ?? .seconds(1), configuration.retry.cap)
             try await write { db in
                 try Outbox.recordFailure(
                     db, seq: entry.seq, error: error.description, nextAttempt: now.adding(milliseconds: wait.inMilliseconds),

@@ -169,10 +169,12 @@ public actor SyncEngine {
         if case .offline? = stop { report.offline = true }
         let now = clock.now()
         if case .rateLimited? = stop {
-            report.retryAfterMilliseconds = max(0, (api.notBefore?.millisecondsSince1970 ?? now.millisecondsSince1970) - now.millisecondsSince1970)
+            report.retryAfterMilliseconds = api.remainingWait?.inMilliseconds ?? 0
         }
         if let due = (try? await store.read({ db in try Outbox.nextAttemptAt(db) })) ?? nil {
-            report.nextChangeDueMilliseconds = max(0, due.millisecondsSince1970 - now.millisecondsSince1970)
+            // Never further than the retry cap: a time beyond it was set before the wall clock went back.
+            let wait = due.millisecondsSince1970 - now.millisecondsSince1970
+            report.nextChangeDueMilliseconds = wait > configuration.retry.horizon.inMilliseconds ? 0 : max(0, wait)
         }
         report.durationMilliseconds = (ContinuousClock.now - started).inMilliseconds
         finish(report, stop: stop)

@@ -60,7 +60,12 @@ public final class DaemonProcess: @unchecked Sendable {
         let child = try ChildProcess(
             launcher + [Binaries.path("repairsyncd"), "--config", configPath], environment: environment, logPath: logPath)
         process = child
-        guard await notify.wait(for: "READY=1", timeout: timeout) else {
+        // READY=1, or the end of a daemon that could not start (checked between short waits for the datagram).
+        let deadline = Date().addingTimeInterval(timeout)
+        var ready = false
+        while !ready, child.isRunning, Date() < deadline { ready = await notify.wait(for: "READY=1", timeout: 0.25) }
+        if !ready { ready = await notify.wait(for: "READY=1", timeout: 0) }
+        guard ready else {
             await child.killNow()
             throw ScenarioFailure("repairsyncd did not become ready (start \(starts)): \(child.log().suffix(800))")
         }

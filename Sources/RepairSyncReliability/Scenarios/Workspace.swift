@@ -26,7 +26,10 @@ public struct Workspace: Sendable {
             if keep, !report.passed { report.notes.append("kept: \(workspace.path)") } else { workspace.remove() }
             return report
         } catch {
-            if !keep { workspace.remove() }
+            if keep {
+                throw ScenarioFailure("\(error) (kept: \(workspace.path))")
+            }
+            workspace.remove()
             throw error
         }
     }

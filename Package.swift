@@ -174,6 +174,8 @@ let package = Package(
             dependencies: [
                 "RepairSyncModels",
                 "RepairSyncControl",
+                // The configuration keys (every one is tried with a wrong value).
+                "RepairSyncDaemon",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),

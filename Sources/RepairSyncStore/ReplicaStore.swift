@@ -1,3 +1,4 @@
+public import Foundation
 public import GRDB
 internal import RepairSyncModels
 
@@ -40,10 +41,35 @@ public final class ReplicaStore: Sendable {
             // lose the last commits on a power cut. Only the writer connection commits, so FULL is set there.
             try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
         } catch {
-            throw StoreError.cannotOpen(path: path, reason: "\(error)")
+            throw isCorruption(error) ? StoreError.corrupt(path: path, reason: "\(error)") : StoreError.cannotOpen(path: path, reason: "\(error)")
         }
         try migrate(pool, path: path)
         return ReplicaStore(writer: pool, path: path)
+    }
+
+    /// Moves a file that is not a sound database out of the way — with its WAL and shared-memory files, under
+    /// `<name>.corrupt-<UTC time>` next to it, never overwritten — so a fresh replica can be made while the old
+    /// bytes stay for whoever wants to recover a change from them. Returns the new path of the database file.
+    public static func keepAside(at path: String, now: Date = Date()) throws -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyyMMdd'T'HHmmss'Z'"
+        var kept = path + ".corrupt-" + formatter.string(from: now)
+        var counter = 1
+        while FileManager.default.fileExists(atPath: kept) {
+            counter += 1
+            kept = path + ".corrupt-" + formatter.string(from: now) + "-\(counter)"
+        }
+        for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: path + suffix) {
+            try FileManager.default.moveItem(atPath: path + suffix, toPath: kept + suffix)
+        }
+        return kept
+    }
+
+    static func isCorruption(_ error: any Error) -> Bool {
+        guard let error = error as? DatabaseError else { return false }
+        return error.resultCode == .SQLITE_NOTADB || error.resultCode == .SQLITE_CORRUPT
     }
 
     /// A private in-memory store, migrated: for tests and tools that need scratch space.
@@ -124,7 +150,7 @@ public final class ReplicaStore: Sendable {
         } catch let error as StoreError {
             throw error
         } catch {
-            throw StoreError.cannotMigrate(path: path, reason: "\(error)")
+            throw isCorruption(error) ? StoreError.corrupt(path: path, reason: "\(error)") : StoreError.cannotMigrate(path: path, reason: "\(error)")
         }
     }
 

@@ -4,6 +4,7 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
         case cannotOpen(path: String, reason: String)
         case cannotMigrate(path: String, reason: String)
         case newerSchema(path: String)
+        case corrupt(path: String, reason: String)
     }
 
     private let kind: Kind
@@ -20,12 +21,24 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
         StoreError(kind: .newerSchema(path: path))
     }
 
+    /// The file is not a sound SQLite database (garbage bytes, a damaged page).
+    public static func corrupt(path: String, reason: String) -> StoreError {
+        StoreError(kind: .corrupt(path: path, reason: reason))
+    }
+
+    public var isCorrupt: Bool {
+        if case .corrupt = kind { return true }
+        return false
+    }
+
     public var description: String {
         switch kind {
         case .cannotOpen(let path, let reason):
             "cannot open the store \(path): \(reason)"
         case .cannotMigrate(let path, let reason):
             "cannot migrate the store \(path) (is it a repairsyncd replica?): \(reason)"
+        case .corrupt(let path, let reason):
+            "the store \(path) is not a sound database: \(reason)"
         case .newerSchema(let path):
             "the store \(path) was written by a newer repairsyncd; install that version or restore a backup"
         }

@@ -1,6 +1,10 @@
 internal import Foundation
 internal import RepairSyncEngine
 
+#if canImport(Glibc)
+    internal import Glibc
+#endif
+
 /// Parsing of the configuration's text values, each failure naming the key and what was expected.
 enum ConfigValueParsing {
     /// `500ms`, `30s`, `15m`, `1h` (a whole number and a unit).
@@ -79,6 +83,13 @@ enum ConfigValueParsing {
 
     static func absolutePath(_ text: String, key: String) throws(ConfigurationError) -> String {
         guard text.hasPrefix("/") else { throw ConfigurationError(key: key, "expected an absolute path, got \"\(text)\"") }
+        return text
+    }
+
+    /// A group that exists in the group database (a typo would otherwise leave the socket to the daemon's group).
+    static func existingGroup(_ text: String?, key: String) throws(ConfigurationError) -> String? {
+        guard let text else { return nil }
+        guard getgrnam(text) != nil else { throw ConfigurationError(key: key, "no group named \"\(text)\" on this machine") }
         return text
     }
 }

@@ -214,7 +214,7 @@ public enum ConfigurationLoader {
                 groupReadable: try P.boolean(values.withDefault("store.group_readable"), key: "store.group_readable")),
             control: .init(
                 socket: try P.absolutePath(values.withDefault("control.socket"), key: "control.socket"),
-                group: try values.text("control.group"),
+                group: try P.existingGroup(try values.text("control.group"), key: "control.group"),
                 publicStatus: try P.boolean(values.withDefault("control.public_status"), key: "control.public_status"),
                 maxConnections: try P.integer(
                     values.withDefault("control.max_connections"), key: "control.max_connections", in: 1...65536),

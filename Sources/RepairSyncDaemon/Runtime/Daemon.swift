@@ -51,7 +51,18 @@ public enum Daemon {
         try FileManager.default.createDirectory(
             atPath: storeDirectory, withIntermediateDirectories: true,
             attributes: [.posixPermissions: configuration.store.groupReadable ? 0o750 : 0o700])
-        let store = try ReplicaStore.open(at: configuration.store.path, fileMode: storeMode)
+        let store: ReplicaStore
+        do {
+            store = try ReplicaStore.open(at: configuration.store.path, fileMode: storeMode)
+        } catch let error as StoreError where error.isCorrupt {
+            // The replica is a copy of the server plus the local changes not sent yet. A damaged file is kept
+            // aside untouched (those changes may still be recovered from it) and a fresh replica is synced.
+            let kept = try ReplicaStore.keepAside(at: configuration.store.path)
+            logger.critical(
+                "the store is damaged: kept aside, starting with a fresh replica; local changes not yet pushed are only in the kept file",
+                metadata: ["store": "\(configuration.store.path)", "kept": "\(kept)", "error": "\(error)"])
+            store = try ReplicaStore.open(at: configuration.store.path, fileMode: storeMode)
+        }
         ReplicaStore.setMode(storeMode, at: configuration.store.path)
         let api = APIClient(
             configuration: .init(

@@ -68,6 +68,10 @@ public struct ControlMethods: Sendable {
                 throw Self.rpcError(error)
             } catch let error as DatabaseError {
                 logger.error("store error in \(method)", metadata: ["error": "\(error)"])
+                if error.resultCode == .SQLITE_FULL {
+                    throw JSONRPCError.storeError(
+                        "the disk holding the store is full: nothing was changed (what was acknowledged before is kept); free some space and try again")
+                }
                 throw JSONRPCError.storeError("the store refused: \(error.message ?? "\(error.resultCode)")")
             }
         }

@@ -96,9 +96,9 @@ public struct BadConfiguration: Sendable {
         report.add(.check("missing state directory → made, the daemon starts", FileManager.default.fileExists(atPath: daemon.storePath)))
 
         // Read-only: a read-only tmpfs over the state directory (root only).
-        if getuid() == 0, await Self.mount(["-t", "tmpfs", "-o", "ro,size=1m", "tmpfs", stateDirectory]) {
+        if getuid() == 0, await Mounts.tmpfs(at: stateDirectory, options: "ro,size=1m") {
             let (status, output) = try await Self.runDaemon(["--config", daemon.configPath], workspace)
-            _ = await Self.mount(["-u", stateDirectory])
+            await Mounts.unmount(stateDirectory)
             let clear = status != 0 && output.contains(daemon.storePath) && output.lowercased().contains("read-only")
             report.add(.check("read-only state directory → exits with an error naming the store", clear, clear ? "exit \(status)" : "exit \(status): \(output.suffix(200))"))
         } else {
@@ -146,12 +146,5 @@ public struct BadConfiguration: Sendable {
             logPath: log)
         let status = await child.waitForExit(timeout: 60) ?? -1
         return (status, child.log())
-    }
-
-    /// `mount ARGUMENTS`, or `umount PATH` for `["-u", PATH]`; true when it succeeded.
-    static func mount(_ arguments: [String]) async -> Bool {
-        let command = arguments.first == "-u" ? ["/bin/umount"] + arguments.dropFirst() : ["/bin/mount"] + arguments
-        guard let child = try? ChildProcess(command, environment: [:], logPath: "/dev/null") else { return false }
-        return await child.waitForExit(timeout: 30) == 0
     }
 }

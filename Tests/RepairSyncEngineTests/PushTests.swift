@@ -260,4 +260,25 @@ struct PushTests {
             #expect(try h.engine.pendingChangesCount() == 0)
         }
     }
+
+    @Test("an edit to a record whose change waits later in the same run is pushed, not lost with the older value")
+    func editWhileWaitingInTheRun() async throws {
+        try await EngineHarness.with { h in
+            #expect(await h.engine.performFullSync().succeeded)
+            try await h.engine.update(.orders, id: "ord_4", fields: ["notes": "pushed first"])
+            try await h.engine.update(.orders, id: "ord_6", fields: ["notes": "older"])
+            // While ord_4 is being sent, ord_6 is edited again: its entry (never sent) takes the new value. The run
+            // had already read the entry; it must send what the entry holds when its turn comes.
+            let engine = h.engine
+            let edited = h.recorder.once(when: { if case .sending(_, .orders, "ord_4") = $0 { true } else { false } }) {
+                _ = try? engine.changes.update(.orders, id: "ord_6", fields: ["notes": "newer"])
+            }
+            let report = await h.engine.sync([])
+            #expect(edited.fired)
+            #expect(report.succeeded, "\(report.stop ?? "")")
+            #expect(try await h.serverRecord(Order.self, "orders", "ord_6").notes == "newer")
+            #expect(try h.local(Order.self, "ord_6")?.notes == "newer")
+            #expect(try h.engine.pendingChangesCount() == 0)
+        }
+    }
 }

@@ -62,6 +62,7 @@ struct Pusher {
                 case .retryLater: report.failed += 1
                 case .dead: report.dead += 1
                 case .dropped: report.conflicts += 1
+                case .skipped: break
                 }
                 handled += 1
                 await progress(min(1, Double(handled) / Double(total)))
@@ -76,6 +77,8 @@ struct Pusher {
         case dead
         /// The record is gone on the server; the change is in the conflict log.
         case dropped
+        /// The entry left the outbox (or was held) after the run listed it, e.g. dropped by a conflict resolution.
+        case skipped
     }
 
     private func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(SyncStop) -> T {
@@ -86,8 +89,17 @@ struct Pusher {
         }
     }
 
-    private func push(_ entry: OutboxEntry) async throws(SyncStop) -> Result {
-        try await write { db in try Outbox.setState(db, seq: entry.seq, .inFlight) }
+    private func push(_ listed: OutboxEntry) async throws(SyncStop) -> Result {
+        // The run listed its entries earlier; an edit since may have coalesced into this one (it was never sent).
+        // Read it again as it is marked in flight, in one transaction: what is sent is what the entry holds, and
+        // nothing can coalesce into it any more — a later edit gets an entry of its own.
+        let current = try await write { db -> OutboxEntry? in
+            guard let entry = try Outbox.entry(db, seq: listed.seq), [.pending, .failed, .inFlight].contains(entry.state)
+            else { return nil }
+            try Outbox.setState(db, seq: entry.seq, .inFlight)
+            return entry
+        }
+        guard let entry = current else { return .skipped }
         events.emit(.sending(seq: entry.seq, collection: entry.collection, id: entry.recordId))
         do {
             switch (entry.kind, entry.collection) {

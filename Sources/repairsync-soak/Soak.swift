@@ -62,12 +62,15 @@ struct Soak: AsyncParsableCommand {
 
     func run(_ scenario: Scenario) async throws -> ScenarioReport {
         switch scenario {
-        case .crashPush: try await CrashDuringPush(changes: 2000, kills: quick ? 20 : 200, seed: seed).run()
-        case .crashPull: try await CrashDuringPull(orders: quick ? 2000 : 20_000, pageSize: quick ? 100 : 500, kills: quick ? 8 : 20, seed: seed).run()
-        case .faults: try await FaultyServer(changes: quick ? 300 : 2000, seed: seed).run()
-        case .conflicts: try await ConflictStorm(records: quick ? 200 : 500).run()
-        case .socket: try await SocketAbuse().run()
-        case .config: try await BadConfiguration().run()
+        case .crashPush: return try await CrashDuringPush(changes: 2000, kills: quick ? 20 : 200, seed: seed).run()
+        case .crashPull:
+            return try await CrashDuringPull(
+                orders: quick ? 2000 : 20_000, pageSize: quick ? 100 : 500, kills: quick ? 8 : 20, seed: seed
+            ).run()
+        case .faults: return try await FaultyServer(changes: quick ? 300 : 2000, seed: seed).run()
+        case .conflicts: return try await ConflictStorm(records: quick ? 200 : 500).run()
+        case .socket: return try await SocketAbuse().run()
+        case .config: return try await BadConfiguration().run()
         case .diskFull:
             if let reason = DiskFull.unavailable {
                 var report = ScenarioReport(scenario: "disk full")
@@ -75,8 +78,8 @@ struct Soak: AsyncParsableCommand {
                 return report
             }
             return try await DiskFull(changes: quick ? 60 : 400).run()
-        case .load: try await Load(clients: 50, seconds: quick ? 10 : 60, orders: quick ? 2000 : 5000).run()
-        case .fuzz: try await Fuzz(seconds: quick ? 10 : 120, seed: seed).run()
+        case .load: return try await Load(clients: 50, seconds: quick ? 10 : 60, orders: quick ? 2000 : 5000).run()
+        case .fuzz: return try await Fuzz(seconds: quick ? 10 : 120, seed: seed).run()
         }
     }
 

@@ -1,0 +1,98 @@
+import BackendTestSupport
+import Foundation
+import Logging
+import RepairAPIDev
+import RepairSyncDaemon
+import RepairSyncEngine
+import RepairSyncModels
+import RepairSyncStore
+import RepairSyncTestSupport
+import NIOHTTP1
+import Synchronization
+import Testing
+
+/// A wall clock the test moves: the daemon's clock (`EngineClock`) jumping as when an admin or NTP sets the time.
+final class JumpingClock: EngineClock {
+    private let offset = Mutex<Int64>(0)
+
+    func jump(hours: Int64) { offset.withLock { $0 += hours * 3_600_000 } }
+
+    func now() -> Timestamp { Timestamp.now().adding(milliseconds: offset.withLock { $0 }) }
+}
+
+/// Scenario 8 of the reliability suite: the scheduler and the engine as the daemon wires them, over a real backend
+/// and store, while the daemon's wall clock jumps hours forward and back.
+@Suite("Scheduler under clock jumps", .timeLimit(.minutes(2)))
+struct SchedulerClockJumpTests {
+    @Test("the wall clock jumps 3 h forward, then 5 h back: no storm of runs, and a failed change is still retried at once")
+    func clockJumps() async throws {
+        try await RunningBackend.with(seed: SeedOptions(orders: 20)) { backend in
+            let directory = try TemporaryDirectory(prefix: "clock-jump")
+            try RunningBackend.token.write(toFile: directory.path("token"), atomically: true, encoding: .utf8)
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: directory.path("token"))
+            try """
+                api:
+                  base_url: \(backend.baseURL)
+                  token_file: \(directory.path("token"))
+                sync:
+                  push_debounce: 50ms
+                retry:
+                  base: 300ms
+                  cap: 3s
+                probe:
+                  mode: poll
+                """.write(toFile: directory.path("config.yaml"), atomically: true, encoding: .utf8)
+            let configuration = try await ConfigurationLoader.load(path: directory.path("config.yaml"), environment: [:])
+            let clock = JumpingClock()
+            let store = try ReplicaStore.open(at: directory.path("replica.sqlite"))
+            let api = APIClient(configuration: .init(baseURL: backend.baseURL, token: RunningBackend.token), clock: clock)
+            let engine = try SyncEngine(store: store, api: api, configuration: configuration.engineConfiguration, clock: clock)
+            let scheduler = SchedulerService(
+                engine: engine, policy: configuration.schedulePolicy, probeSettings: configuration.probe,
+                probeAPI: APIClient(configuration: .init(baseURL: backend.baseURL, token: RunningBackend.token), clock: clock),
+                shutdownGrace: .seconds(1), logger: Logger(label: "test.scheduler"))
+
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await scheduler.run() }
+                let updates = await engine.statusUpdates()
+                func wait(_ condition: @escaping @Sendable (EngineStatus) -> Bool) async throws -> EngineStatus {
+                    try await withThrowingTaskGroup(of: EngineStatus?.self) { race in
+                        race.addTask { for await status in updates where condition(status) { return status }; return nil }
+                        race.addTask { try await Task.sleep(for: .seconds(20)); return nil }
+                        let first = try await race.next() ?? nil
+                        race.cancelAll()
+                        return try #require(first, "no such status within 20 s")
+                    }
+                }
+                _ = try await wait { $0.lastSuccessAt != nil && $0.phase != .syncing(step: .pulling, progress: 0) }
+                let startup = await engine.status.metrics.runs
+
+                // Three hours forward, then a change: one push-only run, nothing more.
+                clock.jump(hours: 3)
+                try await engine.update(.orders, id: "ord_2", fields: ["notes": "after the jump forward"])
+                await scheduler.localChange()
+                _ = try await wait { $0.pending == 0 && $0.metrics.runs > startup }
+                let afterForward = await engine.status.metrics.runs - startup
+
+                // A change fails while the clock is 3 h ahead (its retry time is stored 3 h ahead), then the clock is
+                // set back 5 h: the change must still go out within moments, not in hours.
+                _ = try await backend.send(.POST, "/admin/faults/next", json: #"{"kind":"503","method":"PATCH","path_prefix":"/api/v1/orders/ord_3"}"#)
+                try await engine.update(.orders, id: "ord_3", fields: ["notes": "retried after the jump back"])
+                await scheduler.localChange()
+                _ = try await wait { $0.failed == 1 }
+                clock.jump(hours: -5)
+                let start = ContinuousClock.now
+                _ = try await wait { $0.pending == 0 && $0.failed == 0 }
+                let retriedAfter = ContinuousClock.now - start
+                let total = await engine.status.metrics.runs - startup
+                group.cancelAll()
+
+                #expect(afterForward == 1, "one run for one change after the jump forward, got \(afterForward)")
+                #expect(retriedAfter < .seconds(5), "the failed change waited \(retriedAfter) after the clock went back")
+                #expect(total <= 4, "runs in all: \(total) (a storm would be many more)")
+                let server = try await backend.get("/api/v1/orders/ord_3")
+                #expect(server.text.contains("retried after the jump back"))
+            }
+        }
+    }
+}

@@ -30,6 +30,8 @@ struct Soak: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // Line by line even into a file or a pipe: a soak is watched while it runs.
+        setvbuf(stdout, nil, _IOLBF, 0)
         let selected = try only.map { text in
             try text.split(separator: ",").map { name in
                 guard let scenario = Scenario(rawValue: String(name)) else { throw ValidationError("unknown scenario \(name)") }

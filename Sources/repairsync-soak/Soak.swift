@@ -30,8 +30,6 @@ struct Soak: AsyncParsableCommand {
     }
 
     func run() async throws {
-        // Line by line even into a file or a pipe: a soak is watched while it runs.
-        setvbuf(stdout, nil, _IOLBF, 0)
         let selected = try only.map { text in
             try text.split(separator: ",").map { name in
                 guard let scenario = Scenario(rawValue: String(name)) else { throw ValidationError("unknown scenario \(name)") }
@@ -40,26 +38,26 @@ struct Soak: AsyncParsableCommand {
         } ?? Scenario.allCases
         var reports: [ScenarioReport] = []
         for scenario in selected {
-            print("== \(scenario.rawValue)")
+            say("== \(scenario.rawValue)")
             do {
                 let report = try await run(scenario)
-                print(ReportTable.text([report]))
-                for note in report.notes { print("   note: \(note)") }
+                say(ReportTable.text([report]))
+                for note in report.notes { say("   note: \(note)") }
                 reports.append(report)
             } catch {
                 var failed = ScenarioReport(scenario: scenario.rawValue)
                 failed.add(.check("ran to the end", false, "\(error)".prefix(300).description))
-                print(ReportTable.text([failed]))
+                say(ReportTable.text([failed]))
                 reports.append(failed)
             }
         }
-        print("\n" + ReportTable.text(reports))
+        say("\n" + ReportTable.text(reports))
         if let writeDoc { try write(reports, into: writeDoc) }
         guard reports.allSatisfy(\.passed) else {
-            print("\nFAILED: \(reports.filter { !$0.passed }.map(\.scenario).joined(separator: ", "))")
+            say("\nFAILED: \(reports.filter { !$0.passed }.map(\.scenario).joined(separator: ", "))")
             throw ExitCode.failure
         }
-        print("\nall scenarios passed")
+        say("\nall scenarios passed")
     }
 
     func run(_ scenario: Scenario) async throws -> ScenarioReport {
@@ -107,4 +105,9 @@ struct Soak: AsyncParsableCommand {
             """
         try (String(text[..<begin.upperBound]) + header + String(text[end.lowerBound...])).write(toFile: path, atomically: true, encoding: .utf8)
     }
+}
+
+/// Writes a line at once, unbuffered even into a file or a pipe: a soak is watched while it runs.
+func say(_ text: String) {
+    FileHandle.standardOutput.write(Data((text + "\n").utf8))
 }

@@ -43,3 +43,18 @@ public enum StoreInspector {
         return try queue.read { db in try String.fetchAll(db, sql: sql) }
     }
 }
+
+/// A shop tool writing the replica directly (the way `queueChange` expects changes to arrive), on its own connection.
+final class ExternalWriter: @unchecked Sendable {
+    private let queue: DatabaseQueue
+
+    init(path: String) throws {
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(10)
+        queue = try DatabaseQueue(path: path, configuration: configuration)
+    }
+
+    func setNotes(_ notes: String, order id: String) throws {
+        try queue.write { db in try db.execute(sql: "UPDATE orders SET notes = ? WHERE id = ?", arguments: [notes, id]) }
+    }
+}

@@ -2,8 +2,8 @@ internal import Foundation
 internal import RepairSyncControl
 internal import Synchronization
 
-/// Scenario 9: many clients on the socket at once — half making changes, half reading `status`, each on its own
-/// connection as fast as answers come — while the daemon pulls the whole data set again and again (the server's
+/// Scenario 9: many clients on the socket at once — half making changes (`updateOrder`, or a direct write of the
+/// replica followed by `queueChange`), half reading `status`, each on its own connection as fast as answers come — while the daemon pulls the whole data set again and again (the server's
 /// cursors expired, so every run is a full resync) and pushes what the clients queue. Every request must be
 /// answered without an error, every acknowledged change must reach the server, and the latency is reported.
 public struct Load: Sendable {
@@ -50,9 +50,10 @@ public struct Load: Sendable {
                         let path = daemon.socketPath
                         let records = orders
                         let clientCount = clients
+                        let store = daemon.storePath
                         group.addTask {
                             try await Blocking.run {
-                                Self.client(client, of: clientCount, records: records, path: path, until: deadline)
+                                Self.client(client, of: clientCount, records: records, path: path, store: store, until: deadline)
                             }
                         }
                     }
@@ -104,11 +105,14 @@ public struct Load: Sendable {
         var lastNotes: [String: String] = [:]
     }
 
-    /// One client: even ones change their own orders' notes, odd ones read `status`, on one connection each.
-    static func client(_ index: Int, of count: Int, records: Int, path: String, until deadline: ContinuousClock.Instant)
-        -> ClientResult
-    {
+    /// One client on one connection: odd ones read `status`; even ones change their own orders' notes, half of
+    /// them with `updateOrder`, the other half as a shop tool would — writing the replica's row directly, then
+    /// `queueChange` (which diffs the row against what the daemon knows and queues the difference).
+    static func client(
+        _ index: Int, of count: Int, records: Int, path: String, store: String, until deadline: ContinuousClock.Instant
+    ) -> ClientResult {
         var result = ClientResult()
+        let tool = index % 4 == 2 ? try? ExternalWriter(path: store) : nil
         guard let connection = try? ControlClient(path: path) else {
             result.errors += 1
             result.firstError = "client \(index) could not connect"
@@ -123,7 +127,13 @@ public struct Load: Sendable {
                     // Orders index+1, index+1+count, …: no two clients share one.
                     let id = "ord_\((index + (n % 20) * count) % records + 1)"
                     let notes = "load \(index) \(n)"
-                    _ = try connection.call("updateOrder", .object(["id": .string(id), "notes": .string(notes)]))
+                    if let tool {
+                        try tool.setNotes(notes, order: id)
+                        let reply = try connection.call("queueChange", .object(["kind": .string("order-updated"), "id": .string(id)]))
+                        guard reply["queued"] == .bool(true) else { throw ScenarioFailure("queueChange did not queue: \(reply.serialized)") }
+                    } else {
+                        _ = try connection.call("updateOrder", .object(["id": .string(id), "notes": .string(notes)]))
+                    }
                     result.lastNotes[id] = notes
                     result.changeLatencies.append(milliseconds(ContinuousClock.now - start))
                 } else {

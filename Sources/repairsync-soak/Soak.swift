@@ -46,7 +46,10 @@ struct Soak: AsyncParsableCommand {
                 reports.append(report)
             } catch {
                 var failed = ScenarioReport(scenario: scenario.rawValue)
-                failed.add(.check("ran to the end", false, "\(error)".prefix(300).description))
+                defer { for note in failed.notes { say("   note: \(note)") } }
+                // One line for the table; the whole message (with the log's end) goes below it.
+                failed.add(.check("ran to the end", false, String("\(error)".split(separator: "\n").first ?? "").prefix(160).description))
+                failed.notes.append("\(error)")
                 say(ReportTable.text([failed]))
                 reports.append(failed)
             }

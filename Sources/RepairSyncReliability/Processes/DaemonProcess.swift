@@ -102,4 +102,10 @@ public final class DaemonProcess: @unchecked Sendable {
     }
 
     public func log() -> String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
+
+    /// Nothing left to push and no run in progress.
+    @Sendable public static func drained(_ status: JSONValue) -> Bool {
+        status["pending"]?.intValue == 0 && status["failed"]?.intValue == 0
+            && ["idle", "completed"].contains(status["state"]?.stringValue ?? "")
+    }
 }

@@ -48,10 +48,10 @@ public struct CrashDuringPush: Sendable {
                     var finished = false
                     for _ in 0..<target {
                         guard let index = await watcher.wait(after: seen, timeout: 120, for: { status in
-                            status["step"]?.stringValue == "pushing" || Self.drained(status)
+                            status["step"]?.stringValue == "pushing" || DaemonProcess.drained(status)
                         }) else { throw ScenarioFailure("no push progress within 120 s: \(daemon.log().suffix(600))") }
                         seen = index
-                        if Self.drained(watcher.statuses[index]) {
+                        if DaemonProcess.drained(watcher.statuses[index]) {
                             finished = true
                             break
                         }
@@ -67,7 +67,7 @@ public struct CrashDuringPush: Sendable {
                 }
 
                 // Let it finish: every change pushed, then a full pull so the replica can be compared.
-                guard try await daemon.waitForStatus(timeout: 300, Self.drained) != nil else {
+                guard try await daemon.waitForStatus(timeout: 300, DaemonProcess.drained) != nil else {
                     throw ScenarioFailure("the outbox did not drain: \(daemon.log().suffix(800))")
                 }
                 let final = try await daemon.call("status")
@@ -94,11 +94,5 @@ public struct CrashDuringPush: Sendable {
                 }
             }
         }
-    }
-
-    /// Nothing left to push and no run in progress.
-    @Sendable static func drained(_ status: JSONValue) -> Bool {
-        status["pending"]?.intValue == 0 && status["failed"]?.intValue == 0
-            && ["idle", "completed"].contains(status["state"]?.stringValue ?? "")
     }
 }

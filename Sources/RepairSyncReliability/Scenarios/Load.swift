@@ -62,7 +62,7 @@ public struct Load: Sendable {
                     return all
                 }
                 let resyncCount = try await resyncs
-                guard try await daemon.waitForStatus(timeout: 300, CrashDuringPush.drained) != nil else {
+                guard try await daemon.waitForStatus(timeout: 300, DaemonProcess.drained) != nil else {
                     throw ScenarioFailure("the outbox did not drain after the load: \(daemon.log().suffix(600))")
                 }
                 await daemon.stop()

@@ -42,85 +42,77 @@ public struct ConflictStorm: Sendable {
     public func run() async throws -> ScenarioReport {
         try await Workspace.with("conflict-storm") { workspace in
             try await ScenarioReport.measure("conflict storm") { report in
-                let server = try await APIServerProcess(
-                    database: workspace.file("api.sqlite"), orders: records * 2 / 3 + 1, logPath: workspace.file("api.log"))
-                defer { server.process.signal(SIGKILL) }
-                let daemon = try DaemonProcess(
-                    directory: workspace.file("daemon"), baseURL: server.baseURL, token: APIServerProcess.token)
-                try daemon.writeConfig("probe:\n  mode: poll")
-                defer {
-                    daemon.process?.signal(SIGKILL)
-                    daemon.notify.close()
-                }
-                var seenEntries = Set<String>()
-                var allPassed = true
-                for (round, policy) in Self.policies.enumerated() {
-                    daemon.environment["REPAIRSYNCD_CONFLICTS_DEVICES"] = policy
-                    try await daemon.start()
-                    _ = try await daemon.call("sync", .object(["wait": .bool(true)]))
-                    _ = try await daemon.call("pause")
-                    let ids = (1...records).map { "dev_\($0)" }
-                    func local(_ n: Int) -> String { "r\(round) local \(n)" }
-                    func remote(_ n: Int) -> String { "r\(round) server \(n)" }
-                    func serverEdit(_ n: Int) async throws {
-                        let field = Kind(n).sameField ? "diagnosis" : "resolution"
-                        try await server.admin.edit("devices", ids[n - 1], [field: remote(n)])
-                    }
-                    func localEdit(_ n: Int) async throws {
-                        _ = try await daemon.call("updateDevice", .object(["id": .string(ids[n - 1]), "diagnosis": .string(local(n))]))
-                    }
-                    for n in 1...records { if Kind(n).localLast { try await serverEdit(n) } else { try await localEdit(n) } }
-                    for n in 1...records { if Kind(n).localLast { try await localEdit(n) } else { try await serverEdit(n) } }
-                    _ = try await daemon.call("sync", .object(["wait": .bool(true)]))
-                    if policy == "manual" {
-                        let open = try await daemon.call("conflicts", .object(["open": .bool(true), "limit": .number(10_000)]))
-                        for entry in open.arrayValue {
-                            _ = try await daemon.call("resolveConflict", .object(["id": entry["id"] ?? .null, "keep": .string("local")]))
-                        }
+                try await ScenarioStack.with(workspace, orders: records * 2 / 3 + 1) { server, daemon in
+                    var seenEntries = Set<String>()
+                    var allPassed = true
+                    for (round, policy) in Self.policies.enumerated() {
+                        daemon.environment["REPAIRSYNCD_CONFLICTS_DEVICES"] = policy
+                        try await daemon.start()
                         _ = try await daemon.call("sync", .object(["wait": .bool(true)]))
-                    }
-                    let log = try await daemon.call("conflicts", .object(["limit": .number(10_000)])).arrayValue
-                    let status = try await daemon.call("status")
-                    await daemon.stop()
-
-                    // What the server holds says what happened to each record.
-                    let devices = try await server.admin.allRecords("devices")
-                    var entries: [String: [JSONValue]] = [:]
-                    for entry in log {
-                        let id = entry["id"].map(\.serialized) ?? ""
-                        guard !seenEntries.contains(id) else { continue }
-                        seenEntries.insert(id)
-                        entries[entry["record_id"]?.stringValue ?? "", default: []].append(entry)
-                    }
-                    var counts: [String: Int] = [:]
-                    var wrong = 0
-                    var unlogged = 0
-                    var lostRemote = 0
-                    for n in 1...records {
-                        let kind = Kind(n)
-                        let id = ids[n - 1]
-                        let device = devices[id] ?? [:]
-                        let localKept = device["diagnosis"] as? String == local(n)
-                        if !kind.sameField, device["resolution"] as? String != remote(n) { lostRemote += 1 }
-                        if localKept != kind.localKept(policy) {
-                            wrong += 1
-                            if report.notes.count < 8 { report.notes.append("\(policy) \(id) \(kind): local edit \(localKept ? "kept" : "dropped")") }
+                        _ = try await daemon.call("pause")
+                        let ids = (1...records).map { "dev_\($0)" }
+                        func local(_ n: Int) -> String { "r\(round) local \(n)" }
+                        func remote(_ n: Int) -> String { "r\(round) server \(n)" }
+                        func serverEdit(_ n: Int) async throws {
+                            let field = Kind(n).sameField ? "diagnosis" : "resolution"
+                            try await server.admin.edit("devices", ids[n - 1], [field: remote(n)])
                         }
-                        let closed = (entries[id] ?? []).filter { $0["open"] == .bool(false) }.compactMap { $0["outcome"]?.stringValue }
-                        counts[closed.last ?? "no conflict", default: 0] += 1
-                        if let expected = kind.loggedOutcome(policy), !closed.contains(expected) { unlogged += 1 }
+                        func localEdit(_ n: Int) async throws {
+                            _ = try await daemon.call("updateDevice", .object(["id": .string(ids[n - 1]), "diagnosis": .string(local(n))]))
+                        }
+                        for n in 1...records { if Kind(n).localLast { try await serverEdit(n) } else { try await localEdit(n) } }
+                        for n in 1...records { if Kind(n).localLast { try await localEdit(n) } else { try await serverEdit(n) } }
+                        _ = try await daemon.call("sync", .object(["wait": .bool(true)]))
+                        if policy == "manual" {
+                            let open = try await daemon.call("conflicts", .object(["open": .bool(true), "limit": .number(10_000)]))
+                            for entry in open.arrayValue {
+                                _ = try await daemon.call("resolveConflict", .object(["id": entry["id"] ?? .null, "keep": .string("local")]))
+                            }
+                            _ = try await daemon.call("sync", .object(["wait": .bool(true)]))
+                        }
+                        let log = try await daemon.call("conflicts", .object(["limit": .number(10_000)])).arrayValue
+                        let status = try await daemon.call("status")
+                        await daemon.stop()
+
+                        // What the server holds says what happened to each record.
+                        let devices = try await server.admin.allRecords("devices")
+                        var entries: [String: [JSONValue]] = [:]
+                        for entry in log {
+                            let id = entry["id"].map(\.serialized) ?? ""
+                            guard !seenEntries.contains(id) else { continue }
+                            seenEntries.insert(id)
+                            entries[entry["record_id"]?.stringValue ?? "", default: []].append(entry)
+                        }
+                        var counts: [String: Int] = [:]
+                        var wrong = 0
+                        var unlogged = 0
+                        var lostRemote = 0
+                        for n in 1...records {
+                            let kind = Kind(n)
+                            let id = ids[n - 1]
+                            let device = devices[id] ?? [:]
+                            let localKept = device["diagnosis"] as? String == local(n)
+                            if !kind.sameField, device["resolution"] as? String != remote(n) { lostRemote += 1 }
+                            if localKept != kind.localKept(policy) {
+                                wrong += 1
+                                if report.notes.count < 8 { report.notes.append("\(policy) \(id) \(kind): local edit \(localKept ? "kept" : "dropped")") }
+                            }
+                            let closed = (entries[id] ?? []).filter { $0["open"] == .bool(false) }.compactMap { $0["outcome"]?.stringValue }
+                            counts[closed.last ?? "no conflict", default: 0] += 1
+                            if let expected = kind.loggedOutcome(policy), !closed.contains(expected) { unlogged += 1 }
+                        }
+                        let summary = counts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+                        let ok = wrong == 0 && unlogged == 0 && lostRemote == 0 && status["openConflicts"]?.intValue == 0
+                            && status["pending"]?.intValue == 0
+                        allPassed = allPassed && ok
+                        report.add(Figure(
+                            policy, "\(summary); \(entries.values.map(\.count).reduce(0, +)) logged",
+                            target: "per policy, all logged", passed: ok))
+                        if unlogged > 0 { report.notes.append("\(policy): \(unlogged) resolutions missing from the audit log") }
+                        if lostRemote > 0 { report.notes.append("\(policy): \(lostRemote) server edits of another field lost") }
                     }
-                    let summary = counts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
-                    let ok = wrong == 0 && unlogged == 0 && lostRemote == 0 && status["openConflicts"]?.intValue == 0
-                        && status["pending"]?.intValue == 0
-                    allPassed = allPassed && ok
-                    report.add(Figure(
-                        policy, "\(summary); \(entries.values.map(\.count).reduce(0, +)) logged",
-                        target: "per policy, all logged", passed: ok))
-                    if unlogged > 0 { report.notes.append("\(policy): \(unlogged) resolutions missing from the audit log") }
-                    if lostRemote > 0 { report.notes.append("\(policy): \(lostRemote) server edits of another field lost") }
+                    report.add(.check("every resolution matches its policy and is in the audit log", allPassed))
                 }
-                report.add(.check("every resolution matches its policy and is in the audit log", allPassed))
             }
         }
     }

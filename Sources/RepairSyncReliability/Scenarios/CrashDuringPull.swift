@@ -21,75 +21,46 @@ public struct CrashDuringPull: Sendable {
     public func run() async throws -> ScenarioReport {
         try await Workspace.with("crash-pull") { workspace in
             try await ScenarioReport.measure("crash during pull") { report in
-                let server = try await APIServerProcess(
-                    database: workspace.file("api.sqlite"), orders: orders, logPath: workspace.file("api.log"))
-                defer { server.process.signal(SIGKILL) }
-                let daemon = try DaemonProcess(
-                    directory: workspace.file("daemon"), baseURL: server.baseURL, token: APIServerProcess.token)
-                try daemon.writeConfig("probe:\n  mode: poll", pageSize: pageSize)
-                defer {
-                    daemon.process?.signal(SIGKILL)
-                    daemon.notify.close()
-                }
-                // What `--seed` makes: devices 1.5×, clients ½×, tickets ½× and four messages per ticket.
-                let records = orders + orders * 3 / 2 + orders / 2 + orders / 2 + 4 * (orders / 2)
-                let pages = records / pageSize
-                var random = SplitMix64(seed: seed)
-                let gap = max(2, pages / max(1, kills + 1))
-                var killed = 0
-                var worstRepeats = 0
-                var repeatsTotal = 0
-                var previous = try await server.admin.counters()
-                func countRepeats() async throws {
-                    let now = try await server.admin.counters()
-                    for (collection, count) in now.pagesRepeated {
-                        let delta = count - (previous.pagesRepeated[collection] ?? 0)
-                        worstRepeats = max(worstRepeats, delta)
-                        repeatsTotal += delta
-                    }
-                    previous = now
-                }
-                try await daemon.start()
-                while killed < kills {
-                    let watcher = try StatusWatcher(path: daemon.socketPath)
-                    let target = Int.random(in: 1...gap, using: &random)
-                    var seen = -1
-                    var finished = false
-                    for _ in 0..<target {
-                        guard let index = await watcher.wait(after: seen, timeout: 120, for: { status in
-                            status["step"]?.stringValue == "pulling" || status["lastSuccessAt"]?.stringValue != nil
-                        }) else { throw ScenarioFailure("no pull progress within 120 s: \(daemon.log().suffix(600))") }
-                        seen = index
-                        if watcher.statuses[index]["lastSuccessAt"]?.stringValue != nil {
-                            finished = true
-                            break
+                try await ScenarioStack.with(workspace, orders: orders, pageSize: pageSize) { server, daemon in
+                    // What `--seed` makes: devices 1.5×, clients ½×, tickets ½× and four messages per ticket.
+                    let records = orders + orders * 3 / 2 + orders / 2 + orders / 2 + 4 * (orders / 2)
+                    let pages = records / pageSize
+                    var worstRepeats = 0
+                    var repeatsTotal = 0
+                    var previous = try await server.admin.counters()
+                    func countRepeats() async throws {
+                        let now = try await server.admin.counters()
+                        for (collection, count) in now.pagesRepeated {
+                            let delta = count - (previous.pagesRepeated[collection] ?? 0)
+                            worstRepeats = max(worstRepeats, delta)
+                            repeatsTotal += delta
                         }
+                        previous = now
                     }
-                    if finished { break }
-                    try await Task.sleep(for: .microseconds(Int.random(in: 0...4000, using: &random)))
-                    await daemon.kill()
-                    killed += 1
-                    try await countRepeats()
                     try await daemon.start()
-                }
-                guard try await daemon.waitForStatus(timeout: 600, { $0["lastSuccessAt"]?.stringValue != nil }) != nil else {
-                    throw ScenarioFailure("the initial sync did not finish: \(daemon.log().suffix(800))")
-                }
-                try await countRepeats()
-                await daemon.stop()
-                let served = previous.pagesServed.values.reduce(0, +)
-                let convergence = try await Convergence.compare(store: daemon.storePath, server: server.admin)
-                let integrity = try StoreInspector.integrityCheck(daemon.storePath)
-                await server.stop()
+                    var killer = RandomKills(kills: kills, gap: max(2, pages / max(1, kills + 1)), random: SplitMix64(seed: seed))
+                    let killed = try await killer.run(
+                        daemon, progress: { $0["step"]?.stringValue == "pulling" },
+                        finished: { $0["lastSuccessAt"]?.stringValue != nil }, afterKill: countRepeats)
+                    guard try await daemon.waitForStatus(timeout: 600, { $0["lastSuccessAt"]?.stringValue != nil }) != nil else {
+                        throw ScenarioFailure("the initial sync did not finish: \(daemon.log().suffix(800))")
+                    }
+                    try await countRepeats()
+                    await daemon.stop()
+                    let served = previous.pagesServed.values.reduce(0, +)
+                    let convergence = try await Convergence.compare(store: daemon.storePath, server: server.admin)
+                    let integrity = try StoreInspector.integrityCheck(daemon.storePath)
+                    await server.stop()
 
-                report.add(Figure("records on the server", "\(convergence.records) (\(pages) pages of \(pageSize))"))
-                report.add(.atLeast("SIGKILLs during the pull", killed, kills))
-                report.add(Figure("pages served in all", "\(served)"))
-                report.add(Figure("pages served again in all", "\(repeatsTotal)"))
-                report.add(.atMost("pages served again per collection per restart (worst)", worstRepeats, 1))
-                report.add(.check("integrity_check", integrity == "ok", integrity))
-                report.add(.count("records differing from the server", convergence.mismatches, mustBe: 0))
-                report.notes += convergence.examples
+                    report.add(Figure("records on the server", "\(convergence.records) (\(pages) pages of \(pageSize))"))
+                    report.add(.atLeast("SIGKILLs during the pull", killed, kills))
+                    report.add(Figure("pages served in all", "\(served)"))
+                    report.add(Figure("pages served again in all", "\(repeatsTotal)"))
+                    report.add(.atMost("pages served again per collection per restart (worst)", worstRepeats, 1))
+                    report.add(.check("integrity_check", integrity == "ok", integrity))
+                    report.add(.count("records differing from the server", convergence.mismatches, mustBe: 0))
+                    report.notes += convergence.examples
+                }
             }
         }
     }

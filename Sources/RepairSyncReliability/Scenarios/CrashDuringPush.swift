@@ -18,79 +18,49 @@ public struct CrashDuringPush: Sendable {
     public func run() async throws -> ScenarioReport {
         try await Workspace.with("crash-push") { workspace in
             try await ScenarioReport.measure("crash during push") { report in
-                let server = try await APIServerProcess(
-                    database: workspace.file("api.sqlite"), orders: ChangeSet.ordersNeeded(for: changes),
-                    logPath: workspace.file("api.log"))
-                defer { server.process.signal(SIGKILL) }
-                let daemon = try DaemonProcess(
-                    directory: workspace.file("daemon"), baseURL: server.baseURL, token: APIServerProcess.token,
-                    extraConfig: "probe:\n  mode: poll")
-                defer {
-                    daemon.process?.signal(SIGKILL)
-                    daemon.notify.close()
-                }
-                try await daemon.start()
-                _ = try await daemon.call("sync", .object(["wait": .bool(true)]))
-                _ = try await daemon.call("pause")
-                var set = ChangeSet(count: changes, tag: "crash-\(seed)")
-                try await set.apply(to: daemon)
-                let before = try await server.admin.counters()
-
-                var random = SplitMix64(seed: seed)
-                let gap = max(2, changes / max(1, kills))
-                var killed = 0
-                var integrityFailures = 0
-                _ = try await daemon.call("sync")
-                while killed < kills {
-                    let watcher = try StatusWatcher(path: daemon.socketPath)
-                    let target = Int.random(in: 1...gap, using: &random)
-                    var seen = -1
-                    var finished = false
-                    for _ in 0..<target {
-                        guard let index = await watcher.wait(after: seen, timeout: 120, for: { status in
-                            status["step"]?.stringValue == "pushing" || DaemonProcess.drained(status)
-                        }) else { throw ScenarioFailure("no push progress within 120 s: \(daemon.log().suffix(600))") }
-                        seen = index
-                        if DaemonProcess.drained(watcher.statuses[index]) {
-                            finished = true
-                            break
-                        }
-                    }
-                    if finished { break }
-                    // The kill lands at a random moment of the next change: before its request, while the server
-                    // applies it, or after the server answered and before the acknowledgement is committed.
-                    try await Task.sleep(for: .microseconds(Int.random(in: 0...4000, using: &random)))
-                    await daemon.kill()
-                    killed += 1
-                    if try StoreInspector.integrityCheck(daemon.storePath) != "ok" { integrityFailures += 1 }
+                try await ScenarioStack.with(workspace, orders: ChangeSet.ordersNeeded(for: changes)) { server, daemon in
                     try await daemon.start()
-                }
+                    _ = try await daemon.call("sync", .object(["wait": .bool(true)]))
+                    _ = try await daemon.call("pause")
+                    var set = ChangeSet(count: changes, tag: "crash-\(seed)")
+                    try await set.apply(to: daemon)
+                    let before = try await server.admin.counters()
 
-                // Let it finish: every change pushed, then a full pull so the replica can be compared.
-                guard try await daemon.waitForStatus(timeout: 300, DaemonProcess.drained) != nil else {
-                    throw ScenarioFailure("the outbox did not drain: \(daemon.log().suffix(800))")
-                }
-                let final = try await daemon.call("status")
-                _ = try await daemon.call("sync", .object(["wait": .bool(true)]))
-                await daemon.stop()
-                let after = try await server.admin.counters()
-                let outcome = try await set.verify(on: server.admin)
-                let applied = after.patchesApplied - before.patchesApplied
-                let created = after.messagesCreated - before.messagesCreated
-                let convergence = try await Convergence.compare(store: daemon.storePath, server: server.admin)
-                await server.stop()
+                    var integrityFailures = 0
+                    _ = try await daemon.call("sync")
+                    var killer = RandomKills(kills: kills, gap: max(2, changes / max(1, kills)), random: SplitMix64(seed: seed))
+                    let killed = try await killer.run(
+                        daemon, progress: { $0["step"]?.stringValue == "pushing" }, finished: DaemonProcess.drained
+                    ) {
+                        if try StoreInspector.integrityCheck(daemon.storePath) != "ok" { integrityFailures += 1 }
+                    }
 
-                report.add(Figure("changes queued", "\(set.changes.count) (\(set.updates) updates, \(set.messages) messages)"))
-                report.add(.atLeast("SIGKILLs during the push", killed, kills))
-                report.add(.count("changes lost", outcome.lost, mustBe: 0))
-                report.add(.count("duplicate writes (server count)", max(0, applied - set.updates) + max(0, created - set.messages) + outcome.duplicatedMessages, mustBe: 0))
-                report.add(Figure("replays answered by the server", "\(after.idempotentReplays - before.idempotentReplays)"))
-                report.add(.count("integrity_check failures", integrityFailures + (try StoreInspector.integrityCheck(daemon.storePath) == "ok" ? 0 : 1), mustBe: 0))
-                report.add(.count("dead or failed changes", (final["dead"]?.intValue ?? -1) + (final["failed"]?.intValue ?? -1), mustBe: 0))
-                report.add(.count("records differing from the server", convergence.mismatches, mustBe: 0))
-                report.notes += outcome.examples + convergence.examples
-                if applied < set.updates || created < set.messages {
-                    report.notes.append("server applied \(applied)/\(set.updates) updates, created \(created)/\(set.messages) messages")
+                    // Let it finish: every change pushed, then a full pull so the replica can be compared.
+                    guard try await daemon.waitForStatus(timeout: 300, DaemonProcess.drained) != nil else {
+                        throw ScenarioFailure("the outbox did not drain: \(daemon.log().suffix(800))")
+                    }
+                    let final = try await daemon.call("status")
+                    _ = try await daemon.call("sync", .object(["wait": .bool(true)]))
+                    await daemon.stop()
+                    let after = try await server.admin.counters()
+                    let outcome = try await set.verify(on: server.admin)
+                    let applied = after.patchesApplied - before.patchesApplied
+                    let created = after.messagesCreated - before.messagesCreated
+                    let convergence = try await Convergence.compare(store: daemon.storePath, server: server.admin)
+                    await server.stop()
+
+                    report.add(Figure("changes queued", "\(set.changes.count) (\(set.updates) updates, \(set.messages) messages)"))
+                    report.add(.atLeast("SIGKILLs during the push", killed, kills))
+                    report.add(.count("changes lost", outcome.lost, mustBe: 0))
+                    report.add(.count("duplicate writes (server count)", max(0, applied - set.updates) + max(0, created - set.messages) + outcome.duplicatedMessages, mustBe: 0))
+                    report.add(Figure("replays answered by the server", "\(after.idempotentReplays - before.idempotentReplays)"))
+                    report.add(.count("integrity_check failures", integrityFailures + (try StoreInspector.integrityCheck(daemon.storePath) == "ok" ? 0 : 1), mustBe: 0))
+                    report.add(.count("dead or failed changes", (final["dead"]?.intValue ?? -1) + (final["failed"]?.intValue ?? -1), mustBe: 0))
+                    report.add(.count("records differing from the server", convergence.mismatches, mustBe: 0))
+                    report.notes += outcome.examples + convergence.examples
+                    if applied < set.updates || created < set.messages {
+                        report.notes.append("server applied \(applied)/\(set.updates) updates, created \(created)/\(set.messages) messages")
+                    }
                 }
             }
         }

@@ -19,78 +19,71 @@ public struct DiskFull: Sendable {
     public func run() async throws -> ScenarioReport {
         try await Workspace.with("disk-full") { workspace in
             try await ScenarioReport.measure("disk full") { report in
-                let server = try await APIServerProcess(
-                    database: workspace.file("api.sqlite"), orders: max(30, changes), logPath: workspace.file("api.log"))
-                defer { server.process.signal(SIGKILL) }
-                let daemon = try DaemonProcess(
-                    directory: workspace.file("daemon"), baseURL: server.baseURL, token: APIServerProcess.token,
-                    extraConfig: "probe:\n  mode: poll")
-                let state = (daemon.storePath as NSString).deletingLastPathComponent
-                try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
-                guard await Mounts.tmpfs(at: state, options: "size=16m,mode=0700") else {
-                    throw ScenarioFailure("cannot mount a tmpfs on \(state)")
-                }
-                defer {
-                    daemon.process?.signal(SIGKILL)
-                    daemon.notify.close()
-                    Mounts.detach(state)
-                }
-                try await daemon.start()
-                _ = try await daemon.call("sync", .object(["wait": .bool(true)]))
-                _ = try await daemon.call("pause")
+                try await ScenarioStack.with(workspace, orders: max(30, changes)) { server, daemon in
+                    let state = (daemon.storePath as NSString).deletingLastPathComponent
+                    try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
+                    guard await Mounts.tmpfs(at: state, options: "size=16m,mode=0700") else {
+                        throw ScenarioFailure("cannot mount a tmpfs on \(state)")
+                    }
+                    // After a failure the daemon may still hold files: a lazy unmount (the stack kills it next).
+                    defer { Mounts.detach(state) }
+                    try await daemon.start()
+                    _ = try await daemon.call("sync", .object(["wait": .bool(true)]))
+                    _ = try await daemon.call("pause")
 
-                // Fill the filesystem.
-                let filler = state + "/filler"
-                let fd = open(filler, O_WRONLY | O_CREAT, 0o600)
-                let chunk = [UInt8](repeating: 0xA5, count: 65536)
-                while chunk.withUnsafeBytes({ write(fd, $0.baseAddress, $0.count) }) > 0 {}
-                close(fd)
+                    // Fill the filesystem.
+                    let filler = state + "/filler"
+                    let fd = open(filler, O_WRONLY | O_CREAT, 0o600)
+                    let chunk = [UInt8](repeating: 0xA5, count: 65536)
+                    while chunk.withUnsafeBytes({ write(fd, $0.baseAddress, $0.count) }) > 0 {}
+                    close(fd)
 
-                var acknowledged: [Int] = []
-                var refused: [Int] = []
-                var clear = true
-                for n in 1...changes / 2 {
-                    do {
-                        _ = try await daemon.call("updateOrder", .object(["id": .string("ord_\(n)"), "notes": .string("disk full \(n)")]))
-                        acknowledged.append(n)
-                    } catch ControlClient.Failure.rpc(let error) {
-                        refused.append(n)
-                        if error.code != -32003 || !error.message.contains("full") {
-                            clear = false
-                            report.notes.append("refusal: \(error.code) \(error.message)")
+                    var acknowledged: [Int] = []
+                    var refused: [Int] = []
+                    var clear = true
+                    for n in 1...changes / 2 {
+                        do {
+                            _ = try await daemon.call("updateOrder", .object(["id": .string("ord_\(n)"), "notes": .string("disk full \(n)")]))
+                            acknowledged.append(n)
+                        } catch ControlClient.Failure.rpc(let error) {
+                            refused.append(n)
+                            if error.code != -32003 || !error.message.contains("full") {
+                                clear = false
+                                report.notes.append("refusal: \(error.code) \(error.message)")
+                            }
                         }
                     }
-                }
-                let statusWhileFull = try? await daemon.call("status")
+                    let statusWhileFull = try? await daemon.call("status")
 
-                // Space returns: the daemon carries on without a restart.
-                unlink(filler)
-                var afterSpace = 0
-                for n in (changes / 2 + 1)...changes {
-                    if (try? await daemon.call("updateOrder", .object(["id": .string("ord_\(n)"), "notes": .string("disk full \(n)")]))) != nil {
-                        acknowledged.append(n)
-                        afterSpace += 1
+                    // Space returns: the daemon carries on without a restart.
+                    unlink(filler)
+                    var afterSpace = 0
+                    for n in (changes / 2 + 1)...changes {
+                        if (try? await daemon.call("updateOrder", .object(["id": .string("ord_\(n)"), "notes": .string("disk full \(n)")]))) != nil {
+                            acknowledged.append(n)
+                            afterSpace += 1
+                        }
                     }
-                }
-                _ = try await daemon.call("resume")
-                _ = try await daemon.call("sync", .object(["wait": .bool(true)]))
-                let alive = daemon.process?.isRunning == true
-                await daemon.stop()
-                let orders = try await server.admin.allRecords("orders")
-                let lost = acknowledged.filter { orders["ord_\($0)"]?["notes"] as? String != "disk full \($0)" }.count
-                let appeared = refused.filter { orders["ord_\($0)"]?["notes"] as? String == "disk full \($0)" }.count
-                let integrity = try StoreInspector.integrityCheck(daemon.storePath)
-                await Mounts.unmount(state)
-                await server.stop()
+                    _ = try await daemon.call("resume")
+                    _ = try await daemon.call("sync", .object(["wait": .bool(true)]))
+                    let alive = daemon.process?.isRunning == true
+                    await daemon.stop()
+                    let orders = try await server.admin.allRecords("orders")
+                    let lost = acknowledged.filter { orders["ord_\($0)"]?["notes"] as? String != "disk full \($0)" }.count
+                    let appeared = refused.filter { orders["ord_\($0)"]?["notes"] as? String == "disk full \($0)" }.count
+                    let integrity = try StoreInspector.integrityCheck(daemon.storePath)
+                    await Mounts.unmount(state)
+                    await server.stop()
 
-                report.add(Figure("changes while full: acknowledged / refused", "\(acknowledged.count - afterSpace) / \(refused.count)"))
-                report.add(.atLeast("changes refused while the disk was full", refused.count, 1))
-                report.add(.check("each refusal is -32003 and says the disk is full", clear))
-                report.add(.check("status answered while full", statusWhileFull != nil))
-                report.add(.count("acknowledged changes lost", lost, mustBe: 0))
-                report.add(.count("refused changes that appeared anyway", appeared, mustBe: 0))
-                report.add(.count("changes refused after space returned", changes - changes / 2 - afterSpace, mustBe: 0))
-                report.add(.check("daemon up throughout, store sound", alive && integrity == "ok", integrity))
+                    report.add(Figure("changes while full: acknowledged / refused", "\(acknowledged.count - afterSpace) / \(refused.count)"))
+                    report.add(.atLeast("changes refused while the disk was full", refused.count, 1))
+                    report.add(.check("each refusal is -32003 and says the disk is full", clear))
+                    report.add(.check("status answered while full", statusWhileFull != nil))
+                    report.add(.count("acknowledged changes lost", lost, mustBe: 0))
+                    report.add(.count("refused changes that appeared anyway", appeared, mustBe: 0))
+                    report.add(.count("changes refused after space returned", changes - changes / 2 - afterSpace, mustBe: 0))
+                    report.add(.check("daemon up throughout, store sound", alive && integrity == "ok", integrity))
+                }
             }
         }
     }

@@ -20,14 +20,7 @@ public struct FaultyServer: Sendable {
     public func run() async throws -> ScenarioReport {
         try await Workspace.with("faulty-server") { workspace in
             try await ScenarioReport.measure("faulty server") { report in
-                let server = try await APIServerProcess(
-                    database: workspace.file("api.sqlite"), orders: ChangeSet.ordersNeeded(for: changes),
-                    logPath: workspace.file("api.log"))
-                defer { server.process.signal(SIGKILL) }
-                let daemon = try DaemonProcess(
-                    directory: workspace.file("daemon"), baseURL: server.baseURL, token: APIServerProcess.token)
-                try daemon.writeConfig(
-                    """
+                let config = """
                     retry:
                       base: 200ms
                       cap: 2s
@@ -37,69 +30,67 @@ public struct FaultyServer: Sendable {
                       online_interval: 1s
                       offline_interval: 1s
                       timeout: 1s
-                    """, pageSize: 100)
-                // Shorter than the server's slow answers; `api:` is already in the file, so through the environment.
-                daemon.environment["REPAIRSYNCD_API_REQUEST_TIMEOUT"] = "1s"
-                daemon.environment["REPAIRSYNCD_SYNC_PUSH_DEBOUNCE"] = "100ms"
-                defer {
-                    daemon.process?.signal(SIGKILL)
-                    daemon.notify.close()
-                }
-                try await daemon.start()
-                _ = try await daemon.call("sync", .object(["wait": .bool(true)]))
-                let before = try await server.admin.counters()
-                try await server.admin.setFaults(
-                    #"{"rate": \#(faultRate), "kinds": {"500": 1, "503": 1, "429": 1, "slow": 1, "cut": 1, "truncated": 1}, "seed": \#(seed), "retry_after": 1, "slow_ms": 1500}"#)
+                    """
+                try await ScenarioStack.with(workspace, orders: ChangeSet.ordersNeeded(for: changes), config: config) { server, daemon in
+                    // Shorter than the server's slow answers; `api:` is already in the file, so through the environment.
+                    daemon.environment["REPAIRSYNCD_API_REQUEST_TIMEOUT"] = "1s"
+                    daemon.environment["REPAIRSYNCD_SYNC_PUSH_DEBOUNCE"] = "100ms"
+                    try await daemon.start()
+                    _ = try await daemon.call("sync", .object(["wait": .bool(true)]))
+                    let before = try await server.admin.counters()
+                    try await server.admin.setFaults(
+                        #"{"rate": \#(faultRate), "kinds": {"500": 1, "503": 1, "429": 1, "slow": 1, "cut": 1, "truncated": 1}, "seed": \#(seed), "retry_after": 1, "slow_ms": 1500}"#)
 
-                // Local changes through the socket while another user edits other fields of the same records.
-                var set = ChangeSet(count: changes, tag: "faulty-\(seed)")
-                let start = ContinuousClock.now
-                let serverEdits = set.changes.filter { $0.method != "replyToTicket" }.enumerated()
-                    .filter { $0.offset % 3 == 0 }.map { ($0.element.collection, $0.element.recordId) }
-                async let edits: Void = {
+                    // Local changes through the socket while another user edits other fields of the same records.
+                    var set = ChangeSet(count: changes, tag: "faulty-\(seed)")
+                    let start = ContinuousClock.now
+                    let serverEdits = set.changes.filter { $0.method != "replyToTicket" }.enumerated()
+                        .filter { $0.offset % 3 == 0 }.map { ($0.element.collection, $0.element.recordId) }
+                    async let edits: Void = {
+                        for (collection, id) in serverEdits {
+                            let field = collection == "orders" ? "location_name" : "resolution"
+                            try await server.admin.edit(collection, id, [field: "server edit \(id)"])
+                        }
+                    }()
+                    try await set.apply(to: daemon)
+                    try await edits
+
+                    // Every change on the server: nothing left in the outbox. (The state may well be `error`: with 30 % of
+                    // requests failing, most full runs meet a fault while pulling.)
+                    guard try await daemon.waitForStatus(timeout: 900, { $0["pending"]?.intValue == 0 && $0["failed"]?.intValue == 0 }) != nil else {
+                        throw ScenarioFailure("the outbox did not drain under faults: \(daemon.log().suffix(800))")
+                    }
+                    let drained = ContinuousClock.now - start
+                    let status = try await daemon.call("status")
+                    try await server.admin.setFaults(nil)
+                    _ = try await daemon.call("sync", .object(["wait": .bool(true)]))
+                    let after = try await server.admin.counters()
+                    await daemon.stop()
+                    let outcome = try await set.verify(on: server.admin)
+                    var clobbered = 0
                     for (collection, id) in serverEdits {
                         let field = collection == "orders" ? "location_name" : "resolution"
-                        try await server.admin.edit(collection, id, [field: "server edit \(id)"])
+                        let records = try await server.admin.send("GET", "/api/v1/\(collection)/\(id)").object()
+                        if records[field] as? String != "server edit \(id)" { clobbered += 1 }
                     }
-                }()
-                try await set.apply(to: daemon)
-                try await edits
+                    let convergence = try await Convergence.compare(store: daemon.storePath, server: server.admin)
+                    await server.stop()
 
-                // Every change on the server: nothing left in the outbox. (The state may well be `error`: with 30 % of
-                // requests failing, most full runs meet a fault while pulling.)
-                guard try await daemon.waitForStatus(timeout: 900, { $0["pending"]?.intValue == 0 && $0["failed"]?.intValue == 0 }) != nil else {
-                    throw ScenarioFailure("the outbox did not drain under faults: \(daemon.log().suffix(800))")
+                    let faults = after.faultsInjected.merging(before.faultsInjected) { $0 - $1 }
+                    let requests = after.requests - before.requests
+                    report.add(Figure("changes pushed", "\(set.changes.count - outcome.lost) of \(set.changes.count)"))
+                    report.add(Figure("server edits to the same records", "\(serverEdits.count)"))
+                    report.add(Figure("API requests / faults injected", "\(requests) / \(faults.values.reduce(0, +)) (\(faults.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")))"))
+                    report.add(Figure("requests repeated after a fault (replays answered)", "\(after.idempotentReplays - before.idempotentReplays + after.messageReplays - before.messageReplays)"))
+                    report.add(.count("changes lost", outcome.lost, mustBe: 0))
+                    report.add(.count("server edits lost", clobbered, mustBe: 0))
+                    report.add(.count("duplicate writes (server count)", max(0, after.patchesApplied - before.patchesApplied - set.updates) + max(0, after.messagesCreated - before.messagesCreated - set.messages) + outcome.duplicatedMessages, mustBe: 0))
+                    report.add(.count("Retry-After violations (server count)", after.retryAfterViolations - before.retryAfterViolations, mustBe: 0))
+                    report.add(.count("dead changes", status["dead"]?.intValue ?? -1, mustBe: 0))
+                    report.add(Figure("time until every change was on the server", String(format: "%.1f s", Double(drained.components.seconds) + Double(drained.components.attoseconds) / 1e18)))
+                    report.add(.count("records differing from the server after the faults", convergence.mismatches, mustBe: 0))
+                    report.notes += outcome.examples + convergence.examples
                 }
-                let drained = ContinuousClock.now - start
-                let status = try await daemon.call("status")
-                try await server.admin.setFaults(nil)
-                _ = try await daemon.call("sync", .object(["wait": .bool(true)]))
-                let after = try await server.admin.counters()
-                await daemon.stop()
-                let outcome = try await set.verify(on: server.admin)
-                var clobbered = 0
-                for (collection, id) in serverEdits {
-                    let field = collection == "orders" ? "location_name" : "resolution"
-                    let records = try await server.admin.send("GET", "/api/v1/\(collection)/\(id)").object()
-                    if records[field] as? String != "server edit \(id)" { clobbered += 1 }
-                }
-                let convergence = try await Convergence.compare(store: daemon.storePath, server: server.admin)
-                await server.stop()
-
-                let faults = after.faultsInjected.merging(before.faultsInjected) { $0 - $1 }
-                let requests = after.requests - before.requests
-                report.add(Figure("changes pushed", "\(set.changes.count - outcome.lost) of \(set.changes.count)"))
-                report.add(Figure("server edits to the same records", "\(serverEdits.count)"))
-                report.add(Figure("API requests / faults injected", "\(requests) / \(faults.values.reduce(0, +)) (\(faults.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")))"))
-                report.add(Figure("requests repeated after a fault (replays answered)", "\(after.idempotentReplays - before.idempotentReplays + after.messageReplays - before.messageReplays)"))
-                report.add(.count("changes lost", outcome.lost, mustBe: 0))
-                report.add(.count("server edits lost", clobbered, mustBe: 0))
-                report.add(.count("duplicate writes (server count)", max(0, after.patchesApplied - before.patchesApplied - set.updates) + max(0, after.messagesCreated - before.messagesCreated - set.messages) + outcome.duplicatedMessages, mustBe: 0))
-                report.add(.count("Retry-After violations (server count)", after.retryAfterViolations - before.retryAfterViolations, mustBe: 0))
-                report.add(.count("dead changes", status["dead"]?.intValue ?? -1, mustBe: 0))
-                report.add(Figure("time until every change was on the server", String(format: "%.1f s", Double(drained.components.seconds) + Double(drained.components.attoseconds) / 1e18)))
-                report.add(.count("records differing from the server after the faults", convergence.mismatches, mustBe: 0))
-                report.notes += outcome.examples + convergence.examples
             }
         }
     }

@@ -20,78 +20,70 @@ public struct Load: Sendable {
     public func run() async throws -> ScenarioReport {
         try await Workspace.with("load") { workspace in
             try await ScenarioReport.measure("load") { report in
-                let server = try await APIServerProcess(
-                    database: workspace.file("api.sqlite"), orders: orders, logPath: workspace.file("api.log"))
-                defer { server.process.signal(SIGKILL) }
-                let daemon = try DaemonProcess(
-                    directory: workspace.file("daemon"), baseURL: server.baseURL, token: APIServerProcess.token)
-                try daemon.writeConfig("probe:\n  mode: poll", pageSize: 500)
-                daemon.environment["REPAIRSYNCD_SYNC_PUSH_DEBOUNCE"] = "200ms"
-                defer {
-                    daemon.process?.signal(SIGKILL)
-                    daemon.notify.close()
-                }
-                try await daemon.start()
-                _ = try await daemon.call("sync", .object(["wait": .bool(true)]))
+                try await ScenarioStack.with(workspace, orders: orders, pageSize: 500) { server, daemon in
+                    daemon.environment["REPAIRSYNCD_SYNC_PUSH_DEBOUNCE"] = "200ms"
+                    try await daemon.start()
+                    _ = try await daemon.call("sync", .object(["wait": .bool(true)]))
 
-                let deadline = ContinuousClock.now + .seconds(seconds)
-                // The sync that runs meanwhile: full resyncs back to back.
-                async let resyncs: Int = {
-                    var count = 0
-                    while ContinuousClock.now < deadline {
-                        _ = try await server.admin.send("POST", "/admin/cursors/expire")
-                        _ = try await daemon.call("sync", .object(["wait": .bool(true)]))
-                        count += 1
+                    let deadline = ContinuousClock.now + .seconds(seconds)
+                    // The sync that runs meanwhile: full resyncs back to back.
+                    async let resyncs: Int = {
+                        var count = 0
+                        while ContinuousClock.now < deadline {
+                            _ = try await server.admin.send("POST", "/admin/cursors/expire")
+                            _ = try await daemon.call("sync", .object(["wait": .bool(true)]))
+                            count += 1
+                        }
+                        return count
+                    }()
+                    let results = try await withThrowingTaskGroup(of: ClientResult.self) { group in
+                        for client in 0..<clients {
+                            let path = daemon.socketPath
+                            let records = orders
+                            let clientCount = clients
+                            let store = daemon.storePath
+                            group.addTask {
+                                try await Blocking.run {
+                                    Self.client(client, of: clientCount, records: records, path: path, store: store, until: deadline)
+                                }
+                            }
+                        }
+                        var all: [ClientResult] = []
+                        for try await result in group { all.append(result) }
+                        return all
                     }
-                    return count
-                }()
-                let results = try await withThrowingTaskGroup(of: ClientResult.self) { group in
-                    for client in 0..<clients {
-                        let path = daemon.socketPath
-                        let records = orders
-                        let clientCount = clients
-                        let store = daemon.storePath
-                        group.addTask {
-                            try await Blocking.run {
-                                Self.client(client, of: clientCount, records: records, path: path, store: store, until: deadline)
+                    let resyncCount = try await resyncs
+                    guard try await daemon.waitForStatus(timeout: 300, DaemonProcess.drained) != nil else {
+                        throw ScenarioFailure("the outbox did not drain after the load: \(daemon.log().suffix(600))")
+                    }
+                    await daemon.stop()
+                    let serverOrders = try await server.admin.allRecords("orders")
+                    var lost = 0
+                    for result in results {
+                        for (id, notes) in result.lastNotes where serverOrders[id]?["notes"] as? String != notes {
+                            lost += 1
+                            if report.notes.count < 5 {
+                                let local = try? StoreInspector.strings(daemon.storePath, "SELECT coalesce(notes, 'NULL') FROM orders WHERE id = '\(id)'")
+                                report.notes.append("\(id): acknowledged \"\(notes)\", server \"\(serverOrders[id]?["notes"] as? String ?? "nil")\", local \(local ?? [])")
                             }
                         }
                     }
-                    var all: [ClientResult] = []
-                    for try await result in group { all.append(result) }
-                    return all
-                }
-                let resyncCount = try await resyncs
-                guard try await daemon.waitForStatus(timeout: 300, DaemonProcess.drained) != nil else {
-                    throw ScenarioFailure("the outbox did not drain after the load: \(daemon.log().suffix(600))")
-                }
-                await daemon.stop()
-                let serverOrders = try await server.admin.allRecords("orders")
-                var lost = 0
-                for result in results {
-                    for (id, notes) in result.lastNotes where serverOrders[id]?["notes"] as? String != notes {
-                        lost += 1
-                        if report.notes.count < 5 {
-                            let local = try? StoreInspector.strings(daemon.storePath, "SELECT coalesce(notes, 'NULL') FROM orders WHERE id = '\(id)'")
-                            report.notes.append("\(id): acknowledged \"\(notes)\", server \"\(serverOrders[id]?["notes"] as? String ?? "nil")\", local \(local ?? [])")
-                        }
-                    }
-                }
-                await server.stop()
+                    await server.stop()
 
-                let changes = results.flatMap(\.changeLatencies).sorted()
-                let statuses = results.flatMap(\.statusLatencies).sorted()
-                let errors = results.reduce(0) { $0 + $1.errors }
-                func p(_ values: [Double], _ q: Double) -> String {
-                    values.isEmpty ? "-" : String(format: "%.1f", values[min(values.count - 1, Int(Double(values.count) * q))])
+                    let changes = results.flatMap(\.changeLatencies).sorted()
+                    let statuses = results.flatMap(\.statusLatencies).sorted()
+                    let errors = results.reduce(0) { $0 + $1.errors }
+                    func p(_ values: [Double], _ q: Double) -> String {
+                        values.isEmpty ? "-" : String(format: "%.1f", values[min(values.count - 1, Int(Double(values.count) * q))])
+                    }
+                    report.add(Figure("clients / seconds / full resyncs meanwhile", "\(clients) / \(seconds) / \(resyncCount)"))
+                    report.add(Figure("requests served", "\(changes.count + statuses.count) (\(changes.count) changes, \(statuses.count) status)"))
+                    report.add(.count("errors", errors, mustBe: 0))
+                    report.add(Figure("change acknowledged, p50 / p99 ms", "\(p(changes, 0.5)) / \(p(changes, 0.99))"))
+                    report.add(Figure("status, p50 / p99 ms", "\(p(statuses, 0.5)) / \(p(statuses, 0.99))"))
+                    report.add(.count("acknowledged changes not on the server", lost, mustBe: 0))
+                    report.notes += results.compactMap(\.firstError).prefix(3)
                 }
-                report.add(Figure("clients / seconds / full resyncs meanwhile", "\(clients) / \(seconds) / \(resyncCount)"))
-                report.add(Figure("requests served", "\(changes.count + statuses.count) (\(changes.count) changes, \(statuses.count) status)"))
-                report.add(.count("errors", errors, mustBe: 0))
-                report.add(Figure("change acknowledged, p50 / p99 ms", "\(p(changes, 0.5)) / \(p(changes, 0.99))"))
-                report.add(Figure("status, p50 / p99 ms", "\(p(statuses, 0.5)) / \(p(statuses, 0.99))"))
-                report.add(.count("acknowledged changes not on the server", lost, mustBe: 0))
-                report.notes += results.compactMap(\.firstError).prefix(3)
             }
         }
     }

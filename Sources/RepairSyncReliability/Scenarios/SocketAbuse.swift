@@ -36,90 +36,82 @@ public struct SocketAbuse: Sendable {
     public func run() async throws -> ScenarioReport {
         try await Workspace.with("socket-abuse") { workspace in
             try await ScenarioReport.measure("bad input on the socket") { report in
-                let server = try await APIServerProcess(
-                    database: workspace.file("api.sqlite"), orders: 50, logPath: workspace.file("api.log"))
-                defer { server.process.signal(SIGKILL) }
-                let daemon = try DaemonProcess(
-                    directory: workspace.file("daemon"), baseURL: server.baseURL, token: APIServerProcess.token,
-                    extraConfig: "probe:\n  mode: poll")
-                defer {
-                    daemon.process?.signal(SIGKILL)
-                    daemon.notify.close()
-                }
-                try await daemon.start()
-                _ = try await daemon.call("sync", .object(["wait": .bool(true)]))
-                guard let pid = daemon.process?.pid else { throw ScenarioFailure("no daemon") }
-                let before = Self.rssKiB(pid)
-                let path = daemon.socketPath
-                let prober = StatusProber(path: path)
-                prober.start()
+                try await ScenarioStack.with(workspace, orders: 50) { server, daemon in
+                    try await daemon.start()
+                    _ = try await daemon.call("sync", .object(["wait": .bool(true)]))
+                    guard let pid = daemon.process?.pid else { throw ScenarioFailure("no daemon") }
+                    let before = Self.rssKiB(pid)
+                    let path = daemon.socketPath
+                    let prober = StatusProber(path: path)
+                    prober.start()
 
-                // 1. The corpus, one connection each; the daemon must still answer `ping` after each.
-                var right = 0
-                var pingsAfter = 0
-                for item in Self.corpus {
-                    let reply: String? = try await Blocking.run {
+                    // 1. The corpus, one connection each; the daemon must still answer `ping` after each.
+                    var right = 0
+                    var pingsAfter = 0
+                    for item in Self.corpus {
+                        let reply: String? = try await Blocking.run {
+                            let connection = try RawConnection(path: path)
+                            connection.send(item.bytes + [0x0A])
+                            return connection.readLine()
+                        }
+                        let code = reply.flatMap { try? JSONParser(limits: .init(maxDepth: 100)).parse($0) }?["error"]?["code"]?.intValue
+                        if code == item.code { right += 1 } else { report.notes.append("\(item.name): \(reply?.prefix(200) ?? "no reply")") }
+                        if (try? await daemon.call("ping")) == .string("pong") { pingsAfter += 1 }
+                    }
+                    let junk: String? = try await Blocking.run {
                         let connection = try RawConnection(path: path)
-                        connection.send(item.bytes + [0x0A])
+                        connection.send(Array("[1, \"two\", null, {}, []]\n".utf8))
                         return connection.readLine()
                     }
-                    let code = reply.flatMap { try? JSONParser(limits: .init(maxDepth: 100)).parse($0) }?["error"]?["code"]?.intValue
-                    if code == item.code { right += 1 } else { report.notes.append("\(item.name): \(reply?.prefix(200) ?? "no reply")") }
-                    if (try? await daemon.call("ping")) == .string("pong") { pingsAfter += 1 }
-                }
-                let junk: String? = try await Blocking.run {
-                    let connection = try RawConnection(path: path)
-                    connection.send(Array("[1, \"two\", null, {}, []]\n".utf8))
-                    return connection.readLine()
-                }
-                if case .array(let errors)? = junk.flatMap({ try? JSONParser().parse($0) }),
-                    errors.count == 5, errors.allSatisfy({ $0["error"]?["code"] == .number(-32600) })
-                {
-                    right += 1
-                } else {
-                    report.notes.append("batch of junk: \(junk ?? "no reply")")
-                }
-
-                // 2. A thousand idle connections, held open; then slow writers, a byte every 10 ms each.
-                let idle: [RawConnection] = try await Blocking.run {
-                    try (0..<idleConnections).map { _ in try RawConnection(path: path, receiveTimeout: 1) }
-                }
-                let slow: (answered: Int, closed: Int) = try await Blocking.run {
-                    let writers = try (0..<slowWriters).map { _ in try RawConnection(path: path, receiveTimeout: 10) }
-                    let request = Array(#"{"jsonrpc":"2.0","method":"ping","id":7}"#.utf8) + [0x0A]
-                    for byte in request {
-                        for writer in writers { writer.send([byte]) }
-                        usleep(10_000)
+                    if case .array(let errors)? = junk.flatMap({ try? JSONParser().parse($0) }),
+                        errors.count == 5, errors.allSatisfy({ $0["error"]?["code"] == .number(-32600) })
+                    {
+                        right += 1
+                    } else {
+                        report.notes.append("batch of junk: \(junk ?? "no reply")")
                     }
-                    var answered = 0
-                    var closed = 0
-                    for writer in writers {
-                        if writer.readLine()?.contains("pong") == true { answered += 1 } else { closed += 1 }
-                    }
-                    return (answered, closed)
-                }
-                let states = idle.map(\.state)
-                let evicted = states.filter { $0 == .closedByPeer }.count
-                let refused = states.filter { $0 == .hasData }.count
-                let stillOpen = states.filter { $0 == .open }.count
-                let probe = prober.stop()
-                let alive = daemon.process?.isRunning == true
-                let pingAtEnd = (try? await daemon.call("ping")) == .string("pong")
-                let after = Self.rssKiB(pid)
-                withExtendedLifetime(idle) {}
-                await daemon.stop()
-                await server.stop()
 
-                report.add(.count("daemon crashes", alive && pingAtEnd ? 0 : 1, mustBe: 0))
-                report.add(.count("malformed requests answered with the right JSON-RPC code", right, mustBe: Self.corpus.count + 1))
-                report.add(.count("ping answered after each malformed request", pingsAfter, mustBe: Self.corpus.count))
-                report.add(Figure("idle connections: still open / closed to make room / refused", "\(stillOpen) / \(evicted) / \(refused)"))
-                report.add(Figure("slow writers answered / closed to make room", "\(slow.answered) / \(slow.closed)"))
-                report.add(.count("status calls not answered (every 20 ms throughout)", probe.failures, mustBe: 0))
-                report.add(Figure("status calls answered, p99 / max latency", "\(probe.answered), \(probe.p99) / \(probe.max) ms"))
-                report.add(Figure(
-                    "daemon RSS before → after", "\(before / 1024) → \(after / 1024) MiB", target: "≤ +64 MiB",
-                    passed: after <= before + 64 * 1024))
+                    // 2. A thousand idle connections, held open; then slow writers, a byte every 10 ms each.
+                    let idle: [RawConnection] = try await Blocking.run {
+                        try (0..<idleConnections).map { _ in try RawConnection(path: path, receiveTimeout: 1) }
+                    }
+                    let slow: (answered: Int, closed: Int) = try await Blocking.run {
+                        let writers = try (0..<slowWriters).map { _ in try RawConnection(path: path, receiveTimeout: 10) }
+                        let request = Array(#"{"jsonrpc":"2.0","method":"ping","id":7}"#.utf8) + [0x0A]
+                        for byte in request {
+                            for writer in writers { writer.send([byte]) }
+                            usleep(10_000)
+                        }
+                        var answered = 0
+                        var closed = 0
+                        for writer in writers {
+                            if writer.readLine()?.contains("pong") == true { answered += 1 } else { closed += 1 }
+                        }
+                        return (answered, closed)
+                    }
+                    let states = idle.map(\.state)
+                    let evicted = states.filter { $0 == .closedByPeer }.count
+                    let refused = states.filter { $0 == .hasData }.count
+                    let stillOpen = states.filter { $0 == .open }.count
+                    let probe = prober.stop()
+                    let alive = daemon.process?.isRunning == true
+                    let pingAtEnd = (try? await daemon.call("ping")) == .string("pong")
+                    let after = Self.rssKiB(pid)
+                    withExtendedLifetime(idle) {}
+                    await daemon.stop()
+                    await server.stop()
+
+                    report.add(.count("daemon crashes", alive && pingAtEnd ? 0 : 1, mustBe: 0))
+                    report.add(.count("malformed requests answered with the right JSON-RPC code", right, mustBe: Self.corpus.count + 1))
+                    report.add(.count("ping answered after each malformed request", pingsAfter, mustBe: Self.corpus.count))
+                    report.add(Figure("idle connections: still open / closed to make room / refused", "\(stillOpen) / \(evicted) / \(refused)"))
+                    report.add(Figure("slow writers answered / closed to make room", "\(slow.answered) / \(slow.closed)"))
+                    report.add(.count("status calls not answered (every 20 ms throughout)", probe.failures, mustBe: 0))
+                    report.add(Figure("status calls answered, p99 / max latency", "\(probe.answered), \(probe.p99) / \(probe.max) ms"))
+                    report.add(Figure(
+                        "daemon RSS before → after", "\(before / 1024) → \(after / 1024) MiB", target: "≤ +64 MiB",
+                        passed: after <= before + 64 * 1024))
+                }
             }
         }
     }

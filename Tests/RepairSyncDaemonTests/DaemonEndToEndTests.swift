@@ -433,13 +433,14 @@ struct DaemonEndToEndTests {
             _ = try await h.call("pause")
             let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             // The waybar/polybar command line, read through a pipe as a bar reads it.
-            let badge = try SpawnedProcess(
+            let badge = try ChildProcess(
                 [DaemonHarness.binaries.appendingPathComponent("repairctl").path, "watch", "--badge"],
-                environment: ["REPAIRSYNCD_SOCKET": h.socketPath])
+                environment: ["REPAIRSYNCD_SOCKET": h.socketPath], logPath: h.directory.path("badge.log"),
+                pipeOutput: true, mergeErrors: true)
             defer { badge.signal(SIGKILL) }
-            #expect(await badge.readLines(until: "0").last == "0")
+            #expect(await badge.readLines(until: { $0 == "0" }).last == "0")
             _ = try await h.call("updateOrder", .object(["id": .string("ord_6"), "notes": .string("badge")]))
-            #expect(await badge.readLines(until: "1").last == "1")
+            #expect(await badge.readLines(until: { $0 == "1" }).last == "1")
 
             // The notification script, with a notify-send that records its arguments.
             let bin = h.directory.path("bin")
@@ -455,9 +456,10 @@ struct DaemonEndToEndTests {
             try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: bin + "/notify-send")
             try FileManager.default.createSymbolicLink(
                 atPath: bin + "/repairctl", withDestinationPath: DaemonHarness.binaries.appendingPathComponent("repairctl").path)
-            let notifier = try SpawnedProcess(
+            let notifier = try ChildProcess(
                 ["/bin/sh", root.appendingPathComponent("docs/examples/notify-on-conflict.sh").path],
-                environment: ["REPAIRSYNCD_SOCKET": h.socketPath, "PATH": bin + ":/usr/bin:/bin"])
+                environment: ["REPAIRSYNCD_SOCKET": h.socketPath, "PATH": bin + ":/usr/bin:/bin"],
+                logPath: h.directory.path("notifier.log"))
             defer { notifier.signal(SIGKILL) }
             let watcher = try StatusWatcher(path: h.socketPath)
             let edit = try await h.backend.send(.PATCH, "/admin/records/orders/ord_6", json: #"{"notes":"server side"}"#)

@@ -2,6 +2,7 @@ import BackendTestSupport
 import Foundation
 import RepairSyncControl
 import RepairSyncReliability
+import RepairSyncTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -44,21 +45,23 @@ struct SystemdTests {
             var environment = ProcessInfo.processInfo.environment
             environment["NOTIFY_SOCKET"] = h.notify.path
             environment.removeValue(forKey: "JOURNAL_STREAM")
-            let activated = try SpawnedProcess(
+            // posix_spawn, not Foundation's Process, which stops reaping other children once a child execs another
+            // program (as systemd-socket-activate does).
+            let activated = try ChildProcess(
                 [
                     activator, "-l", h.socketPath, "--fdname=control", "-E", "NOTIFY_SOCKET=\(h.notify.path)",
                     DaemonHarness.binaries.appendingPathComponent("repairsyncd").path, "--config", h.configPath,
-                ], environment: environment)
+                ], environment: environment, logPath: h.directory.path("activated.log"), pipeOutput: true, mergeErrors: true)
             defer { activated.signal(SIGKILL) }
             // systemd-socket-activate says when the socket is made; the daemon is not running until someone connects.
-            let listening = await activated.readLines(until: "Listening on")
+            let listening = await activated.readLines(until: { $0.contains("Listening on") })
             #expect(listening.last?.contains(h.socketPath) == true, "\(listening)")
             #expect(h.notify.received.isEmpty, "nothing started before the first connection")
             let status = try await h.repairctl(["status", "--json"])
             #expect(status.status == 0, "\(status.stderr)")
             #expect(status.stdout.contains("\"state\""))
             #expect(await h.notify.wait(for: "READY=1", timeout: 10))
-            let log = await activated.readLines(until: "socket activation")
+            let log = await activated.readLines(until: { $0.contains("socket activation") })
             #expect(log.last?.contains("socket activation") == true, "\(log)")
             activated.signal(SIGTERM)
             #expect(await activated.waitForExit() == 0)

@@ -15,8 +15,12 @@ public final class ChildProcess: @unchecked Sendable {
     private let exit = NSCondition()
     private var exitStatus: Int32?
 
-    /// Starts `arguments[0]` (an absolute path) with `arguments` and `environment`.
-    public init(_ arguments: [String], environment: [String: String], logPath: String, pipeOutput: Bool = false) throws {
+    /// Starts `arguments[0]` (an absolute path) with `arguments` and `environment`. With `pipeOutput`, standard
+    /// output is a pipe to read (`readLine`), and with `mergeErrors` standard error goes into that pipe too.
+    public init(
+        _ arguments: [String], environment: [String: String], logPath: String, pipeOutput: Bool = false,
+        mergeErrors: Bool = false
+    ) throws {
         self.logPath = logPath
         let log = open(logPath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
         guard log >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
@@ -28,7 +32,7 @@ public final class ChildProcess: @unchecked Sendable {
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_adddup2(&actions, pipeOutput ? fds[1] : log, 1)
-        posix_spawn_file_actions_adddup2(&actions, log, 2)
+        posix_spawn_file_actions_adddup2(&actions, pipeOutput && mergeErrors ? fds[1] : log, 2)
         if pipeOutput { posix_spawn_file_actions_addclose(&actions, fds[0]) }
         let argv = arguments.map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
@@ -93,9 +97,16 @@ public final class ChildProcess: @unchecked Sendable {
 
     /// Reads standard output (piped) until a line starting with `prefix`; that line, or nil at its end.
     public func readLine(startingWith prefix: String) async -> String? {
-        guard let output else { return nil }
+        await readLines(until: { $0.hasPrefix(prefix) }).last.flatMap { $0.hasPrefix(prefix) ? $0 : nil }
+    }
+
+    /// Reads standard output (piped) up to and including the first line that `matches`; the lines read (the last
+    /// one not matching when the output ended first).
+    public func readLines(until matches: @escaping @Sendable (String) -> Bool) async -> [String] {
+        guard let output else { return [] }
         return await withCheckedContinuation { continuation in
             Thread {
+                var lines: [String] = []
                 var current: [UInt8] = []
                 while true {
                     let chunk = output.readData(ofLength: 1)
@@ -104,14 +115,11 @@ public final class ChildProcess: @unchecked Sendable {
                         current.append(byte)
                         continue
                     }
-                    let line = String(decoding: current, as: UTF8.self)
-                    if line.hasPrefix(prefix) {
-                        continuation.resume(returning: line)
-                        return
-                    }
+                    lines.append(String(decoding: current, as: UTF8.self))
                     current = []
+                    if matches(lines[lines.count - 1]) { break }
                 }
-                continuation.resume(returning: nil)
+                continuation.resume(returning: lines)
             }.start()
         }
     }

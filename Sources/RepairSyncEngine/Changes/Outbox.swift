@@ -86,7 +86,7 @@ enum Outbox {
     /// The entries of one record, oldest first.
     static func entries(_ db: Database, collection: SyncCollection, id: String) throws -> [OutboxEntry] {
         try Row.fetchAll(
-            db, sql: "SELECT \(columns) FROM outbox WHERE collection = ? AND record_id = ? ORDER BY seq",
+            db.cachedStatement(sql: "SELECT \(columns) FROM outbox WHERE collection = ? AND record_id = ? ORDER BY seq"),
             arguments: [collection.name, id]
         ).map(entry)
     }

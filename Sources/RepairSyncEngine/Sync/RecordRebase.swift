@@ -38,15 +38,21 @@ struct RecordRebase {
     }
 
     /// Takes `remote` (from a changes page or a 412) for a record that may have pending changes.
+    ///
+    /// - Parameter mayHaveEntries: false when the caller knows the record has no outbox entry (a page checks all its
+    ///   records in one query), which saves a query per record.
     @discardableResult
-    func apply<R: EditableRecord>(_ remote: R, _ db: Database) throws -> Outcome {
+    func apply<R: EditableRecord>(_ remote: R, _ db: Database, mayHaveEntries: Bool = true) throws -> Outcome {
         let base = try BaseCopies.load(db, collection: R.collection, id: remote.id)
         if let base, base.version > remote.version {
             // An older copy than the one already taken (e.g. a replayed response): nothing to learn from it.
             return Outcome()
         }
-        let row = try R.fetchOne(db, key: remote.id)?.editableValues
-        let entries = try Outbox.entries(db, collection: R.collection, id: remote.id).filter { $0.kind == .update }
+        // Without a base copy there is no local row to keep edits of (rows come with their base).
+        let row = base == nil ? nil : try Self.fetchRow(R.self, id: remote.id, db)?.editableValues
+        let entries =
+            mayHaveEntries
+            ? try Outbox.entries(db, collection: R.collection, id: remote.id).filter { $0.kind == .update } : []
         let (pending, editedAt) = Self.overlay(entries)
         let unqueued = Self.unqueuedEdits(row: row, base: base, pending: pending)
         var outcome = Outcome()
@@ -102,11 +108,16 @@ struct RecordRebase {
         return outcome
     }
 
+    /// The local row by id, through a cached statement (pages apply hundreds of records in one transaction).
+    static func fetchRow<R: EditableRecord>(_ type: R.Type, id: String, _ db: Database) throws -> R? {
+        try R.fetchOne(db.cachedStatement(sql: "SELECT * FROM \(R.databaseTableName) WHERE id = ?"), arguments: [id])
+    }
+
     /// A PATCH of `entry` succeeded with `response`: the entry is done and the response is the new base. Changes
     /// queued or written while the request was in flight stay on top of it.
     func acknowledge<R: EditableRecord>(_ entry: OutboxEntry, response: R, _ db: Database) throws {
         let base = try BaseCopies.load(db, collection: R.collection, id: response.id)
-        let row = try R.fetchOne(db, key: response.id)?.editableValues
+        let row = try Self.fetchRow(R.self, id: response.id, db)?.editableValues
         let entries = try Outbox.entries(db, collection: R.collection, id: response.id).filter { $0.kind == .update }
         let unqueued = Self.unqueuedEdits(row: row, base: base, pending: Self.overlay(entries).values)
         try Outbox.remove(db, seq: entry.seq)

@@ -9,6 +9,9 @@ enum ProcessStats {
     /// VmRSS in MiB.
     static func residentMiB(_ pid: Int32) -> Double { statusField(pid, "VmRSS:") / 1024 }
 
+    /// RssAnon in MiB: the resident memory that is the process's own (heap, stacks), not pages of files it maps.
+    static func anonymousResidentMiB(_ pid: Int32) -> Double { statusField(pid, "RssAnon:") / 1024 }
+
     /// VmHWM (the peak resident set) in MiB.
     static func peakResidentMiB(_ pid: Int32) -> Double { statusField(pid, "VmHWM:") / 1024 }
 

@@ -108,7 +108,7 @@ public struct LocalChanges: Sendable {
     private func queueUpdate<R: EditableRecord>(_ type: R.Type, id: String) async throws -> QueueResult {
         let now = clock.now()
         return try await store.groupCommit.write { db in
-            guard let record = try R.fetchOne(db, key: id) else {
+            guard let record = try RecordRebase.fetchRow(R.self, id: id, db) else {
                 throw EngineError.unknownRecord(collection: R.collection.name, id: id)
             }
             guard let base = try BaseCopies.load(db, collection: R.collection, id: id) else {
@@ -129,7 +129,8 @@ public struct LocalChanges: Sendable {
         let now = clock.now()
         return try await store.groupCommit.write { db in
             guard let row = try Row.fetchOne(db, sql: "SELECT synced_at FROM ticket_messages WHERE id = ?", arguments: [id]),
-                let message = try TicketMessage.fetchOne(db, key: id)
+                let message = try TicketMessage.fetchOne(
+                    db.cachedStatement(sql: "SELECT * FROM ticket_messages WHERE id = ?"), arguments: [id])
             else {
                 throw EngineError.unknownRecord(collection: "ticket_messages", id: id)
             }

@@ -59,19 +59,12 @@ public final class GroupCommit: Sendable {
         }
         let results: [Result<any Sendable, any Error>]
         do {
-            results = try await writer.write { db in
-                batch.map { slot in
-                    var result: Result<any Sendable, any Error> = .failure(CancellationError())
-                    do {
-                        try db.inSavepoint {
-                            result = .success(try slot.work(db))
-                            return .commit
-                        }
-                    } catch {
-                        result = .failure(error)
-                    }
-                    return result
-                }
+            // `asyncWrite` rather than the async `write`: GRDB interrupts the database access of a cancelled task, and
+            // the leader's cancellation (its client went away) must not undo the others' changes.
+            results = try await withCheckedThrowingContinuation { continuation in
+                writer.asyncWrite({ db in
+                    Self.apply(batch, db)
+                }, completion: { _, result in continuation.resume(with: result) })
             }
         } catch {
             // The commit itself failed: nothing of the batch is on disk.
@@ -90,6 +83,22 @@ public final class GroupCommit: Sendable {
         }
         next?.resume(.lead)
         return own
+    }
+
+    /// Each work in its own savepoint, in arrival order: one that throws is rolled back alone.
+    private static func apply(_ batch: [Slot], _ db: Database) -> [Result<any Sendable, any Error>] {
+        batch.map { slot in
+            var result: Result<any Sendable, any Error> = .failure(CancellationError())
+            do {
+                try db.inSavepoint {
+                    result = .success(try slot.work(db))
+                    return .commit
+                }
+            } catch {
+                result = .failure(error)
+            }
+            return result
+        }
     }
 
     private static func cast<T>(_ result: Result<any Sendable, any Error>) throws -> T {

@@ -118,4 +118,45 @@ import Testing
         }
         #expect(counter.commits == 3)
     }
+
+    @Test("a leader whose task was cancelled still commits the writes queued with it")
+    func cancelledLeaderCommitsTheBatch() async throws {
+        let dir = try TemporaryDirectory()
+        let (store, _) = try store(dir)
+        @Sendable func insert(_ n: Int) async throws -> Int {
+            try await store.groupCommit.write { db in
+                try db.execute(sql: "INSERT INTO scratch (n) VALUES (?)", arguments: [n])
+                return n
+            }
+        }
+        let release = DispatchSemaphore(value: 0)
+        let (started, startedContinuation) = AsyncStream.makeStream(of: Void.self)
+        let first = Task {
+            try await store.groupCommit.write { db in
+                startedContinuation.yield()
+                release.wait()
+                try db.execute(sql: "INSERT INTO scratch (n) VALUES (0)")
+                return 0
+            }
+        }
+        var iterator = started.makeAsyncIterator()
+        await iterator.next()
+        // Writer 1 queues first behind the blocked commit, so it leads the next batch; its client goes away.
+        let cancelled = Task { try await insert(1) }
+        while store.groupCommit.queuedWrites < 1 { await Task.yield() }
+        cancelled.cancel()
+        let others = Task {
+            try await withThrowingTaskGroup(of: Int.self) { group in
+                for n in 2...4 { group.addTask { try await insert(n) } }
+                return try await group.reduce(into: []) { $0.append($1) }.sorted()
+            }
+        }
+        while store.groupCommit.queuedWrites < 4 { await Task.yield() }
+        release.signal()
+        #expect(try await first.value == 0)
+        #expect(try await cancelled.value == 1, "committed: the cancellation came after it was queued")
+        #expect(try await others.value == [2, 3, 4])
+        let stored = try await store.read { db in try Int.fetchAll(db, sql: "SELECT n FROM scratch ORDER BY n") }
+        #expect(stored == [0, 1, 2, 3, 4])
+    }
 }

@@ -108,7 +108,7 @@ public struct LocalChanges: Sendable {
     private func queueUpdate<R: EditableRecord>(_ type: R.Type, id: String) async throws -> QueueResult {
         let now = clock.now()
         return try await store.groupCommit.write { db in
-            guard let record = try RecordRebase.fetchRow(R.self, id: id, db) else {
+            guard let stored = try R.storedEditableValues(id: id, db) else {
                 throw EngineError.unknownRecord(collection: R.collection.name, id: id)
             }
             guard let base = try BaseCopies.load(db, collection: R.collection, id: id) else {
@@ -116,7 +116,7 @@ public struct LocalChanges: Sendable {
             }
             let entries = try Outbox.entries(db, collection: R.collection, id: id)
             let expected = base.fields.overlaid(with: RecordRebase.overlay(entries).values)
-            let changed = record.editableValues.filter { expected[$0.key] != $0.value }
+            let changed = stored.filter { expected[$0.key] != $0.value }
             guard !changed.isEmpty else {
                 return .nothingChanged("\(R.collection.name) \(id) has no change that is not already queued")
             }

@@ -49,7 +49,7 @@ struct RecordRebase {
             return Outcome()
         }
         // Without a base copy there is no local row to keep edits of (rows come with their base).
-        let row = base == nil ? nil : try Self.fetchRow(R.self, id: remote.id, db)?.editableValues
+        let row = base == nil ? nil : try R.storedEditableValues(id: remote.id, db)
         let entries =
             mayHaveEntries
             ? try Outbox.entries(db, collection: R.collection, id: remote.id).filter { $0.kind == .update } : []
@@ -108,16 +108,11 @@ struct RecordRebase {
         return outcome
     }
 
-    /// The local row by id, through a cached statement (pages apply hundreds of records in one transaction).
-    static func fetchRow<R: EditableRecord>(_ type: R.Type, id: String, _ db: Database) throws -> R? {
-        try R.fetchOne(db.cachedStatement(sql: "SELECT * FROM \(R.databaseTableName) WHERE id = ?"), arguments: [id])
-    }
-
     /// A PATCH of `entry` succeeded with `response`: the entry is done and the response is the new base. Changes
     /// queued or written while the request was in flight stay on top of it.
     func acknowledge<R: EditableRecord>(_ entry: OutboxEntry, response: R, _ db: Database) throws {
         let base = try BaseCopies.load(db, collection: R.collection, id: response.id)
-        let row = try Self.fetchRow(R.self, id: response.id, db)?.editableValues
+        let row = try R.storedEditableValues(id: response.id, db)
         let entries = try Outbox.entries(db, collection: R.collection, id: response.id).filter { $0.kind == .update }
         let unqueued = Self.unqueuedEdits(row: row, base: base, pending: Self.overlay(entries).values)
         try Outbox.remove(db, seq: entry.seq)

@@ -72,55 +72,30 @@ struct Puller {
         }
     }
 
-    /// A page's response as it arrived, with the cursor it was requested with.
-    private struct RawPage: Sendable {
-        var cursor: String?
-        var reply: Result<APIClient.Reply, APIError>
-    }
-
-    private func request(_ collection: SyncCollection, cursor: String?) async -> RawPage {
+    /// Requests the page after `cursor` and decodes it (off the writer: decoding page n+1 overlaps applying page n).
+    private func fetch(_ collection: SyncCollection, cursor: String?) async -> Fetched {
+        let reply: APIClient.Reply
         do {
-            return RawPage(
-                cursor: cursor, reply: .success(try await api.changes(collection, cursor: cursor, limit: configuration.pageSize)))
+            reply = try await api.changes(collection, cursor: cursor, limit: configuration.pageSize)
         } catch {
-            return RawPage(cursor: cursor, reply: .failure(error))
-        }
-    }
-
-    private func decode(_ collection: SyncCollection, _ raw: RawPage) -> Fetched {
-        let body: Data
-        switch raw.reply {
-        case .success(let reply): body = reply.body
-        case .failure(let error): return .requestFailed(error)
+            return .requestFailed(error)
         }
         do {
             switch collection {
-            case .clients: return .page(.clients(try api.decode(ChangesPage<Client>.self, body)))
-            case .tickets: return .page(.tickets(try api.decode(ChangesPage<Ticket>.self, body)))
-            case .ticketMessages: return .page(.ticketMessages(try api.decode(ChangesPage<TicketMessage>.self, body)))
-            case .orders: return .page(.orders(try api.decode(ChangesPage<Order>.self, body)))
-            case .devices: return .page(.devices(try api.decode(ChangesPage<Device>.self, body)))
+            case .clients: return .page(.clients(try api.decode(ChangesPage<Client>.self, reply.body)))
+            case .tickets: return .page(.tickets(try api.decode(ChangesPage<Ticket>.self, reply.body)))
+            case .ticketMessages:
+                return .page(.ticketMessages(try api.decode(ChangesPage<TicketMessage>.self, reply.body)))
+            case .orders: return .page(.orders(try api.decode(ChangesPage<Order>.self, reply.body)))
+            case .devices: return .page(.devices(try api.decode(ChangesPage<Device>.self, reply.body)))
             }
         } catch {
             return .malformed(error)
         }
     }
 
-    /// The `next_cursor` a page's body ends with, read from its last bytes without decoding it (so the page after it
-    /// can be requested while it is decoded); nil when the body does not end that way or has nothing more. Only a
-    /// guess: a page fetched with it is used only if the decoded page names the same cursor.
-    private static func trailingCursor(_ raw: RawPage) -> String? {
-        guard case .success(let reply) = raw.reply else { return nil }
-        let tail = String(decoding: reply.body.suffix(512), as: UTF8.self)
-        guard tail.hasSuffix(#""has_more":true}"#), let key = tail.range(of: #""next_cursor":""#, options: .backwards)
-        else { return nil }
-        let rest = tail[key.upperBound...]
-        guard let close = rest.firstIndex(of: "\"") else { return nil }
-        return String(rest[..<close])
-    }
-
     /// Follows one collection's feed to its end. While page n is applied (in its transaction, with its cursor), page
-    /// n+1 is decoded and page n+2 requested — at most two pages ahead, so memory stays bounded. A page is applied
+    /// n+1 is already requested and decoded — at most one page ahead, so memory stays bounded. A page is applied
     /// only after every page before it committed, so the stored cursor always names the last committed page.
     private func pull(
         _ collection: SyncCollection, into report: inout Report, progress: @Sendable (Double) async -> Void
@@ -138,9 +113,7 @@ struct Puller {
             } catch {
                 throw .failed("store: \(error)")
             }
-            var fetched = decode(collection, await request(collection, cursor: cursor))
-            // The response of the page after `fetched`, when it was requested ahead.
-            var ahead: RawPage?
+            var fetched = await fetch(collection, cursor: cursor)
             while true {
                 let page: DecodedPage
                 switch fetched {
@@ -163,15 +136,9 @@ struct Puller {
                 }
                 let applied: (records: Int, deleted: Int, conflicts: Int, hasMore: Bool)
                 if page.hasMore && !stopFlag.isSet {
-                    // Three stages at once: page n is applied, page n+1 decoded, page n+2 requested.
-                    let next = ahead?.cursor == page.nextCursor ? ahead! : await request(collection, cursor: page.nextCursor)
-                    let afterNext = Self.trailingCursor(next)
-                    async let decodedNext = decode(collection, next)
-                    async let requestedAfterNext: RawPage? =
-                        afterNext == nil ? nil : request(collection, cursor: afterNext)
+                    async let ahead = fetch(collection, cursor: page.nextCursor)
                     applied = try await apply(collection, page)
-                    fetched = await decodedNext
-                    ahead = await requestedAfterNext
+                    fetched = await ahead
                 } else {
                     applied = try await apply(collection, page)
                 }

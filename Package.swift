@@ -154,6 +154,21 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The performance scenarios of docs/performance.md, against the built binaries as processes (scripts/bench).
+        // Built, never installed.
+        .executableTarget(
+            name: "repairsync-bench",
+            dependencies: [
+                "RepairSyncStore",
+                "RepairSyncControl",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // Runs one engine sync in a process that crash tests kill at precise points. Built, never installed.
         .executableTarget(
             name: "repairsync-test-helper",

@@ -21,10 +21,13 @@ public final class ReplicaStore: Sendable {
     public let writer: any DatabaseWriter
     /// The file path, or nil for an in-memory store.
     public let path: String?
+    /// Transactions of concurrent writers sharing one commit (`queueChange` from many clients).
+    public let groupCommit: GroupCommit
 
     private init(writer: any DatabaseWriter, path: String?) {
         self.writer = writer
         self.path = path
+        groupCommit = GroupCommit(writer: writer)
     }
 
     /// Opens the replica at `path`, creating it (mode 0600, or `fileMode`) and migrating it to the current schema.

@@ -4,6 +4,7 @@ import GRDB
 import RepairSyncEngine
 import RepairSyncModels
 import RepairSyncStore
+import RepairSyncTestSupport
 import Testing
 
 /// The two ways a change gets in: the engine's own mutations and queueChange for rows another program wrote.
@@ -132,6 +133,36 @@ struct LocalChangesTests {
             #expect(entries.map(\.idempotencyKey) == [entry.idempotencyKey])
             #expect(await reopened.sync([]).pushed == 1)
             #expect(try await h.serverRecord(Order.self, "orders", "ord_3").notes == "survives a restart")
+        }
+    }
+
+    @Test("20 concurrent queueChange calls share commits; each is acknowledged, on disk, and counted")
+    func concurrentQueueChange() async throws {
+        try await EngineHarness.with { h in
+            #expect(await h.engine.performFullSync().succeeded)
+            let ids = (1...20).map { "ord_\($0)" }
+            for id in ids { try h.writeRow("orders", id, ["notes": "counter note for \(id)"]) }
+
+            let results = try await withThrowingTaskGroup(of: LocalChanges.QueueResult.self) { group in
+                for id in ids { group.addTask { try await h.engine.queueChange(.orderUpdated, id: id) } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(results.count == 20)
+            #expect(results.allSatisfy { if case .queued(_, ["notes"]) = $0 { true } else { false } })
+            #expect(await h.engine.status.pending == 20, "the count is current when the last call returns")
+
+            // What was acknowledged is in the file, as a new connection reads it.
+            let reopened = try DatabaseQueue(path: h.directory.path("replica.sqlite"))
+            let queued = try await reopened.read { db in
+                try Row.fetchAll(db, sql: "SELECT record_id, fields FROM outbox ORDER BY record_id")
+                    .map { ($0["record_id"] as String, $0["fields"] as String) }
+            }
+            #expect(queued.map(\.0) == ids.sorted())
+            #expect(queued.allSatisfy { $0.1.contains("counter note for \($0.0)") })
+            try reopened.close()
+
+            #expect(await h.engine.sync([]).pushed == 20)
+            #expect(try await h.serverRecord(Order.self, "orders", "ord_7").notes == "counter note for ord_7")
         }
     }
 }

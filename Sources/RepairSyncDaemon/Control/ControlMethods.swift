@@ -123,16 +123,18 @@ public struct ControlMethods: Sendable {
             }
             let result = try await engine.queueChange(kind, id: try named.string("id"))
             await scheduler.localChange()
+            // queueChange returns with the status counts re-read after its commit: no count query of its own.
+            let status = await engine.status
+            let pending = status.pending + status.failed + status.held
             switch result {
             case .queued(let seq, let fields):
                 return .object([
                     ("queued", .bool(true)), ("seq", .number(String(seq))), ("fields", .array(fields.map { .string($0) })),
-                    ("pending", .number(try engine.pendingChangesCount())),
+                    ("pending", .number(pending)),
                 ])
             case .nothingChanged(let reason):
                 return .object([
-                    ("queued", .bool(false)), ("reason", .string(reason)),
-                    ("pending", .number(try engine.pendingChangesCount())),
+                    ("queued", .bool(false)), ("reason", .string(reason)), ("pending", .number(pending)),
                 ])
             }
         case "sync":

@@ -59,13 +59,21 @@ struct SystemdService: Service {
         if status.dead > 0 { parts.append("\(status.dead) dead") }
         if status.openConflicts > 0 { parts.append("\(status.openConflicts) conflicts") }
         if let last = status.lastSuccessAt {
-            let formatter = DateFormatter()
-            formatter.dateFormat = "HH:mm"
-            parts.append("last sync \(formatter.string(from: last.date))")
+            parts.append("last sync \(localHourAndMinute(last))")
         } else {
             parts.append("never synced")
         }
         return parts.joined(separator: " · ")
+    }
+
+    /// "12:03" in the local time zone. This runs on every status change (each queued change), where creating a
+    /// DateFormatter (an ICU formatter) cost more than queueing the change.
+    static func localHourAndMinute(_ time: Timestamp) -> String {
+        var seconds = time_t(time.millisecondsSince1970 / 1000)
+        var local = tm()
+        localtime_r(&seconds, &local)
+        func twoDigits(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        return "\(twoDigits(local.tm_hour)):\(twoDigits(local.tm_min))"
     }
 
     static func notify(_ state: String) { _ = sd_notify(0, state) }

@@ -12,7 +12,7 @@ enum BaseCopies {
     static func load(_ db: Database, collection: SyncCollection, id: String) throws -> BaseCopy? {
         guard
             let row = try Row.fetchOne(
-                db, sql: "SELECT version, fields FROM sync_bases WHERE collection = ? AND record_id = ?",
+                db.cachedStatement(sql: "SELECT version, fields FROM sync_bases WHERE collection = ? AND record_id = ?"),
                 arguments: [collection.name, id])
         else { return nil }
         return BaseCopy(version: row["version"], fields: try FieldValuesJSON.decode(row["fields"]))

@@ -1,3 +1,4 @@
+internal import GRDB
 public import RepairSyncModels
 public import RepairSyncStore
 
@@ -15,6 +16,16 @@ public protocol EditableRecord: ReplicaRecord {
 
 extension EditableRecord {
     public func protectingSecrets(_ cipher: PasscodeCipher?) -> Self { self }
+
+    /// The stored row's `editableValues` (the columns are named like the fields, and hold the same text), read
+    /// through a cached statement without decoding the whole record; nil when there is no such row.
+    static func storedEditableValues(id: String, _ db: Database) throws -> FieldValues? {
+        let sql = "SELECT \(editableFields.joined(separator: ", ")) FROM \(databaseTableName) WHERE id = ?"
+        guard let row = try Row.fetchOne(db.cachedStatement(sql: sql), arguments: [id]) else { return nil }
+        var values: FieldValues = [:]
+        for field in editableFields { values[field] = .some(row[field] as String?) }
+        return values
+    }
 }
 
 extension Order: EditableRecord {

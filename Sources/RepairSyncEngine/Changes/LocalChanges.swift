@@ -95,18 +95,20 @@ public struct LocalChanges: Sendable {
 
     /// Finds what another program changed in a record (the row against its base copy and what is already
     /// queued) and queues exactly those fields.
-    public func queueChange(_ kind: ChangeKind, id: String) throws -> QueueResult {
+    ///
+    /// Concurrent calls share one commit (`GroupCommit`); each returns once the commit holding its change is on disk.
+    public func queueChange(_ kind: ChangeKind, id: String) async throws -> QueueResult {
         switch kind {
-        case .orderUpdated: return try queueUpdate(Order.self, id: id)
-        case .deviceUpdated: return try queueUpdate(Device.self, id: id)
-        case .ticketMessageCreated: return try queueMessage(id: id)
+        case .orderUpdated: return try await queueUpdate(Order.self, id: id)
+        case .deviceUpdated: return try await queueUpdate(Device.self, id: id)
+        case .ticketMessageCreated: return try await queueMessage(id: id)
         }
     }
 
-    private func queueUpdate<R: EditableRecord>(_ type: R.Type, id: String) throws -> QueueResult {
+    private func queueUpdate<R: EditableRecord>(_ type: R.Type, id: String) async throws -> QueueResult {
         let now = clock.now()
-        return try store.write { db in
-            guard let record = try R.fetchOne(db, key: id) else {
+        return try await store.groupCommit.write { db in
+            guard let stored = try R.storedEditableValues(id: id, db) else {
                 throw EngineError.unknownRecord(collection: R.collection.name, id: id)
             }
             guard let base = try BaseCopies.load(db, collection: R.collection, id: id) else {
@@ -114,7 +116,7 @@ public struct LocalChanges: Sendable {
             }
             let entries = try Outbox.entries(db, collection: R.collection, id: id)
             let expected = base.fields.overlaid(with: RecordRebase.overlay(entries).values)
-            let changed = record.editableValues.filter { expected[$0.key] != $0.value }
+            let changed = stored.filter { expected[$0.key] != $0.value }
             guard !changed.isEmpty else {
                 return .nothingChanged("\(R.collection.name) \(id) has no change that is not already queued")
             }
@@ -123,11 +125,12 @@ public struct LocalChanges: Sendable {
         }
     }
 
-    private func queueMessage(id: String) throws -> QueueResult {
+    private func queueMessage(id: String) async throws -> QueueResult {
         let now = clock.now()
-        return try store.write { db in
+        return try await store.groupCommit.write { db in
             guard let row = try Row.fetchOne(db, sql: "SELECT synced_at FROM ticket_messages WHERE id = ?", arguments: [id]),
-                let message = try TicketMessage.fetchOne(db, key: id)
+                let message = try TicketMessage.fetchOne(
+                    db.cachedStatement(sql: "SELECT * FROM ticket_messages WHERE id = ?"), arguments: [id])
             else {
                 throw EngineError.unknownRecord(collection: "ticket_messages", id: id)
             }

@@ -34,11 +34,11 @@ enum Outbox {
         _ db: Database, collection: SyncCollection, id: String, fields: FieldValues, now: Timestamp
     ) throws -> OutboxEntry {
         if let row = try Row.fetchOne(
-            db,
-            sql: """
-                SELECT \(columns) FROM outbox WHERE collection = ? AND record_id = ? AND kind = 'update'
-                ORDER BY seq DESC LIMIT 1
-                """, arguments: [collection.name, id]),
+            db.cachedStatement(
+                sql: """
+                    SELECT \(columns) FROM outbox WHERE collection = ? AND record_id = ? AND kind = 'update'
+                    ORDER BY seq DESC LIMIT 1
+                    """), arguments: [collection.name, id]),
             var latest = try Optional(entry(row)), latest.state == .pending, latest.attempts == 0
         {
             latest.fields = latest.fields.overlaid(with: fields)
@@ -69,11 +69,12 @@ enum Outbox {
         fields: FieldValues, now: Timestamp
     ) throws -> OutboxEntry {
         let key = newKey()
-        try db.execute(
+        try db.cachedStatement(
             sql: """
                 INSERT INTO outbox (collection, record_id, order_key, kind, fields, idempotency_key, created_at, edited_at)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                """,
+                """
+        ).execute(
             arguments: [
                 collection.name, id, orderKey, kind.rawValue, FieldValuesJSON.encode(fields), key,
                 now.millisecondsSince1970, now.millisecondsSince1970,
@@ -86,7 +87,7 @@ enum Outbox {
     /// The entries of one record, oldest first.
     static func entries(_ db: Database, collection: SyncCollection, id: String) throws -> [OutboxEntry] {
         try Row.fetchAll(
-            db, sql: "SELECT \(columns) FROM outbox WHERE collection = ? AND record_id = ? ORDER BY seq",
+            db.cachedStatement(sql: "SELECT \(columns) FROM outbox WHERE collection = ? AND record_id = ? ORDER BY seq"),
             arguments: [collection.name, id]
         ).map(entry)
     }
@@ -141,7 +142,7 @@ enum Outbox {
     }
 
     static func setState(_ db: Database, seq: Int64, _ state: OutboxEntry.State) throws {
-        try db.execute(sql: "UPDATE outbox SET state = ? WHERE seq = ?", arguments: [state.rawValue, seq])
+        try db.cachedStatement(sql: "UPDATE outbox SET state = ? WHERE seq = ?").execute(arguments: [state.rawValue, seq])
     }
 
     /// Records a failed attempt: retried at `nextAttempt`, or dead when `nextAttempt` is nil.
@@ -160,7 +161,7 @@ enum Outbox {
     }
 
     static func remove(_ db: Database, seq: Int64) throws {
-        try db.execute(sql: "DELETE FROM outbox WHERE seq = ?", arguments: [seq])
+        try db.cachedStatement(sql: "DELETE FROM outbox WHERE seq = ?").execute(arguments: [seq])
     }
 
     static func removeAll(_ db: Database, collection: SyncCollection, id: String) throws {

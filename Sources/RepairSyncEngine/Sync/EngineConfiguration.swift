@@ -15,12 +15,16 @@ public struct EngineConfiguration: Sendable {
     public var dashboardPeriods: [String]
     /// Seals device passcodes in the replica; nil: passcodes are not stored.
     public var passcodeCipher: PasscodeCipher?
+    /// Changes of different records in flight at once (entries of one record or one ticket never overlap).
+    public var pushConcurrency: Int
 
     public init(
         pageSize: Int = 500, policies: [SyncCollection: ConflictPolicy] = [:], retry: RetryPolicy = RetryPolicy(),
         completedHold: Duration = .seconds(2), maxRebasesPerRun: Int = 3,
-        dashboardPeriods: [String] = ["today", "week", "month"], passcodeCipher: PasscodeCipher? = nil
+        dashboardPeriods: [String] = ["today", "week", "month"], passcodeCipher: PasscodeCipher? = nil,
+        pushConcurrency: Int = 8
     ) {
+        self.pushConcurrency = pushConcurrency
         self.passcodeCipher = passcodeCipher
         self.pageSize = pageSize
         self.policies = policies

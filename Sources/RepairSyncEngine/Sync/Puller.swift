@@ -33,12 +33,75 @@ struct Puller {
         }
     }
 
+    /// A page fetched and decoded, or why not.
+    private enum Fetched: Sendable {
+        case page(DecodedPage)
+        /// The request failed (HTTP error, connection, 410).
+        case requestFailed(APIError)
+        /// The page arrived but does not decode: nothing of it may be written.
+        case malformed(APIError)
+    }
+
+    /// A decoded changes page of one collection.
+    private enum DecodedPage: Sendable {
+        case clients(ChangesPage<Client>)
+        case tickets(ChangesPage<Ticket>)
+        case ticketMessages(ChangesPage<TicketMessage>)
+        case orders(ChangesPage<Order>)
+        case devices(ChangesPage<Device>)
+
+        var nextCursor: String {
+            switch self {
+            case .clients(let page): page.nextCursor
+            case .tickets(let page): page.nextCursor
+            case .ticketMessages(let page): page.nextCursor
+            case .orders(let page): page.nextCursor
+            case .devices(let page): page.nextCursor
+            }
+        }
+
+        var hasMore: Bool {
+            switch self {
+            case .clients(let page): page.hasMore
+            case .tickets(let page): page.hasMore
+            case .ticketMessages(let page): page.hasMore
+            case .orders(let page): page.hasMore
+            case .devices(let page): page.hasMore
+            }
+        }
+    }
+
+    /// Requests the page after `cursor` and decodes it (off the writer: decoding page n+1 overlaps applying page n).
+    private func fetch(_ collection: SyncCollection, cursor: String?) async -> Fetched {
+        let reply: APIClient.Reply
+        do {
+            reply = try await api.changes(collection, cursor: cursor, limit: configuration.pageSize)
+        } catch {
+            return .requestFailed(error)
+        }
+        do {
+            switch collection {
+            case .clients: return .page(.clients(try api.decode(ChangesPage<Client>.self, reply.body)))
+            case .tickets: return .page(.tickets(try api.decode(ChangesPage<Ticket>.self, reply.body)))
+            case .ticketMessages:
+                return .page(.ticketMessages(try api.decode(ChangesPage<TicketMessage>.self, reply.body)))
+            case .orders: return .page(.orders(try api.decode(ChangesPage<Order>.self, reply.body)))
+            case .devices: return .page(.devices(try api.decode(ChangesPage<Device>.self, reply.body)))
+            }
+        } catch {
+            return .malformed(error)
+        }
+    }
+
+    /// Follows one collection's feed to its end. While page n is applied (in its transaction, with its cursor), page
+    /// n+1 is already requested and decoded — at most one page ahead, so memory stays bounded. A page is applied
+    /// only after every page before it committed, so the stored cursor always names the last committed page.
     private func pull(
         _ collection: SyncCollection, into report: inout Report, progress: @Sendable (Double) async -> Void
     ) async throws(SyncStop) {
         var restarted = false
         var pages = 0
-        while true {
+        resync: while true {
             try stopFlag.check()
             let cursor: String?
             do {
@@ -49,40 +112,65 @@ struct Puller {
             } catch {
                 throw .failed("store: \(error)")
             }
-            let reply: APIClient.Reply
-            do {
-                reply = try await api.changes(collection, cursor: cursor, limit: configuration.pageSize)
-            } catch let error where error.status == 410 && !restarted {
-                // The server cannot resume from this cursor: resync the collection from the beginning (once).
-                restarted = true
-                logger.warning("cursor expired; resyncing from the beginning", metadata: ["collection": "\(collection)"])
-                try await recordState(collection, cursor: .some(nil), state: .initial, error: "cursor expired (410)")
-                events.emit(.cursorReset(collection: collection))
-                continue
-            } catch {
-                try await recordState(collection, cursor: nil, state: .error, error: error.description)
-                throw SyncStop.from(error)
+            var fetched = await fetch(collection, cursor: cursor)
+            while true {
+                let page: DecodedPage
+                switch fetched {
+                case .page(let decoded):
+                    page = decoded
+                case .requestFailed(let error) where error.status == 410 && !restarted:
+                    // The server cannot resume from this cursor: resync the collection from the beginning (once).
+                    restarted = true
+                    logger.warning(
+                        "cursor expired; resyncing from the beginning", metadata: ["collection": "\(collection)"])
+                    try await recordState(collection, cursor: .some(nil), state: .initial, error: "cursor expired (410)")
+                    events.emit(.cursorReset(collection: collection))
+                    continue resync
+                case .requestFailed(let error):
+                    try await recordState(collection, cursor: nil, state: .error, error: error.description)
+                    throw SyncStop.from(error)
+                case .malformed(let error):
+                    try await recordState(collection, cursor: nil, state: .error, error: error.description)
+                    throw .failed("\(collection): \(error)")
+                }
+                let applied: (records: Int, deleted: Int, conflicts: Int, hasMore: Bool)
+                if page.hasMore && !stopFlag.isSet {
+                    async let ahead = fetch(collection, cursor: page.nextCursor)
+                    applied = try await apply(collection, page)
+                    fetched = await ahead
+                } else {
+                    applied = try await apply(collection, page)
+                }
+                pages += 1
+                report.records[collection, default: 0] += applied.records
+                report.deleted += applied.deleted
+                report.conflicts += applied.conflicts
+                events.emit(
+                    .pageApplied(
+                        collection: collection, records: applied.records, deleted: applied.deleted,
+                        hasMore: applied.hasMore))
+                // Pages of unknown number: approach 1 without reaching it until the feed is caught up.
+                await progress(applied.hasMore ? 1 - 1 / Double(pages + 1) : 1)
+                if !applied.hasMore { return }
+                // A stop ends the run here: the page fetched ahead is dropped, its cursor was never stored.
+                try stopFlag.check()
             }
-            let applied: (records: Int, deleted: Int, conflicts: Int, hasMore: Bool)
-            do {
-                applied = try await apply(collection, reply.body)
-            } catch let error as APIError {
-                try await recordState(collection, cursor: nil, state: .error, error: error.description)
-                throw .failed("\(collection): \(error)")
-            } catch {
-                throw .failed("\(collection): store: \(error)")
+        }
+    }
+
+    private func apply(_ collection: SyncCollection, _ page: DecodedPage) async throws(SyncStop)
+        -> (records: Int, deleted: Int, conflicts: Int, hasMore: Bool)
+    {
+        do {
+            switch page {
+            case .clients(let page): return try await applyPlain(page)
+            case .tickets(let page): return try await applyPlain(page)
+            case .ticketMessages(let page): return try await applyPlain(page)
+            case .orders(let page): return try await applyEditable(page)
+            case .devices(let page): return try await applyEditable(page)
             }
-            pages += 1
-            report.records[collection, default: 0] += applied.records
-            report.deleted += applied.deleted
-            report.conflicts += applied.conflicts
-            events.emit(
-                .pageApplied(
-                    collection: collection, records: applied.records, deleted: applied.deleted,
-                    hasMore: applied.hasMore))
-            // Pages of unknown number: approach 1 without reaching it until the feed is caught up.
-            await progress(applied.hasMore ? 1 - 1 / Double(pages + 1) : 1)
-            if !applied.hasMore { return }
+        } catch {
+            throw .failed("\(collection): store: \(error)")
         }
     }
 
@@ -103,19 +191,6 @@ struct Puller {
             }
         } catch {
             throw .failed("store: \(error)")
-        }
-    }
-
-    /// Decodes a page (nothing is written if it does not decode) and applies it with its cursor in one transaction.
-    private func apply(_ collection: SyncCollection, _ body: Data) async throws
-        -> (records: Int, deleted: Int, conflicts: Int, hasMore: Bool)
-    {
-        switch collection {
-        case .clients: return try await applyPlain(try api.decode(ChangesPage<Client>.self, body))
-        case .tickets: return try await applyPlain(try api.decode(ChangesPage<Ticket>.self, body))
-        case .ticketMessages: return try await applyPlain(try api.decode(ChangesPage<TicketMessage>.self, body))
-        case .orders: return try await applyEditable(try api.decode(ChangesPage<Order>.self, body))
-        case .devices: return try await applyEditable(try api.decode(ChangesPage<Device>.self, body))
         }
     }
 
@@ -157,8 +232,12 @@ struct Puller {
             cipher: configuration.passcodeCipher)
         let conflicts = try await store.write { db -> Int in
             var conflicts = 0
+            // One query for the page instead of one per record: most records have no local change.
+            let changed = try Outbox.recordsWithEntries(db, collection: R.collection, ids: page.data.map(\.id))
             for record in page.data {
-                if try rebase.apply(record, db).conflict != nil { conflicts += 1 }
+                if try rebase.apply(record, db, mayHaveEntries: changed.contains(record.id)).conflict != nil {
+                    conflicts += 1
+                }
             }
             for tombstone in page.deleted {
                 conflicts += try deleteWithPendingChildren(

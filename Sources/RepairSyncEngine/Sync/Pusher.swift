@@ -4,9 +4,13 @@ internal import Logging
 internal import RepairSyncModels
 internal import RepairSyncStore
 
-/// Sends due outbox entries, one at a time in outbox order, and applies each acknowledgement together with its
-/// server copy in one transaction. Never retries a change with a different idempotency key unless a rebase made
-/// it a different request.
+/// Sends due outbox entries and applies each acknowledgement together with its server copy in one transaction.
+/// Never retries a change with a different idempotency key unless a rebase made it a different request.
+///
+/// Entries of different records (different order keys) are in flight together, at most
+/// `configuration.pushConcurrency` at a time over the client's keep-alive connections; entries of one record, or of
+/// one ticket's messages, go strictly one after another: `Outbox.due` offers only the oldest unfinished entry of
+/// each order key, and the next one becomes due only once it is done.
 struct Pusher {
     let store: ReplicaStore
     let api: APIClient
@@ -39,8 +43,8 @@ struct Pusher {
                 throw .failed("reading the outbox: \(error)")
             }
             guard !due.isEmpty else { break }
+            var sendable: [OutboxEntry] = []
             for entry in due {
-                try stopFlag.check()
                 if let count = rebases[entry.seq], count > configuration.maxRebasesPerRun {
                     try await write { db in
                         try Outbox.recordFailure(
@@ -48,25 +52,55 @@ struct Pusher {
                             nextAttempt: clock.now().adding(milliseconds: 1000), countsAsAttempt: false)
                     }
                     report.failed += 1
-                    continue
+                } else {
+                    sendable.append(entry)
                 }
-                let result = try await push(entry)
-                switch result {
-                case .done:
-                    report.pushed += 1
-                    report.pushedByCollection[entry.collection.name, default: 0] += 1
-                    events.emit(.pushed(seq: entry.seq, collection: entry.collection, id: entry.recordId))
-                case .rebased(let conflict):
-                    rebases[entry.seq, default: 0] += 1
-                    if conflict { report.conflicts += 1 }
-                case .retryLater: report.failed += 1
-                case .dead: report.dead += 1
-                case .dropped: report.conflicts += 1
-                case .skipped: break
-                }
-                handled += 1
-                await progress(min(1, Double(handled) / Double(total)))
             }
+            // Each due entry is the head of its own order key, so they may all be in flight together.
+            var waiting = sendable[...]
+            var stop: SyncStop?
+            await withTaskGroup(of: (OutboxEntry, Swift.Result<Result, SyncStop>).self) { group in
+                var running = 0
+                func launch() {
+                    while running < max(1, configuration.pushConcurrency), stop == nil, !stopFlag.isSet,
+                        let entry = waiting.popFirst()
+                    {
+                        running += 1
+                        group.addTask {
+                            do throws(SyncStop) {
+                                return (entry, .success(try await push(entry)))
+                            } catch {
+                                return (entry, .failure(error))
+                            }
+                        }
+                    }
+                }
+                launch()
+                // A stop (offline, 401, 429, store error) sends nothing new; requests already in flight finish and are
+                // committed, so the run ends at a request boundary.
+                while let (entry, outcome) = await group.next() {
+                    running -= 1
+                    switch outcome {
+                    case .success(.done):
+                        report.pushed += 1
+                        report.pushedByCollection[entry.collection.name, default: 0] += 1
+                        events.emit(.pushed(seq: entry.seq, collection: entry.collection, id: entry.recordId))
+                    case .success(.rebased(let conflict)):
+                        rebases[entry.seq, default: 0] += 1
+                        if conflict { report.conflicts += 1 }
+                    case .success(.retryLater): report.failed += 1
+                    case .success(.dead): report.dead += 1
+                    case .success(.dropped): report.conflicts += 1
+                    case .success(.skipped): break
+                    case .failure(let error): stop = stop ?? error
+                    }
+                    handled += 1
+                    await progress(min(1, Double(handled) / Double(total)))
+                    launch()
+                }
+            }
+            if let stop { throw stop }
+            try stopFlag.check()
         }
     }
 
@@ -81,9 +115,10 @@ struct Pusher {
         case skipped
     }
 
+    /// Concurrent pushes share commits: marking an entry in flight, acknowledgements, failures.
     private func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(SyncStop) -> T {
         do {
-            return try await store.write(body)
+            return try await store.groupCommit.write(body)
         } catch {
             throw .failed("store: \(error)")
         }
@@ -130,7 +165,7 @@ struct Pusher {
         let rebase = RecordRebase(
             policy: configuration.policy(for: R.collection), clockOffsetMilliseconds: api.clockOffsetMilliseconds,
             now: clock.now(), cipher: configuration.passcodeCipher)
-        try await write { db in try rebase.acknowledge(entry, response: record, db) }
+        try await store.groupCommit.write { db in try rebase.acknowledge(entry, response: record, db) }
         return .done
     }
 
@@ -147,7 +182,7 @@ struct Pusher {
         let message = try api.decode(TicketMessage.self, reply.body)
         events.emit(.accepted(seq: entry.seq, collection: entry.collection, id: entry.recordId))
         let now = clock.now()
-        try await write { db in
+        try await store.groupCommit.write { db in
             try message.upsert(db, syncedAt: now)
             try Outbox.remove(db, seq: entry.seq)
         }

@@ -38,15 +38,21 @@ struct RecordRebase {
     }
 
     /// Takes `remote` (from a changes page or a 412) for a record that may have pending changes.
+    ///
+    /// - Parameter mayHaveEntries: false when the caller knows the record has no outbox entry (a page checks all its
+    ///   records in one query), which saves a query per record.
     @discardableResult
-    func apply<R: EditableRecord>(_ remote: R, _ db: Database) throws -> Outcome {
+    func apply<R: EditableRecord>(_ remote: R, _ db: Database, mayHaveEntries: Bool = true) throws -> Outcome {
         let base = try BaseCopies.load(db, collection: R.collection, id: remote.id)
         if let base, base.version > remote.version {
             // An older copy than the one already taken (e.g. a replayed response): nothing to learn from it.
             return Outcome()
         }
-        let row = try R.fetchOne(db, key: remote.id)?.editableValues
-        let entries = try Outbox.entries(db, collection: R.collection, id: remote.id).filter { $0.kind == .update }
+        // Without a base copy there is no local row to keep edits of (rows come with their base).
+        let row = base == nil ? nil : try R.storedEditableValues(id: remote.id, db)
+        let entries =
+            mayHaveEntries
+            ? try Outbox.entries(db, collection: R.collection, id: remote.id).filter { $0.kind == .update } : []
         let (pending, editedAt) = Self.overlay(entries)
         let unqueued = Self.unqueuedEdits(row: row, base: base, pending: pending)
         var outcome = Outcome()
@@ -106,7 +112,7 @@ struct RecordRebase {
     /// queued or written while the request was in flight stay on top of it.
     func acknowledge<R: EditableRecord>(_ entry: OutboxEntry, response: R, _ db: Database) throws {
         let base = try BaseCopies.load(db, collection: R.collection, id: response.id)
-        let row = try R.fetchOne(db, key: response.id)?.editableValues
+        let row = try R.storedEditableValues(id: response.id, db)
         let entries = try Outbox.entries(db, collection: R.collection, id: response.id).filter { $0.kind == .update }
         let unqueued = Self.unqueuedEdits(row: row, base: base, pending: Self.overlay(entries).values)
         try Outbox.remove(db, seq: entry.seq)

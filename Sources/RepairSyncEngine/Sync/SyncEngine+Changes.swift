@@ -22,10 +22,14 @@ extension SyncEngine {
             ticketId: ticketId, content: content, isInternal: isInternal, id: id ?? UUID().uuidString.lowercased())
     }
 
-    /// Queues what another program changed in the store.
-    public func queueChange(_ kind: LocalChanges.ChangeKind, id: String) throws -> LocalChanges.QueueResult {
-        defer { refreshCounts() }
-        return try changes.queueChange(kind, id: id)
+    /// Queues what another program changed in the store. Durable when this returns; concurrent calls share one
+    /// commit, and one re-read of the counts.
+    public nonisolated func queueChange(_ kind: LocalChanges.ChangeKind, id: String) async throws
+        -> LocalChanges.QueueResult
+    {
+        let result = try await changes.queueChange(kind, id: id)
+        await refreshOutboxCounts()
+        return result
     }
 
     /// Changes not yet on the server and not given up on (pending, being sent, waiting to retry, held).

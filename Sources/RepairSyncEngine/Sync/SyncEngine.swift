@@ -24,6 +24,11 @@ public actor SyncEngine {
     private var active: Task<SyncReport, Never>?
     private var followUp: (request: RunRequest, task: Task<SyncReport, Never>)?
     private var runNumber = 0
+    /// Outbox count refreshes asked for, whether one is reading, and who waits for a read (see
+    /// `refreshOutboxCounts`).
+    private var outboxRefreshesWanted = 0
+    private var outboxRefreshReading = false
+    private var outboxRefreshWaiters: [(asked: Int, continuation: CheckedContinuation<Void, Never>)] = []
 
     struct RunRequest: Sendable {
         var collections: Set<SyncCollection>
@@ -296,6 +301,42 @@ public actor SyncEngine {
         } catch {
             logger.error("reading status counts failed", metadata: ["error": "\(error)"])
         }
+    }
+
+    /// Re-reads the outbox and conflict counts only (a local change leaves the record counts as they are), and
+    /// returns once a read that started after this call is published. Calls that arrive while a read is under way
+    /// wait for the next one, so many concurrent changes cost a few reads, not one each.
+    func refreshOutboxCounts() async {
+        outboxRefreshesWanted += 1
+        let asked = outboxRefreshesWanted
+        if outboxRefreshReading {
+            await withCheckedContinuation { outboxRefreshWaiters.append((asked, $0)) }
+            return
+        }
+        outboxRefreshReading = true
+        while true {
+            let covers = outboxRefreshesWanted
+            do {
+                let (counts, open, byOutcome) = try await store.read { db in
+                    (try Outbox.counts(db), try ConflictLog.openCount(db), try ConflictLog.countsByOutcome(db))
+                }
+                publish { status in
+                    status.pending = counts.pending
+                    status.failed = counts.failed
+                    status.dead = counts.dead
+                    status.held = counts.held
+                    status.openConflicts = open
+                    status.metrics.conflictsByOutcome = byOutcome
+                }
+            } catch {
+                logger.error("reading status counts failed", metadata: ["error": "\(error)"])
+            }
+            let done = outboxRefreshWaiters.filter { $0.asked <= covers }
+            outboxRefreshWaiters.removeAll { $0.asked <= covers }
+            for waiter in done { waiter.continuation.resume() }
+            if outboxRefreshesWanted == covers { break }
+        }
+        outboxRefreshReading = false
     }
 
     private static func counts(_ store: ReplicaStore, into status: EngineStatus) throws -> EngineStatus {

@@ -22,11 +22,39 @@ public struct Money: Sendable, Hashable, Comparable {
     /// Parses plain decimal text: an optional `-`, digits, optionally `.` and digits. Nothing else is accepted
     /// (no spaces, exponents, thousands separators or trailing garbage), unlike `Decimal(string:)`.
     public init?(exactly text: some StringProtocol) {
-        guard Money.isPlainDecimal(text.utf8),
-            let value = Decimal(string: String(text), locale: Locale(identifier: "en_US_POSIX")),
-            !value.isNaN
-        else { return nil }
+        guard Money.isPlainDecimal(text.utf8) else { return nil }
+        if let value = Money.parseShort(text.utf8) {
+            self.amount = value
+            return
+        }
+        guard let value = Decimal(string: String(text), locale: Money.posix), !value.isNaN else { return nil }
         self.amount = value
+    }
+
+    private static let posix = Locale(identifier: "en_US_POSIX")
+
+    /// Plain decimal text of up to 18 digits (every amount a shop sees): the digits fit a UInt64 significand, so the
+    /// value is built exactly without Decimal's string parser (which dominated page decoding). Nil for longer text.
+    private static func parseShort(_ bytes: some Collection<UInt8>) -> Decimal? {
+        var negative = false
+        var significand: UInt64 = 0
+        var digits = 0
+        var fractionDigits = 0
+        var afterDot = false
+        for byte in bytes {
+            switch byte {
+            case UInt8(ascii: "-"): negative = true
+            case UInt8(ascii: "."): afterDot = true
+            default:
+                digits += 1
+                guard digits <= 18 else { return nil }
+                significand = significand * 10 + UInt64(byte &- UInt8(ascii: "0"))
+                if afterDot { fractionDigits += 1 }
+            }
+        }
+        // Decimal's negative zero is its NaN: zero is zero whatever its sign and scale.
+        guard significand != 0 else { return Decimal(0) }
+        return Decimal(sign: negative ? .minus : .plus, exponent: -fractionDigits, significand: Decimal(significand))
     }
 
     public static let zero = Money(Decimal(0))

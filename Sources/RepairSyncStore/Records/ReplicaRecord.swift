@@ -11,13 +11,16 @@ public protocol ReplicaRecord: SyncRecord, FetchableRecord, TableRecord {
     static var columnNames: [String] { get }
     /// The record's values in the order of `columnNames`.
     var databaseArguments: StatementArguments { get }
+    /// The cached-statement SQL that writes a record (`makeUpsertSQL()`, built once per type: it is the key of the
+    /// statement cache, looked up for every record of a page).
+    static var upsertSQL: String { get }
 }
 
 extension ReplicaRecord {
     public static var databaseTableName: String { collection.name }
 
     /// `INSERT INTO t (c1, …, synced_at) VALUES (?, …) ON CONFLICT(id) DO UPDATE SET c1 = excluded.c1, …`
-    static var upsertSQL: String {
+    static func makeUpsertSQL() -> String {
         let columns = columnNames + ["synced_at"]
         let placeholders = Array(repeating: "?", count: columns.count).joined(separator: ", ")
         let updates = columns.filter { $0 != "id" }.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")

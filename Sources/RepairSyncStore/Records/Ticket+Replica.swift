@@ -2,6 +2,7 @@ public import GRDB
 public import RepairSyncModels
 
 extension Ticket: ReplicaRecord {
+    public static let upsertSQL = makeUpsertSQL()
     public static let columnNames = CodingKeys.allCases.map(\.stringValue)
 
     public init(row: Row) throws {

@@ -1,0 +1,41 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Scenario 5: what the daemon costs with nothing to do — restarted on the large shop's store, after its start-up
+/// run, watched for `idleSeconds`.
+extension BenchRun {
+    func idle(directory: String, baseURL: String) throws -> [ResultRow] {
+        Log.say("==> idle for \(plan.idleSeconds) s")
+        let daemon = try DaemonProcess(binary: plan.binary("repairsyncd"), directory: directory, baseURL: baseURL)
+        defer { daemon.stop() }
+        do {
+            let control = try daemon.connect()
+            try Self.requireSuccess(try daemon.waitForRuns(1, client: control))
+        }
+        // The status returns from `completed` to `idle` 2 s after a run.
+        sleep(5)
+        let cpuBefore = ProcessStats.cpuSeconds(daemon.pid)
+        let switchesBefore = ProcessStats.contextSwitches(daemon.pid)
+        sleep(UInt32(plan.idleSeconds))
+        let cpu = ProcessStats.cpuSeconds(daemon.pid) - cpuBefore
+        let wakeups = Double(ProcessStats.switches(from: switchesBefore, to: ProcessStats.contextSwitches(daemon.pid)))
+            / Double(plan.idleSeconds)
+        let rss = ProcessStats.residentMiB(daemon.pid)
+        let anonymous = ProcessStats.anonymousResidentMiB(daemon.pid)
+        let share = cpu / Double(plan.idleSeconds) * 100
+        Log.say("    CPU \(cpu) s, \(wakeups) context switches/s, RSS \(Format.mib(rss))")
+        return [
+            ResultRow(
+                scenario: "idle CPU over \(plan.idleSeconds) s", measured: String(format: "%.2f s (%.3f %% of a core)", cpu, share),
+                baseline: String(format: "%.1f context switches/s", wakeups), ratio: "—", target: "< 0.1 % of a core",
+                passed: share < 0.1),
+            ResultRow(
+                scenario: "idle RSS (after start-up on the \(plan.orders)-order store)", measured: Format.mib(rss),
+                baseline: "of which anonymous \(Format.mib(anonymous)), mapped files \(Format.mib(rss - anonymous))",
+                ratio: "—", target: "≤ 25 MiB", passed: rss <= 25),
+        ]
+    }
+}

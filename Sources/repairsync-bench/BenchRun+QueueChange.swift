@@ -1,0 +1,109 @@
+import Foundation
+import GRDB
+import RepairSyncControl
+
+/// Scenario 3: `queueChange` over the socket from 1 and from 20 clients, against a bare FULL commit; and the badge.
+extension BenchRun {
+    func queueChange(daemon: DaemonProcess, control: ControlClient) async throws -> [ResultRow] {
+        Log.say("==> queueChange")
+        // Paused: the changes stay queued (the push scenario sends them) and no run competes with the calls.
+        _ = try control.call("pause")
+        let ids = try orderIds(daemon.storePath)[plan.queuedRange].map(\.id)
+        try editAtTheCounter(ids, storePath: daemon.storePath)
+        let floorPath = (daemon.directory as NSString).appendingPathComponent("state/floor-commit.sqlite")
+        var floor = try SQLiteFloor.fullCommits(at: floorPath, count: 500)
+
+        var single = Samples()
+        for id in ids.prefix(ScenarioPlan.singleClientCalls) {
+            single.append(try Self.timedQueueChange(control, id: id))
+        }
+        floor.append(contentsOf: try SQLiteFloor.fullCommits(at: floorPath, count: 500))
+
+        let rest = Array(ids.dropFirst(ScenarioPlan.singleClientCalls))
+        let clients = ScenarioPlan.concurrentClients
+        let chunks = (0..<clients).map { client in stride(from: client, to: rest.count, by: clients).map { rest[$0] } }
+        let socket = daemon.socketPath
+        let start = ContinuousClock.now
+        let concurrent = try await withThrowingTaskGroup(of: Samples.self) { group in
+            for chunk in chunks {
+                group.addTask {
+                    try await Self.blocking {
+                        let client = try ControlClient(path: socket)
+                        var samples = Samples()
+                        for id in chunk { samples.append(try Self.timedQueueChange(client, id: id)) }
+                        return samples
+                    }
+                }
+            }
+            var all = Samples()
+            for try await samples in group { all.append(contentsOf: samples) }
+            return all
+        }
+        let wall = ContinuousClock.now - start
+        let rate = Double(rest.count) / wall.seconds
+        let floorRate = 1000 / floor.median
+        let pending = try control.call("status")["pending"]?.intValue ?? -1
+        guard pending == ids.count else { throw BenchError("expected \(ids.count) pending changes, status says \(pending)") }
+        Log.say(
+            "    floor p50 \(Format.ms(floor.median)) p99 \(Format.ms(floor.p99)); 1 client p50 \(Format.ms(single.median)) p99 \(Format.ms(single.p99)); 20 clients \(Format.rate(rate, "changes"))"
+        )
+        return [
+            ResultRow(
+                scenario: "queueChange, 1 client (p50 / p99)",
+                measured: "\(Format.ms(single.median)) / \(Format.ms(single.p99))",
+                baseline: "FULL commit \(Format.ms(floor.median)) / \(Format.ms(floor.p99))",
+                ratio: "p99 " + Format.ratio(single.p99 / floor.p99), target: "p99 ≤ 2× floor p99",
+                passed: single.p99 <= 2 * floor.p99),
+            ResultRow(
+                scenario: "queueChange, 20 clients",
+                measured: "\(Format.rate(rate, "changes")) (p50 \(Format.ms(concurrent.median)), p99 \(Format.ms(concurrent.p99)))",
+                baseline: "one FULL commit each: \(Format.rate(floorRate, "commits"))", ratio: Format.ratio(rate / floorRate),
+                target: "≥ 10000 changes/s", passed: rate >= 10_000),
+        ]
+    }
+
+    /// Another program changes the orders' notes in the replica (one transaction), as a counter tool does before it
+    /// calls `queueChange`.
+    func editAtTheCounter(_ ids: [String], storePath: String) throws {
+        try withReplica(storePath) { db in
+            try db.inTransaction {
+                let statement = try db.makeStatement(sql: "UPDATE orders SET notes = ? WHERE id = ?")
+                for id in ids { try statement.execute(arguments: ["edited at the counter (bench)", id]) }
+                return .commit
+            }
+        }
+    }
+
+    static func timedQueueChange(_ client: ControlClient, id: String) throws -> Double {
+        let start = ContinuousClock.now
+        let result = try client.call("queueChange", .object(["kind": .string("order-updated"), "id": .string(id)]))
+        let elapsed = (ContinuousClock.now - start).milliseconds
+        guard result["queued"]?.boolValue == true else { throw BenchError("queueChange \(id): \(result)") }
+        return elapsed
+    }
+
+    /// `repairctl status --badge` as a status bar runs it, against starting `/bin/true`.
+    func badge(daemon: DaemonProcess) throws -> [ResultRow] {
+        Log.say("==> repairctl status --badge")
+        let repairctl = plan.binary("repairctl").path
+        let environment = ["REPAIRSYNCD_SOCKET": daemon.socketPath]
+        var badge = Samples()
+        var baseline = Samples()
+        for round in 0..<43 {
+            let truth = try Spawn.time(["/bin/true"])
+            let badgeTime = try Spawn.time([repairctl, "status", "--badge"], environment: environment)
+            // The first rounds warm the page cache.
+            if round >= 3 {
+                baseline.append(truth)
+                badge.append(badgeTime)
+            }
+        }
+        Log.say("    badge median \(Format.ms(badge.median)), /bin/true \(Format.ms(baseline.median))")
+        return [
+            ResultRow(
+                scenario: "repairctl status --badge (median of 40)", measured: Format.ms(badge.median),
+                baseline: "/bin/true \(Format.ms(baseline.median))", ratio: Format.ratio(badge.median / baseline.median),
+                target: "≤ 30 ms", passed: badge.median <= 30)
+        ]
+    }
+}

@@ -1,0 +1,85 @@
+import ArgumentParser
+import Foundation
+
+/// `repairsync-bench`: the performance scenarios of issue 10 against the real binaries (repair-api-dev, repairsyncd,
+/// repairctl) as processes. Every timing is shown beside a baseline measured in the same run, because the machines
+/// these run on are noisy. `scripts/bench` builds in release mode and runs this.
+@main
+struct RepairSyncBench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "repairsync-bench",
+        abstract: "Runs every performance scenario and prints the table (and writes it into a Markdown file).")
+
+    @Option(help: ArgumentHelp("The directory with the release binaries (repair-api-dev, repairsyncd, repairctl).",
+        valueName: "dir"))
+    var bin: String
+
+    @Option(help: "Orders in the large shop (devices 1.5×, clients ½×, tickets ½×, messages 2× as many).")
+    var orders = 100_000
+
+    @Option(help: "Orders in the small shop (the second size for peak RSS and for the scale scenario).")
+    var smallOrders = 10_000
+
+    @Option(help: "Changes pushed with no added latency (and sent by the sequential baseline).")
+    var pushChanges = 10_000
+
+    @Option(help: "Changes pushed with added latency (and sent by the sequential baseline).")
+    var slowPushChanges = 1_000
+
+    @Option(help: "Added latency per API request in the slow push scenario, in milliseconds.")
+    var latencyMs = 20
+
+    @Option(help: "Seconds the idle daemon is watched.")
+    var idleSeconds = 60
+
+    @Option(help: ArgumentHelp("Where the processes keep their files (a new temporary directory by default).",
+        valueName: "dir"))
+    var work: String?
+
+    @Option(help: ArgumentHelp("A Markdown file to write the results into, between the bench markers.", valueName: "path"))
+    var markdown: String?
+
+    @Option(help: "The commit being measured (for the report).")
+    var commit = "unknown"
+
+    func validate() throws {
+        guard orders >= 2 * smallOrders, smallOrders >= 1000 else {
+            throw ValidationError("--orders must be at least twice --small-orders, and --small-orders at least 1000")
+        }
+        let needed = ScenarioPlan.ordersNeeded(pushChanges: pushChanges, slowPushChanges: slowPushChanges)
+        guard orders >= needed else {
+            throw ValidationError("--orders must be at least \(needed) for these change counts")
+        }
+    }
+
+    func run() async throws {
+        let directory = try work ?? Self.temporaryDirectory()
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let plan = ScenarioPlan(
+            binaries: URL(fileURLWithPath: bin), workDirectory: directory, orders: orders, smallOrders: smallOrders,
+            pushChanges: pushChanges, slowPushChanges: slowPushChanges, latencyMilliseconds: latencyMs,
+            idleSeconds: idleSeconds)
+        let started = ContinuousClock.now
+        let results = try await BenchRun(plan: plan).run()
+        let report = BenchReport(
+            results: results, machine: Machine.current(), commit: commit, plan: plan,
+            wallTime: ContinuousClock.now - started)
+        Log.say("")
+        print(report.table())
+        if let markdown { try report.write(into: markdown) }
+        if work == nil { try? FileManager.default.removeItem(atPath: directory) }
+    }
+
+    static func temporaryDirectory() throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("repairsync-bench-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+}
+
+/// Progress lines on standard error, so the table on standard output stays clean.
+enum Log {
+    static func say(_ line: String) {
+        FileHandle.standardError.write(Data((line + "\n").utf8))
+    }
+}

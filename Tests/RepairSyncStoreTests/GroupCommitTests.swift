@@ -1,0 +1,162 @@
+import Dispatch
+import Foundation
+import GRDB
+import RepairSyncStore
+import RepairSyncTestSupport
+import Synchronization
+import Testing
+
+/// Group commit: writers that arrive while a commit is under way share the next one, each keeps its own result,
+/// and everything acknowledged is in the file when read by a new connection.
+@Suite struct GroupCommitTests {
+    /// Counts the commits that wrote to `scratch`.
+    final class CommitCounter: TransactionObserver, Sendable {
+        private let counts = Mutex((changed: false, commits: 0))
+        var commits: Int { counts.withLock { $0.commits } }
+
+        func observes(eventsOfKind eventKind: DatabaseEventKind) -> Bool { eventKind.tableName == "scratch" }
+        func databaseDidChange(with event: DatabaseEvent) { counts.withLock { $0.changed = true } }
+        func databaseDidCommit(_ db: Database) {
+            counts.withLock { counts in
+                if counts.changed { counts.commits += 1 }
+                counts.changed = false
+            }
+        }
+        func databaseDidRollback(_ db: Database) { counts.withLock { $0.changed = false } }
+    }
+
+    /// Opens a store with a scratch table and a commit counter.
+    func store(_ dir: TemporaryDirectory) throws -> (ReplicaStore, CommitCounter) {
+        let store = try ReplicaStore.open(at: dir.path("replica.sqlite"))
+        try store.write { db in try db.execute(sql: "CREATE TABLE scratch (n INTEGER PRIMARY KEY)") }
+        let counter = CommitCounter()
+        store.writer.add(transactionObserver: counter, extent: .databaseLifetime)
+        return (store, counter)
+    }
+
+    /// The first write holds its transaction open until `others` writes are queued behind it, so the batching is
+    /// deterministic: those all go into the second commit.
+    func writeBehindABlockedLeader(
+        _ store: ReplicaStore, others: Int, work: @escaping @Sendable (Int, Database) throws -> Void
+    ) async throws -> [Result<Int, any Error>] {
+        let release = DispatchSemaphore(value: 0)
+        let (started, startedContinuation) = AsyncStream.makeStream(of: Void.self)
+        return try await withThrowingTaskGroup(of: (Int, Result<Int, any Error>).self) { group in
+            group.addTask {
+                let value = try await store.groupCommit.write { db in
+                    startedContinuation.yield()
+                    release.wait()
+                    try work(0, db)
+                    return 0
+                }
+                return (0, .success(value))
+            }
+            var iterator = started.makeAsyncIterator()
+            await iterator.next()
+            for n in 1...others {
+                group.addTask {
+                    do {
+                        return (n, .success(try await store.groupCommit.write { db in
+                            try work(n, db)
+                            return n
+                        }))
+                    } catch {
+                        return (n, .failure(error))
+                    }
+                }
+            }
+            while store.groupCommit.queuedWrites < others { await Task.yield() }
+            release.signal()
+            var results = [Result<Int, any Error>](repeating: .success(-1), count: others + 1)
+            for try await (n, result) in group { results[n] = result }
+            return results
+        }
+    }
+
+    @Test("writes queued during a commit share the next one, and every acknowledged write is on disk")
+    func concurrentWritesShareOneCommit() async throws {
+        let dir = try TemporaryDirectory()
+        let (store, counter) = try store(dir)
+        let results = try await writeBehindABlockedLeader(store, others: 49) { n, db in
+            try db.execute(sql: "INSERT INTO scratch (n) VALUES (?)", arguments: [n])
+        }
+        #expect(results.map { try? $0.get() } == Array(0...49))
+        #expect(counter.commits == 2, "the leader's commit, then one for the 49 queued behind it")
+        try store.close()
+
+        // A new connection reads what was acknowledged.
+        let reopened = try DatabaseQueue(path: dir.path("replica.sqlite"))
+        let stored = try await reopened.read { db in try Int.fetchAll(db, sql: "SELECT n FROM scratch ORDER BY n") }
+        #expect(stored == Array(0...49))
+    }
+
+    @Test("a write that fails in a shared commit rolls back alone and its caller alone gets the error")
+    func failedWriteRollsBackAlone() async throws {
+        struct Refused: Error {}
+        let dir = try TemporaryDirectory()
+        let (store, counter) = try store(dir)
+        let results = try await writeBehindABlockedLeader(store, others: 3) { n, db in
+            try db.execute(sql: "INSERT INTO scratch (n) VALUES (?)", arguments: [n])
+            if n == 2 { throw Refused() }
+        }
+        #expect(results.map { try? $0.get() } == [0, 1, nil, 3])
+        #expect(throws: Refused.self) { try results[2].get() }
+        #expect(counter.commits == 2)
+        let stored = try await store.read { db in try Int.fetchAll(db, sql: "SELECT n FROM scratch ORDER BY n") }
+        #expect(stored == [0, 1, 3], "the refused write's own insert was rolled back, the others kept")
+    }
+
+    @Test("a lone write commits at once, without waiting for company")
+    func loneWrite() async throws {
+        let dir = try TemporaryDirectory()
+        let (store, counter) = try store(dir)
+        for n in 0..<3 {
+            #expect(try await store.groupCommit.write { db in
+                try db.execute(sql: "INSERT INTO scratch (n) VALUES (?)", arguments: [n])
+                return n
+            } == n)
+        }
+        #expect(counter.commits == 3)
+    }
+
+    @Test("a leader whose task was cancelled still commits the writes queued with it")
+    func cancelledLeaderCommitsTheBatch() async throws {
+        let dir = try TemporaryDirectory()
+        let (store, _) = try store(dir)
+        @Sendable func insert(_ n: Int) async throws -> Int {
+            try await store.groupCommit.write { db in
+                try db.execute(sql: "INSERT INTO scratch (n) VALUES (?)", arguments: [n])
+                return n
+            }
+        }
+        let release = DispatchSemaphore(value: 0)
+        let (started, startedContinuation) = AsyncStream.makeStream(of: Void.self)
+        let first = Task {
+            try await store.groupCommit.write { db in
+                startedContinuation.yield()
+                release.wait()
+                try db.execute(sql: "INSERT INTO scratch (n) VALUES (0)")
+                return 0
+            }
+        }
+        var iterator = started.makeAsyncIterator()
+        await iterator.next()
+        // Writer 1 queues first behind the blocked commit, so it leads the next batch; its client goes away.
+        let cancelled = Task { try await insert(1) }
+        while store.groupCommit.queuedWrites < 1 { await Task.yield() }
+        cancelled.cancel()
+        let others = Task {
+            try await withThrowingTaskGroup(of: Int.self) { group in
+                for n in 2...4 { group.addTask { try await insert(n) } }
+                return try await group.reduce(into: []) { $0.append($1) }.sorted()
+            }
+        }
+        while store.groupCommit.queuedWrites < 4 { await Task.yield() }
+        release.signal()
+        #expect(try await first.value == 0)
+        #expect(try await cancelled.value == 1, "committed: the cancellation came after it was queued")
+        #expect(try await others.value == [2, 3, 4])
+        let stored = try await store.read { db in try Int.fetchAll(db, sql: "SELECT n FROM scratch ORDER BY n") }
+        #expect(stored == [0, 1, 2, 3, 4])
+    }
+}

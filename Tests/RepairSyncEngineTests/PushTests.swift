@@ -186,7 +186,8 @@ struct PushTests {
             #expect(try await h.counter("requests") == requests + 1, "only the counters request itself")
 
             // Once the time is up, the change goes through; the server saw no request too early.
-            let gate = try #require(h.engine.api.remainingWait)
+            // (On a loaded machine the gate may already be over: then only the entry's own time is left.)
+            let gate = h.engine.api.remainingWait ?? .zero
             let entryWait = Duration.milliseconds(try #require(entry.nextAttemptAt).millisecondsSince1970 - Timestamp.now().millisecondsSince1970)
             try await Task.sleep(for: max(gate, entryWait) + .milliseconds(20))
             let report = await h.engine.sync([.orders])

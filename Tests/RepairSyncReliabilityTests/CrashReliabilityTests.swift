@@ -15,7 +15,7 @@ struct CrashReliabilityTests {
         #expect(Int(report.figure("SIGKILLs during the push")?.value ?? "") ?? 0 >= 20)
     }
 
-    @Test("a 11,000-record initial sync, 8 SIGKILLs: at most one page per collection fetched again per restart, converged")
+    @Test("a 11,000-record initial sync, 8 SIGKILLs: at most two pages per collection fetched again per restart (applied + ahead), converged")
     func crashDuringPull() async throws {
         let report = try await CrashDuringPull(orders: 2000, pageSize: 100, kills: 8, seed: 11).run()
         print(ReportTable.text([report]))

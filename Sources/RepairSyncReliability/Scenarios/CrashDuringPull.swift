@@ -2,9 +2,9 @@ internal import Foundation
 internal import RepairSyncControl
 
 /// Scenario 2: a large initial sync, the daemon killed with SIGKILL at random pages and started again each time.
-/// The server counts pages it serves again (same collection and cursor): after each restart at most one per
-/// collection — the page that was in flight, or the caught-up cursor a finished collection asks again — and at the
-/// end the replica equals the server.
+/// The server counts pages it serves again (same collection and cursor): after each restart at most two per
+/// collection — the page being applied and the one the daemon had fetched ahead, or the caught-up cursor a finished
+/// collection asks again — and at the end the replica equals the server.
 public struct CrashDuringPull: Sendable {
     public var orders = 2000
     public var pageSize = 100
@@ -56,7 +56,8 @@ public struct CrashDuringPull: Sendable {
                     report.add(.atLeast("SIGKILLs during the pull", killed, kills))
                     report.add(Figure("pages served in all", "\(served)"))
                     report.add(Figure("pages served again in all", "\(repeatsTotal)"))
-                    report.add(.atMost("pages served again per collection per restart (worst)", worstRepeats, 1))
+                    // The page being applied and the one fetched ahead of it (docs/architecture.md, "Pull").
+                    report.add(.atMost("pages served again per collection per restart (worst)", worstRepeats, 2))
                     report.add(.check("integrity_check", integrity == "ok", integrity))
                     report.add(.count("records differing from the server", convergence.mismatches, mustBe: 0))
                     report.notes += convergence.examples

@@ -161,6 +161,8 @@ let package = Package(
             dependencies: [
                 "RepairSyncStore",
                 "RepairSyncControl",
+                // The process helpers (spawn, sd_notify readiness, status subscriptions) the reliability suite uses.
+                "RepairSyncReliability",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),

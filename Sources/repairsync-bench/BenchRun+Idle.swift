@@ -1,4 +1,6 @@
 import Foundation
+import RepairSyncControl
+import RepairSyncReliability
 
 #if canImport(Glibc)
     import Glibc
@@ -7,16 +9,18 @@ import Foundation
 /// Scenario 5: what the daemon costs with nothing to do — restarted on the large shop's store, after its start-up
 /// run, watched for `idleSeconds`.
 extension BenchRun {
-    func idle(directory: String, baseURL: String) throws -> [ResultRow] {
+    func idle(directory: String, baseURL: String) async throws -> [ResultRow] {
         Log.say("==> idle for \(plan.idleSeconds) s")
-        let daemon = try DaemonProcess(binary: plan.binary("repairsyncd"), directory: directory, baseURL: baseURL)
-        defer { daemon.stop() }
-        do {
-            let control = try daemon.connect()
-            try Self.requireSuccess(try daemon.waitForRuns(1, client: control))
+        let daemon = try Self.daemon(directory: directory, baseURL: baseURL)
+        defer {
+            daemon.process?.signal(SIGKILL)
+            daemon.notify.close()
         }
-        // The status returns from `completed` to `idle` 2 s after a run.
-        sleep(5)
+        try Self.requireSuccess(try await Self.startAndWaitForFirstRun(daemon).status)
+        // Watched from the moment the status is back to `idle` after the start-up run (it says `completed` a moment).
+        guard try await daemon.waitForStatus(timeout: 60, { $0["state"]?.stringValue == "idle" }) != nil else {
+            throw BenchError("the daemon did not go idle after its start-up run")
+        }
         let cpuBefore = ProcessStats.cpuSeconds(daemon.pid)
         let switchesBefore = ProcessStats.contextSwitches(daemon.pid)
         sleep(UInt32(plan.idleSeconds))
@@ -26,6 +30,7 @@ extension BenchRun {
         let rss = ProcessStats.residentMiB(daemon.pid)
         let anonymous = ProcessStats.anonymousResidentMiB(daemon.pid)
         let share = cpu / Double(plan.idleSeconds) * 100
+        await daemon.stop()
         Log.say("    CPU \(cpu) s, \(wakeups) context switches/s, RSS \(Format.mib(rss))")
         return [
             ResultRow(

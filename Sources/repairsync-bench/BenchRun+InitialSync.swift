@@ -1,7 +1,8 @@
 import Foundation
+import RepairSyncControl
+import RepairSyncReliability
 import GRDB
 import NIOHTTP1
-import RepairSyncControl
 
 /// Scenario 1: the first sync of a shop, against the floor; peak RSS at two sizes.
 extension BenchRun {
@@ -25,9 +26,7 @@ extension BenchRun {
     /// plus the same rows inserted into an empty replica file in one transaction.
     func initialSync(daemon: DaemonProcess, api: PlainClient) async throws -> InitialSync {
         Log.say("==> initial sync of the large shop")
-        let control = try daemon.connect()
-        let status = try daemon.waitForRuns(1, client: control)
-        let time = ContinuousClock.now - daemon.started
+        let (status, time) = try await Self.startAndWaitForFirstRun(daemon)
         try Self.requireSuccess(status)
         let peak = ProcessStats.peakResidentMiB(daemon.pid)
         let records = Self.records(status)
@@ -45,11 +44,9 @@ extension BenchRun {
     }
 
     /// The small shop's initial sync: its peak RSS is the second size.
-    func smallInitialSync(_ daemon: DaemonProcess) throws -> InitialSync {
+    func smallInitialSync(_ daemon: DaemonProcess) async throws -> InitialSync {
         Log.say("==> initial sync of the small shop")
-        let control = try daemon.connect()
-        let status = try daemon.waitForRuns(1, client: control)
-        let time = ContinuousClock.now - daemon.started
+        let (status, time) = try await Self.startAndWaitForFirstRun(daemon)
         try Self.requireSuccess(status)
         let peak = ProcessStats.peakResidentMiB(daemon.pid)
         Log.say("    repairsyncd: \(Self.records(status)) records in \(Format.seconds(time)), peak RSS \(Format.mib(peak))")

@@ -1,6 +1,7 @@
 import Foundation
-import NIOHTTP1
 import RepairSyncControl
+import RepairSyncReliability
+import NIOHTTP1
 
 /// Scenario 4: pushing queued changes, with and without added latency, against a plain client sending the same
 /// kind of requests one after another.

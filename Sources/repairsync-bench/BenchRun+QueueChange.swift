@@ -1,6 +1,7 @@
 import Foundation
-import GRDB
 import RepairSyncControl
+import RepairSyncReliability
+import GRDB
 
 /// Scenario 3: `queueChange` over the socket from 1 and from 20 clients, against a bare FULL commit; and the badge.
 extension BenchRun {

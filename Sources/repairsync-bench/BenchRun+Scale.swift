@@ -1,6 +1,7 @@
 import Foundation
-import NIOHTTP1
 import RepairSyncControl
+import RepairSyncReliability
+import NIOHTTP1
 
 /// Scenario 6: pulling the same number of changed records from a large and from a small store.
 extension BenchRun {
@@ -10,7 +11,7 @@ extension BenchRun {
         Log.say("==> pull of \(ScenarioPlan.scaleChanges) changed orders, large store vs small store")
         let largeIds = try orderIds(large.storePath)[plan.scaleRange].map(\.id)
         let smallIds = try orderIds(small.storePath).prefix(ScenarioPlan.scaleChanges).map(\.id)
-        let smallControl = try small.connect()
+        let smallControl = try ControlClient(path: small.socketPath)
         var largeTimes = Samples()
         var smallTimes = Samples()
         // The pulls take tens of milliseconds: the fastest of five rounds each, interleaved, so that a moment of

@@ -1,6 +1,11 @@
 import Foundation
 import GRDB
 import RepairSyncControl
+import RepairSyncReliability
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Runs the scenarios in order against one large and one small shop. The large daemon lives from its initial sync
 /// to the push scenarios; then it is restarted on its store and watched while idle.
@@ -14,54 +19,80 @@ struct BenchRun {
     func run() async throws -> [ResultRow] {
         var rows: [ResultRow] = []
         Log.say("==> seeding the large shop (\(plan.orders) orders) and the small one (\(plan.smallOrders))")
-        let large = try BackendProcess(
-            binary: plan.binary("repair-api-dev"), database: plan.path("large-backend.sqlite"), orders: plan.orders,
-            log: plan.path("large-backend.log"))
-        defer { large.stop() }
-        Log.say("    large: \(large.seedLine)")
-        let small = try BackendProcess(
-            binary: plan.binary("repair-api-dev"), database: plan.path("small-backend.sqlite"),
-            orders: plan.smallOrders, log: plan.path("small-backend.log"))
-        defer { small.stop() }
-        Log.say("    small: \(small.seedLine)")
-        let largeAPI = PlainClient(baseURL: large.baseURL, token: BackendProcess.token)
-        let smallAPI = PlainClient(baseURL: small.baseURL, token: BackendProcess.token)
+        let large = try await APIServerProcess(
+            database: plan.path("large-backend.sqlite"), orders: plan.orders, logPath: plan.path("large-backend.log"))
+        defer { large.process.signal(SIGTERM) }
+        Log.say("    large: \(Self.seedLine(large))")
+        let small = try await APIServerProcess(
+            database: plan.path("small-backend.sqlite"), orders: plan.smallOrders, logPath: plan.path("small-backend.log"))
+        defer { small.process.signal(SIGTERM) }
+        Log.say("    small: \(Self.seedLine(small))")
+        let largeAPI = PlainClient(baseURL: large.baseURL, token: APIServerProcess.token)
+        let smallAPI = PlainClient(baseURL: small.baseURL, token: APIServerProcess.token)
 
         // Twice, each time on an empty store, each beside its own floor: the best of each counts, so that a burst of
         // other work on the machine during one of them does not decide the ratio. The second daemon stays for the
         // scenarios that follow.
-        let first = try DaemonProcess(
-            binary: plan.binary("repairsyncd"), directory: plan.path("daemon-large-first"), baseURL: large.baseURL)
-        let firstSync: InitialSync
-        do {
-            defer { first.stop() }
-            firstSync = try await initialSync(daemon: first, api: largeAPI)
+        let first = try Self.daemon(directory: plan.path("daemon-large-first"), baseURL: large.baseURL)
+        defer {
+            first.process?.signal(SIGKILL)
+            first.notify.close()
         }
-        let daemon = try DaemonProcess(
-            binary: plan.binary("repairsyncd"), directory: plan.path("daemon-large"), baseURL: large.baseURL)
-        var daemonStopped = false
-        defer { if !daemonStopped { daemon.stop() } }
+        let firstSync = try await initialSync(daemon: first, api: largeAPI)
+        await first.stop()
+        let daemon = try Self.daemon(directory: plan.path("daemon-large"), baseURL: large.baseURL)
+        defer {
+            daemon.process?.signal(SIGKILL)
+            daemon.notify.close()
+        }
         let largeSync = InitialSync.best(firstSync, try await initialSync(daemon: daemon, api: largeAPI))
-        let control = try daemon.connect()
+        let control = try ControlClient(path: daemon.socketPath)
 
-        let smallDaemon = try DaemonProcess(
-            binary: plan.binary("repairsyncd"), directory: plan.path("daemon-small"), baseURL: small.baseURL)
-        defer { smallDaemon.stop() }
-        let smallSync = try smallInitialSync(smallDaemon)
+        let smallDaemon = try Self.daemon(directory: plan.path("daemon-small"), baseURL: small.baseURL)
+        defer {
+            smallDaemon.process?.signal(SIGKILL)
+            smallDaemon.notify.close()
+        }
+        let smallSync = try await smallInitialSync(smallDaemon)
         rows += initialSyncRows(large: largeSync, small: smallSync)
         rows += try await noOpSync(control: control, storePath: daemon.storePath, api: largeAPI)
         rows += try await scale(
             large: daemon, largeAPI: largeAPI, control: control, small: smallDaemon, smallAPI: smallAPI)
-        smallDaemon.stop()
+        await smallDaemon.stop()
 
         rows += try await queueChange(daemon: daemon, control: control)
         rows += try badge(daemon: daemon)
         rows += try await push(daemon: daemon, control: control, api: largeAPI)
 
-        daemon.stop()
-        daemonStopped = true
-        rows += try idle(directory: daemon.directory, baseURL: large.baseURL)
+        await daemon.stop()
+        rows += try await idle(directory: daemon.directory, baseURL: large.baseURL)
+        await large.stop()
+        await small.stop()
         return rows
+    }
+
+    /// `repairsyncd` for `baseURL` with the default sync settings (pages of 500), notice-level logs, in `directory`
+    /// (a store already there is kept: the idle scenario restarts on the large shop's). Not started yet.
+    static func daemon(directory: String, baseURL: String) throws -> DaemonProcess {
+        let daemon = try DaemonProcess(directory: directory, baseURL: baseURL, token: APIServerProcess.token)
+        try daemon.writeConfig("log:\n  level: notice", pageSize: pageSize)
+        return daemon
+    }
+
+    /// Starts `daemon` and waits for the end of its start-up run; the status then, and the time from process start.
+    static func startAndWaitForFirstRun(_ daemon: DaemonProcess) async throws -> (status: JSONValue, time: Duration) {
+        let started = ContinuousClock.now
+        try await daemon.start()
+        guard try await daemon.waitForStatus(timeout: 900, { ($0["metrics"]?["runs"]?.intValue ?? 0) >= 1 }) != nil
+        else { throw BenchError("no sync run finished within 900 s: \(daemon.log().suffix(2000))") }
+        let time = ContinuousClock.now - started
+        // The whole status (per-collection record counts included) as `status` answers it.
+        return (try await daemon.call("status"), time)
+    }
+
+    /// What the seeder said on standard error ("seeded N records in …").
+    static func seedLine(_ server: APIServerProcess) -> String {
+        server.process.log().split(separator: "\n").first { $0.hasPrefix("seeded") }.map(String.init) ?? ""
     }
 
     // MARK: Helpers shared by the scenarios

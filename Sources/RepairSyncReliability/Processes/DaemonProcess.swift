@@ -20,6 +20,8 @@ public final class DaemonProcess: @unchecked Sendable {
     public var storePath: String { directory + "/state/replica.sqlite" }
     public var tokenPath: String { directory + "/token" }
     public var logPath: String { directory + "/daemon.log" }
+    /// The running daemon's pid (-1 before a start).
+    public var pid: Int32 { process?.pid ?? -1 }
 
     /// Prepares the directory, the token file and a configuration with `extra` YAML appended.
     public init(directory: String, baseURL: String, token: String, extraConfig: String = "") throws {

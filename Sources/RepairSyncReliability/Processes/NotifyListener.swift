@@ -20,6 +20,8 @@ public final class NotifyListener: @unchecked Sendable {
         self.path = path
         let descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
         self.descriptor = descriptor
+        // A socket file left by an earlier listener on this path (a daemon started again in the same directory).
+        unlink(path)
         let bound = UnixSocketAddress.with(path) { bind(descriptor, $0, $1) }
         guard descriptor >= 0, bound == 0 else { throw POSIXError(.EADDRINUSE) }
         // Wake up every 100 ms to notice close(); the datagrams themselves arrive at once.

@@ -135,7 +135,8 @@ final class StatusProber: Sendable {
 
     let path: String
     private let state = Mutex<(running: Bool, latencies: [Int], failures: Int)>((true, [], 0))
-    private let done = Mutex<Bool>(false)
+    /// Signalled by the probing thread when it has finished its last call.
+    private let done = DispatchSemaphore(value: 0)
 
     init(path: String) { self.path = path }
 
@@ -153,14 +154,14 @@ final class StatusProber: Sendable {
                 }
                 usleep(20_000)
             }
-            done.withLock { $0 = true }
+            done.signal()
         }.start()
     }
 
     /// Stops after the call in progress; what was measured.
     func stop() -> Result {
         state.withLock { $0.running = false }
-        while !done.withLock({ $0 }) { usleep(1000) }
+        done.wait()
         return state.withLock { state in
             let sorted = state.latencies.sorted()
             let p99 = sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, sorted.count * 99 / 100)]

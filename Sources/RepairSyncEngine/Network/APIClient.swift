@@ -1,12 +1,9 @@
 public import AsyncHTTPClient
 public import Foundation
-internal import NIOCore
-internal import NIOHTTP1
-internal import NIOPosix
 public import RepairSyncModels
 internal import Synchronization
 
-/// The Repair Minder API (docs/api.md) over AsyncHTTPClient: one method per endpoint the engine uses, errors
+/// The Repair Minder API (docs/api.md) over an `APITransport`: one method per endpoint the engine uses, errors
 /// classified (`APIError`), the server clock tracked from `Date` headers, and a Retry-After gate that no request
 /// passes before its time.
 public final class APIClient: Sendable {
@@ -15,12 +12,19 @@ public final class APIClient: Sendable {
         public var token: String
         public var requestTimeout: Duration
         public var maxResponseBytes: Int
+        /// The longest wait a `Retry-After` can impose; a longer one is cut to this (a server clock set a day ahead
+        /// must not silence the shop for a day).
+        public var retryAfterCap: Duration
 
-        public init(baseURL: String, token: String, requestTimeout: Duration = .seconds(30), maxResponseBytes: Int = 64 << 20) {
+        public init(
+            baseURL: String, token: String, requestTimeout: Duration = .seconds(30), maxResponseBytes: Int = 64 << 20,
+            retryAfterCap: Duration = .seconds(3600)
+        ) {
             self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
             self.token = token
             self.requestTimeout = requestTimeout
             self.maxResponseBytes = maxResponseBytes
+            self.retryAfterCap = retryAfterCap
         }
     }
 
@@ -28,33 +32,34 @@ public final class APIClient: Sendable {
     public struct Reply: Sendable {
         public var status: Int
         public var body: Data
+        /// `Idempotent-Replayed: true`: the server answered a retried key with its earlier outcome.
         public var replayed: Bool
     }
 
     public let configuration: Configuration
-    private let http: HTTPClient
+    private let transport: any APITransport
     private let clock: any EngineClock
     private let state = LockedState()
 
-    /// The process-wide client for API requests. Unlike `HTTPClient.shared` it fails a request as soon as a connection
-    /// cannot be made (the engine then goes offline and the probe takes over) instead of retrying the connect until
-    /// the request times out, and it never follows a redirect (which could carry the token to another host).
-    public static let defaultHTTPClient: HTTPClient = {
-        var configuration = HTTPClient.Configuration()
-        configuration.timeout.connect = .seconds(5)
-        configuration.connectionPool.retryConnectionEstablishment = false
-        configuration.redirectConfiguration = .disallow
-        return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
-    }()
-
-    public init(
+    /// Over AsyncHTTPClient (`HTTPTransport`) to `configuration.baseURL`.
+    public convenience init(
         configuration: Configuration, clock: any EngineClock = SystemEngineClock(),
-        http: HTTPClient = APIClient.defaultHTTPClient
+        http: HTTPClient = HTTPTransport.defaultHTTPClient
     ) {
+        self.init(
+            configuration: configuration, clock: clock,
+            transport: HTTPTransport(
+                baseURL: configuration.baseURL, maxResponseBytes: configuration.maxResponseBytes, http: http))
+    }
+
+    public init(configuration: Configuration, clock: any EngineClock, transport: any APITransport) {
         self.configuration = configuration
         self.clock = clock
-        self.http = http
+        self.transport = transport
     }
+
+    /// The process-wide HTTP client (see `HTTPTransport.defaultHTTPClient`).
+    public static var defaultHTTPClient: HTTPClient { HTTPTransport.defaultHTTPClient }
 
     /// Responses received since start, by status class ("2xx", "4xx", "5xx", …), and requests that got none
     /// ("network"): for `repairctl stats` and the metrics.
@@ -63,18 +68,18 @@ public final class APIClient: Sendable {
     /// Local clock minus server clock in milliseconds, from the last `Date` header (0 until one is seen).
     public var clockOffsetMilliseconds: Int64 { state.clockOffset }
 
-    /// How long the server still asks us to wait (429 Retry-After), if it does. Kept on the monotonic clock: a wall
-    /// clock set back by an hour must not turn a one-second wait into an hour's silence.
+    /// How long the server still asks us to wait (Retry-After of a 429 or 503), if it does. Kept on the monotonic
+    /// clock: a wall clock set back by an hour must not turn a one-second wait into an hour's silence.
     public var remainingWait: Duration? {
         guard let until = state.notBefore else { return nil }
-        let remaining = ContinuousClock.now.duration(to: until)
+        let remaining = until - clock.uptime()
         return remaining > .zero ? remaining : nil
     }
 
     // MARK: Endpoints
 
     public func health() async throws(APIError) -> HealthStatus {
-        let reply = try await send(.GET, "/api/v1/health", authenticated: false)
+        let reply = try await send("GET", "/api/v1/health", authenticated: false)
         return try decode(HealthStatus.self, reply.body)
     }
 
@@ -82,7 +87,7 @@ public final class APIClient: Sendable {
     /// round trip. Until then (and as a coarse check afterwards) the `Date` header of every response is used.
     public func measureClockOffset() async throws(APIError) {
         let sent = clock.now()
-        let reply = try await send(.GET, "/api/v1/health", authenticated: false)
+        let reply = try await send("GET", "/api/v1/health", authenticated: false)
         let received = clock.now()
         let health = try decode(HealthStatus.self, reply.body)
         let midpoint = sent.millisecondsSince1970 + (received.millisecondsSince1970 - sent.millisecondsSince1970) / 2
@@ -94,26 +99,31 @@ public final class APIClient: Sendable {
         if let cursor {
             path += "&cursor=" + (cursor.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? cursor)
         }
-        return try await send(.GET, path)
+        return try await send("GET", path)
+    }
+
+    /// `GET /api/v1/{collection}/{id}`: the record as the server has it now.
+    public func record(_ collection: SyncCollection, id: String) async throws(APIError) -> Reply {
+        try await send("GET", "/api/v1/\(collection.name)/\(Self.escape(id))")
     }
 
     public func patch(_ collection: SyncCollection, id: String, fields: FieldValues, ifMatch: Int?, key: String)
         async throws(APIError) -> Reply
     {
-        var headers = [("Idempotency-Key", key)]
+        var headers = [(name: "Idempotency-Key", value: key)]
         if let ifMatch { headers.append(("If-Match", "\"\(ifMatch)\"")) }
         return try await send(
-            .PATCH, "/api/v1/\(collection.name)/\(Self.escape(id))", json: Data(FieldValuesJSON.encode(fields).utf8),
+            "PATCH", "/api/v1/\(collection.name)/\(Self.escape(id))", json: Data(FieldValuesJSON.encode(fields).utf8),
             headers: headers)
     }
 
     public func postMessage(ticketId: String, body: Data, key: String) async throws(APIError) -> Reply {
         try await send(
-            .POST, "/api/v1/tickets/\(Self.escape(ticketId))/messages", json: body, headers: [("Idempotency-Key", key)])
+            "POST", "/api/v1/tickets/\(Self.escape(ticketId))/messages", json: body, headers: [("Idempotency-Key", key)])
     }
 
     public func dashboard(period: String) async throws(APIError) -> Reply {
-        try await send(.GET, "/api/v1/dashboard/stats?period=\(period)")
+        try await send("GET", "/api/v1/dashboard/stats?period=\(period)")
     }
 
     // MARK: Transport
@@ -131,76 +141,58 @@ public final class APIClient: Sendable {
     }
 
     func send(
-        _ method: HTTPMethod, _ path: String, json: Data? = nil, headers: [(String, String)] = [],
+        _ method: String, _ path: String, json: Data? = nil, headers: [(name: String, value: String)] = [],
         authenticated: Bool = true
     ) async throws(APIError) -> Reply {
         if let wait = remainingWait {
             throw .http(
-                status: 429, code: "rate_limited", message: "waiting \(wait.inMilliseconds) ms more for Retry-After",
-                field: nil, retryAfter: wait, body: Data())
+                HTTPFailure(
+                    status: 429, code: "rate_limited", message: "waiting \(wait.inMilliseconds) ms more for Retry-After",
+                    retryAfter: wait))
         }
-        var request = HTTPClientRequest(url: configuration.baseURL + path)
-        request.method = method
-        request.headers.add(name: "Accept", value: "application/json")
-        request.headers.add(name: "User-Agent", value: ProductInfo.userAgent)
-        if authenticated { request.headers.add(name: "Authorization", value: "Bearer \(configuration.token)") }
-        for (name, value) in headers { request.headers.add(name: name, value: value) }
+        var request = TransportRequest(method: method, path: path, headers: [
+            ("Accept", "application/json"), ("User-Agent", ProductInfo.userAgent),
+        ])
+        if authenticated { request.headers.append(("Authorization", "Bearer \(configuration.token)")) }
+        request.headers += headers
         if let json {
-            request.headers.add(name: "Content-Type", value: "application/json")
-            request.body = .bytes(ByteBuffer(bytes: json))
+            request.headers.append(("Content-Type", "application/json"))
+            request.body = json
         }
-        let status: Int
-        let body: Data
-        let responseHeaders: HTTPHeaders
+        let response: TransportResponse
         do {
-            let response = try await http.execute(request, timeout: .init(configuration.requestTimeout))
-            status = Int(response.status.code)
-            responseHeaders = response.headers
-            let buffer = try await response.body.collect(upTo: configuration.maxResponseBytes)
-            body = Data(buffer.readableBytesView)
+            response = try await transport.send(request, timeout: configuration.requestTimeout)
         } catch {
             state.count("network")
-            throw Self.classify(error)
-        }
-        state.count("\(status / 100)xx")
-        if let date = responseHeaders.first(name: "Date").flatMap(HTTPDates.parse) {
-            state.observe(dateOffset: clock.now().millisecondsSince1970 - Timestamp(date).millisecondsSince1970)
-        }
-        guard (200..<300).contains(status) else {
-            let detail = try? JSONDecoder().decode(APIErrorBody.self, from: body).error
-            var retryAfter = responseHeaders.first(name: "Retry-After").flatMap {
-                HTTPDates.retryAfter($0, now: clock.now().date)
+            switch error {
+            case .unreachable(let detail): throw .unreachable(detail)
+            case .interrupted(let detail): throw .interrupted(detail)
             }
-            if status == 429 {
-                retryAfter = retryAfter ?? .seconds(1)
-                state.notBefore = ContinuousClock.now + (retryAfter ?? .seconds(1))
+        }
+        let status = response.status
+        state.count("\(status / 100)xx")
+        let serverDate = response.header("Date").flatMap(HTTPDates.parse)
+        if let serverDate {
+            state.observe(dateOffset: clock.now().millisecondsSince1970 - Timestamp(serverDate).millisecondsSince1970)
+        }
+        let replayed = response.header("Idempotent-Replayed")?.lowercased() == "true"
+        guard (200..<300).contains(status) else {
+            let detail = try? JSONDecoder().decode(APIErrorBody.self, from: response.body).error
+            // An HTTP date is measured against the same response's Date header: the server's clock, not ours.
+            var retryAfter = response.header("Retry-After").flatMap {
+                HTTPDates.retryAfter($0, now: serverDate ?? clock.now().date)
+            }.map { min($0, configuration.retryAfterCap) }
+            if status == 429 { retryAfter = retryAfter ?? .seconds(1) }
+            if let retryAfter, status == 429 || status == 503 {
+                state.holdUntil(clock.uptime() + retryAfter)
             }
             throw .http(
-                status: status, code: detail?.code, message: detail?.message ?? String(decoding: body.prefix(200), as: UTF8.self),
-                field: detail?.field, retryAfter: retryAfter, body: body)
+                HTTPFailure(
+                    status: status, code: detail?.code,
+                    message: detail?.message ?? String(decoding: response.body.prefix(200), as: UTF8.self),
+                    field: detail?.field, retryAfter: retryAfter, body: response.body, replayed: replayed))
         }
-        return Reply(status: status, body: body, replayed: responseHeaders.first(name: "Idempotent-Replayed") == "true")
-    }
-
-    /// Connect-level failures mean offline; anything after the request may have been sent means interrupted.
-    static func classify(_ error: any Error) -> APIError {
-        let text = String(describing: error)
-        if error is NIOConnectionError { return .unreachable(text) }
-        if let clientError = error as? HTTPClientError {
-            switch clientError {
-            case .connectTimeout, .getConnectionFromPoolTimeout, .socksHandshakeTimeout, .tlsHandshakeTimeout:
-                return .unreachable(text)
-            default:
-                return .interrupted(text)
-            }
-        }
-        if let ioError = error as? IOError,
-            [ECONNREFUSED, ENETUNREACH, EHOSTUNREACH, ENOENT].contains(ioError.errnoCode)
-        {
-            return .unreachable(text)
-        }
-        if text.contains("connectionRefused") || text.contains("Connection refused") { return .unreachable(text) }
-        return .interrupted(text)
+        return Reply(status: status, body: response.body, replayed: replayed)
     }
 
     /// The mutable bits, behind a mutex: they are read and written from concurrent requests.
@@ -208,7 +200,8 @@ public final class APIClient: Sendable {
         private struct Values {
             var clockOffset: Int64 = 0
             var precise = false
-            var notBefore: ContinuousClock.Instant?
+            /// On the engine clock's monotonic scale.
+            var notBefore: Duration?
             var responses: [String: Int] = [:]
         }
 
@@ -240,9 +233,11 @@ public final class APIClient: Sendable {
             }
         }
 
-        var notBefore: ContinuousClock.Instant? {
-            get { values.withLock { $0.notBefore } }
-            set { values.withLock { $0.notBefore = newValue } }
+        /// No request before `until`; a later hold never shortens an earlier, longer one.
+        func holdUntil(_ until: Duration) {
+            values.withLock { values in values.notBefore = max(values.notBefore ?? until, until) }
         }
+
+        var notBefore: Duration? { values.withLock { $0.notBefore } }
     }
 }

@@ -2,45 +2,96 @@ public import Foundation
 
 /// How a request to the API failed, classified by what the engine must do about it.
 public enum APIError: Error, Sendable, CustomStringConvertible {
-    /// The API could not be reached at all (refused, DNS, connect timeout): the engine is offline.
+    /// The API could not be reached at all (refused, DNS, connect timeout): the engine is offline. Nothing was sent.
     case unreachable(String)
-    /// The request was sent but its outcome is unknown (connection cut, read timeout): retry with the same key.
+    /// The request may have been sent but its outcome is unknown (connection cut, read timeout): retry with the
+    /// same key.
     case interrupted(String)
-    /// The server answered with an HTTP error.
-    case http(status: Int, code: String?, message: String, field: String?, retryAfter: Duration?, body: Data)
-    /// A 2xx whose body is not what the contract says (e.g. truncated JSON): nothing of it is applied.
+    /// An HTTP error status, from the API or from something in front of it.
+    case http(HTTPFailure)
+    /// A 2xx whose body is not what the contract says (e.g. truncated JSON, a portal's page): nothing of it is applied.
     case malformed(String)
 
     public var description: String {
         switch self {
         case .unreachable(let detail): "API unreachable: \(detail)"
         case .interrupted(let detail): "request interrupted: \(detail)"
-        case .http(let status, let code, let message, let field, _, _):
-            "HTTP \(status)\(code.map { " \($0)" } ?? "")\(field.map { " (field \($0))" } ?? ""): \(message)"
+        case .http(let failure): failure.description
         case .malformed(let detail): "malformed response: \(detail)"
         }
     }
 
-    /// Worth retrying later: 408, 429, 5xx, interrupted requests and malformed replies.
+    /// Worth retrying later: 408, 429, 5xx, interrupted requests, malformed replies, and any error status whose body
+    /// is not the API's JSON error (a proxy, a captive portal or a deploy answered, not the API).
     public var isTransient: Bool {
         switch self {
         case .unreachable, .interrupted, .malformed: true
-        case .http(let status, _, _, _, _, _): status == 408 || status == 429 || status >= 500
+        case .http(let failure):
+            failure.status == 408 || failure.status == 429 || failure.status >= 500 || !failure.isAPIAnswer
         }
     }
 
+    /// 401/403 from the API itself (a proxy's 401 page is transient, never a reason to stop for a token).
     public var isAuthentication: Bool {
-        if case .http(let status, _, _, _, _, _) = self { return status == 401 || status == 403 }
-        return false
+        guard case .http(let failure) = self, failure.isAPIAnswer else { return false }
+        return failure.status == 401 || failure.status == 403
+    }
+
+    /// A final answer about this request from the API (docs/api.md section 5: a status it remembers for the key):
+    /// the request's fate is known, so an idempotency key that got it is settled.
+    public var isFinalAnswer: Bool {
+        guard case .http(let failure) = self, failure.isAPIAnswer else { return false }
+        return !isTransient && !isAuthentication
     }
 
     public var status: Int? {
-        if case .http(let status, _, _, _, _, _) = self { return status }
+        if case .http(let failure) = self { return failure.status }
+        return nil
+    }
+
+    /// The API's error code (`not_found`, `version_mismatch`…); nil when the answer is not the API's JSON error.
+    public var code: String? {
+        if case .http(let failure) = self { return failure.code }
         return nil
     }
 
     public var retryAfter: Duration? {
-        if case .http(_, _, _, _, let retryAfter, _) = self { return retryAfter }
+        if case .http(let failure) = self { return failure.retryAfter }
         return nil
+    }
+}
+
+/// An HTTP error status and what came with it.
+public struct HTTPFailure: Sendable, CustomStringConvertible {
+    public var status: Int
+    /// The API's error code: set only when the body is the API's JSON error (docs/api.md section 6).
+    public var code: String?
+    public var message: String
+    public var field: String?
+    /// How long the server asked to wait (429, 503), already capped.
+    public var retryAfter: Duration?
+    public var body: Data
+    /// The answer is a replay of an earlier outcome for the same idempotency key (`Idempotent-Replayed: true`).
+    public var replayed: Bool
+
+    public init(
+        status: Int, code: String?, message: String, field: String? = nil, retryAfter: Duration? = nil,
+        body: Data = Data(), replayed: Bool = false
+    ) {
+        self.status = status
+        self.code = code
+        self.message = message
+        self.field = field
+        self.retryAfter = retryAfter
+        self.body = body
+        self.replayed = replayed
+    }
+
+    /// The body is the API's JSON error, so the status is the API's decision and not a proxy's.
+    public var isAPIAnswer: Bool { code != nil }
+
+    public var description: String {
+        let origin = isAPIAnswer ? "" : " (not the API's JSON error: a proxy or portal answered?)"
+        return "HTTP \(status)\(code.map { " \($0)" } ?? "")\(field.map { " (field \($0))" } ?? ""): \(message)\(origin)"
     }
 }

@@ -194,7 +194,8 @@ struct Pusher {
         let policy = configuration.policy(for: entry.collection)
         switch error.status {
         case 412? where entry.kind == .update:
-            guard case .http(_, _, _, _, _, let body) = error else { break }
+            guard case .http(let failure) = error else { break }
+            let body = failure.body
             let rebase = RecordRebase(
                 policy: policy, clockOffsetMilliseconds: api.clockOffsetMilliseconds, now: now,
                 cipher: configuration.passcodeCipher)

@@ -121,7 +121,7 @@ public actor SyncEngine {
     }
 
     private func execute(_ request: RunRequest, number: Int) async -> SyncReport {
-        let started = ContinuousClock.now
+        let started = clock.uptime()
         publish { $0.phase = .syncing(step: .pushing, progress: 0) }
         let pusher = Pusher(
             store: store, api: api, configuration: configuration, clock: clock, logger: logger, events: events,
@@ -181,7 +181,7 @@ public actor SyncEngine {
             let wait = due.millisecondsSince1970 - now.millisecondsSince1970
             report.nextChangeDueMilliseconds = wait > configuration.retry.horizon.inMilliseconds ? 0 : max(0, wait)
         }
-        report.durationMilliseconds = (ContinuousClock.now - started).inMilliseconds
+        report.durationMilliseconds = (clock.uptime() - started).inMilliseconds
         finish(report, stop: stop)
         active = nil
         events.emit(.runFinished(report))
@@ -224,8 +224,9 @@ public actor SyncEngine {
         if stop == nil {
             let hold = configuration.completedHold
             let run = report.run
+            let clock = clock
             Task {
-                try? await Task.sleep(for: hold)
+                try? await clock.sleep(for: hold)
                 self.returnToIdle(afterRun: run)
             }
         }

@@ -1,0 +1,53 @@
+public import Foundation
+
+/// One request to the API, as the engine builds it: a path under the base URL (with its query), headers and body.
+public struct TransportRequest: Sendable {
+    public var method: String
+    /// Path and query, e.g. `/api/v1/orders/changes?limit=500`.
+    public var path: String
+    public var headers: [(name: String, value: String)]
+    public var body: Data?
+
+    public init(method: String, path: String, headers: [(name: String, value: String)] = [], body: Data? = nil) {
+        self.method = method
+        self.path = path
+        self.headers = headers
+        self.body = body
+    }
+
+    /// The first value of a header (names compare case-insensitively).
+    public func header(_ name: String) -> String? {
+        headers.first { $0.name.lowercased() == name.lowercased() }?.value
+    }
+}
+
+/// What came back: any status, its headers and its whole body.
+public struct TransportResponse: Sendable {
+    public var status: Int
+    public var headers: [(name: String, value: String)]
+    public var body: Data
+
+    public init(status: Int, headers: [(name: String, value: String)] = [], body: Data = Data()) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    public func header(_ name: String) -> String? {
+        headers.first { $0.name.lowercased() == name.lowercased() }?.value
+    }
+}
+
+/// Why no response arrived. The difference decides whether a write may have been applied.
+public enum TransportFailure: Error, Sendable {
+    /// Nothing was sent: no connection could be made (refused, no route, DNS, connect timeout).
+    case unreachable(String)
+    /// The request may have reached the server, but no complete response came back (reset, read timeout, a body
+    /// cut short, a body over the size limit).
+    case interrupted(String)
+}
+
+/// How requests reach the API. `HTTPTransport` is the real one (AsyncHTTPClient); the simulator answers in process.
+public protocol APITransport: Sendable {
+    func send(_ request: TransportRequest, timeout: Duration) async throws(TransportFailure) -> TransportResponse
+}

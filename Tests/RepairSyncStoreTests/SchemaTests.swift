@@ -9,14 +9,14 @@ import Testing
     @Test func migratesFromEmpty() throws {
         let dir = try TemporaryDirectory()
         let store = try ReplicaStore.open(at: dir.path("replica.sqlite"))
-        #expect(try store.appliedMigrations() == ["v1-replica", "v2-engine"])
+        #expect(try store.appliedMigrations() == ["v1-replica", "v2-engine", "v3-in-doubt-and-resync"])
         let tables = try store.read { db in
             try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
         }
         #expect(
             tables == [
                 "clients", "conflicts", "dashboard_snapshots", "devices", "grdb_migrations", "orders", "outbox",
-                "sqlite_sequence", "sync_bases", "sync_metadata", "ticket_messages", "tickets",
+                "resync_marks", "sqlite_sequence", "sync_bases", "sync_metadata", "ticket_messages", "tickets",
             ])
         let metadata = try store.read { db in try SyncMetadata.fetchAll(db) }
         #expect(Set(metadata.map(\.collection)) == Set(SyncCollection.allCases))

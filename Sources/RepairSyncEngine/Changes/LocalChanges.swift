@@ -70,6 +70,10 @@ public struct LocalChanges: Sendable {
     }
 
     /// Writes a new ticket message (client-generated id) and queues it.
+    ///
+    /// The id makes the call safe to retry: when a message with this id already exists with the same ticket,
+    /// content and visibility, it is returned and nothing is created (a caller whose reply was lost calls again);
+    /// with other content it is refused (`invalidValue` on `id`).
     @discardableResult
     public func createTicketMessage(
         ticketId: String, content: String, isInternal: Bool = false, id: String = UUID().uuidString.lowercased()
@@ -77,11 +81,22 @@ public struct LocalChanges: Sendable {
         guard !content.allSatisfy(\.isWhitespace) else {
             throw EngineError.invalidValue(field: "content", reason: "a message cannot be blank")
         }
+        guard Self.isMessageId(id) else {
+            throw EngineError.invalidValue(field: "id", reason: "a message id is a UUID (8-4-4-4-12 hexadecimal digits)")
+        }
         let now = clock.now()
         let message = TicketMessage(
             id: id, ticketId: ticketId, content: content, senderType: .staff, senderName: nil, senderId: nil,
             isInternal: isInternal, createdAt: now, updatedAt: now, version: 0)
         return try store.write { db in
+            if let existing = try TicketMessage.fetchOne(db, key: id) {
+                guard existing.ticketId == ticketId, existing.content == content, existing.isInternal == isInternal
+                else {
+                    throw EngineError.invalidValue(
+                        field: "id", reason: "message \(id) already exists with another ticket, content or visibility")
+                }
+                return existing
+            }
             guard try Ticket.fetchOne(db, key: ticketId) != nil else {
                 throw EngineError.unknownRecord(collection: "tickets", id: ticketId)
             }
@@ -89,6 +104,12 @@ public struct LocalChanges: Sendable {
             try Outbox.enqueueMessage(db, message: message, now: now)
             return message
         }
+    }
+
+    /// 8-4-4-4-12 hexadecimal digits, as the API requires of a message id.
+    static func isMessageId(_ id: String) -> Bool {
+        let groups = id.split(separator: "-", omittingEmptySubsequences: false)
+        return groups.map(\.count) == [8, 4, 4, 4, 12] && groups.allSatisfy { $0.allSatisfy(\.isHexDigit) }
     }
 
     // MARK: Changes another program made

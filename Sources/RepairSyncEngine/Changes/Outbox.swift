@@ -8,7 +8,7 @@ internal import RepairSyncModels
 /// together, and an acknowledgement and the server copy it brings are applied together.
 enum Outbox {
     static let columns =
-        "seq, collection, record_id, order_key, kind, fields, idempotency_key, state, attempts, next_attempt_at, last_error, created_at, edited_at"
+        "seq, collection, record_id, order_key, kind, fields, idempotency_key, state, attempts, sent, next_attempt_at, last_error, created_at, edited_at"
 
     static func entry(_ row: Row) throws -> OutboxEntry {
         guard let collection = SyncCollection(rawValue: row["collection"]),
@@ -18,7 +18,7 @@ enum Outbox {
         return OutboxEntry(
             seq: row["seq"], collection: collection, recordId: row["record_id"], orderKey: row["order_key"],
             kind: kind, fields: try FieldValuesJSON.decode(row["fields"]), idempotencyKey: row["idempotency_key"],
-            state: state, attempts: row["attempts"],
+            state: state, attempts: row["attempts"], sent: row["sent"],
             nextAttemptAt: (row["next_attempt_at"] as Int64?).map(Timestamp.init(millisecondsSince1970:)),
             lastError: row["last_error"],
             createdAt: Timestamp(millisecondsSince1970: row["created_at"]),
@@ -27,24 +27,41 @@ enum Outbox {
 
     static func newKey() -> String { UUID().uuidString.lowercased() }
 
-    /// Queues changed fields of a record. Coalesces into the record's latest entry when that entry has never been
-    /// sent (so its idempotency key has never been seen); otherwise appends a new entry that follows it.
+    /// Queues changed fields of a record.
+    ///
+    /// - Coalesces into the record's latest entry only when that entry is pending and was never sent (its key has
+    ///   never been seen by the server); otherwise a new entry with a new key follows it.
+    /// - The new values supersede the same fields of the record's dead and held entries: a `retry` or a conflict
+    ///   decision never brings back a value a later edit replaced.
+    /// - While the record has an open (manual) conflict, the change waits with it (held): sending it against a base
+    ///   the server has moved past would only be refused, and the person deciding sees the latest local values.
     @discardableResult
     static func enqueueUpdate(
         _ db: Database, collection: SyncCollection, id: String, fields: FieldValues, now: Timestamp
     ) throws -> OutboxEntry {
-        if let row = try Row.fetchOne(
-            db.cachedStatement(
-                sql: """
-                    SELECT \(columns) FROM outbox WHERE collection = ? AND record_id = ? AND kind = 'update'
-                    ORDER BY seq DESC LIMIT 1
-                    """), arguments: [collection.name, id]),
-            var latest = try Optional(entry(row)), latest.state == .pending, latest.attempts == 0
-        {
+        let existing = try entries(db, collection: collection, id: id).filter { $0.kind == .update }
+        for entry in existing where entry.state == .dead || entry.state == .held {
+            let remaining = entry.fields.filter { fields[$0.key] == nil }
+            guard remaining.count != entry.fields.count else { continue }
+            if remaining.isEmpty {
+                try remove(db, seq: entry.seq)
+            } else {
+                try db.execute(
+                    sql: "UPDATE outbox SET fields = ? WHERE seq = ?",
+                    arguments: [FieldValuesJSON.encode(remaining), entry.seq])
+            }
+        }
+        if let open = try ConflictLog.open(db, collection: collection, id: id) {
+            try ConflictLog.updateLocal(db, id: open.id, with: fields)
+            return try insert(
+                db, collection: collection, id: id, orderKey: "\(collection.name):\(id)", kind: .update, fields: fields,
+                now: now, state: .held)
+        }
+        if var latest = existing.last, latest.state == .pending, !latest.sent {
             latest.fields = latest.fields.overlaid(with: fields)
             latest.editedAt = now
             try db.execute(
-                sql: "UPDATE outbox SET fields = ?, edited_at = ? WHERE seq = ?",
+                sql: "UPDATE outbox SET fields = ?, edited_at = ? WHERE seq = ? AND sent = 0",
                 arguments: [FieldValuesJSON.encode(latest.fields), now.millisecondsSince1970, latest.seq])
             return latest
         }
@@ -66,22 +83,23 @@ enum Outbox {
 
     private static func insert(
         _ db: Database, collection: SyncCollection, id: String, orderKey: String, kind: OutboxEntry.Kind,
-        fields: FieldValues, now: Timestamp
+        fields: FieldValues, now: Timestamp, state: OutboxEntry.State = .pending
     ) throws -> OutboxEntry {
         let key = newKey()
         try db.cachedStatement(
             sql: """
-                INSERT INTO outbox (collection, record_id, order_key, kind, fields, idempotency_key, created_at, edited_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO outbox (collection, record_id, order_key, kind, fields, idempotency_key, state, created_at,
+                                    edited_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """
         ).execute(
             arguments: [
-                collection.name, id, orderKey, kind.rawValue, FieldValuesJSON.encode(fields), key,
+                collection.name, id, orderKey, kind.rawValue, FieldValuesJSON.encode(fields), key, state.rawValue,
                 now.millisecondsSince1970, now.millisecondsSince1970,
             ])
         return OutboxEntry(
             seq: db.lastInsertedRowID, collection: collection, recordId: id, orderKey: orderKey, kind: kind,
-            fields: fields, idempotencyKey: key, state: .pending, attempts: 0, createdAt: now, editedAt: now)
+            fields: fields, idempotencyKey: key, state: state, attempts: 0, createdAt: now, editedAt: now)
     }
 
     /// The entries of one record, oldest first.
@@ -145,7 +163,15 @@ enum Outbox {
         try db.cachedStatement(sql: "UPDATE outbox SET state = ? WHERE seq = ?").execute(arguments: [state.rawValue, seq])
     }
 
-    /// Records a failed attempt: retried at `nextAttempt`, or dead when `nextAttempt` is nil.
+    /// The entry is about to be sent: in flight, and in doubt from now on (`sent`), until a final answer for its
+    /// key is known. Committed before the request leaves, so a crash at any later point leaves it in doubt.
+    static func markSending(_ db: Database, seq: Int64) throws {
+        try db.cachedStatement(sql: "UPDATE outbox SET state = 'in_flight', sent = 1 WHERE seq = ?")
+            .execute(arguments: [seq])
+    }
+
+    /// Records a transient failure: retried at `nextAttempt`, or dead when `nextAttempt` is nil. The key stays as
+    /// it was (in doubt when it was sent): the retry replays it.
     static func recordFailure(
         _ db: Database, seq: Int64, error: String, nextAttempt: Timestamp?, countsAsAttempt: Bool = true
     ) throws {
@@ -160,6 +186,16 @@ enum Outbox {
             ])
     }
 
+    /// The server refused the change for good (a final answer for its key: it was not applied). Dead, no longer in
+    /// doubt, with the reason.
+    static func reject(_ db: Database, seq: Int64, error: String) throws {
+        try db.execute(
+            sql: """
+                UPDATE outbox SET state = 'dead', sent = 0, attempts = attempts + 1, next_attempt_at = NULL,
+                    last_error = ? WHERE seq = ?
+                """, arguments: [error, seq])
+    }
+
     static func remove(_ db: Database, seq: Int64) throws {
         try db.cachedStatement(sql: "DELETE FROM outbox WHERE seq = ?").execute(arguments: [seq])
     }
@@ -169,21 +205,35 @@ enum Outbox {
             sql: "DELETE FROM outbox WHERE collection = ? AND record_id = ?", arguments: [collection.name, id])
     }
 
-    /// Rewrites an entry's fields after a rebase. An entry that was ever sent gets a new idempotency key: its old
-    /// key belongs to a request whose outcome the rebase has just taken into account.
+    /// Rewrites an entry's fields after a rebase. An entry that was ever sent gets a new idempotency key (no longer
+    /// in doubt): its old key belongs to a request whose outcome the rebase has just taken into account, and the
+    /// rebased change is a different request (docs/api.md section 5).
     static func rewrite(_ db: Database, _ entry: OutboxEntry, fields: FieldValues, state: OutboxEntry.State? = nil)
         throws
     {
-        let key = entry.attempts > 0 || entry.state == .inFlight ? newKey() : entry.idempotencyKey
+        let key = entry.sent || entry.state == .inFlight ? newKey() : entry.idempotencyKey
         try db.execute(
-            sql: "UPDATE outbox SET fields = ?, idempotency_key = ?, state = ?, next_attempt_at = NULL WHERE seq = ?",
+            sql: """
+                UPDATE outbox SET fields = ?, idempotency_key = ?, sent = 0, state = ?, next_attempt_at = NULL
+                WHERE seq = ?
+                """,
             arguments: [
                 FieldValuesJSON.encode(fields), key,
                 (state ?? (entry.state == .inFlight ? .pending : entry.state)).rawValue, entry.seq,
             ])
     }
 
-    /// After a restart, entries that were being sent are pending again (sent again with the same key).
+    /// A dead entry goes out again. One the server refused goes as a new request (new key, against the base of the
+    /// moment it is sent); one that died in doubt keeps its key, so a replay tells whether it was applied.
+    static func revive(_ db: Database, _ entry: OutboxEntry) throws {
+        try db.execute(
+            sql: """
+                UPDATE outbox SET state = 'pending', attempts = 0, next_attempt_at = NULL, last_error = NULL,
+                    idempotency_key = ? WHERE seq = ?
+                """, arguments: [entry.sent ? entry.idempotencyKey : newKey(), entry.seq])
+    }
+
+    /// After a restart, entries that were being sent are pending again, still in doubt: sent again with the same key.
     static func recoverInFlight(_ db: Database) throws {
         try db.execute(sql: "UPDATE outbox SET state = 'pending' WHERE state = 'in_flight'")
     }

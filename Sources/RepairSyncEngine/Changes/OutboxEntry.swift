@@ -16,7 +16,8 @@ public struct OutboxEntry: Sendable, Hashable, Codable {
         case inFlight = "in_flight"
         /// Failed transiently; retried at `nextAttemptAt`.
         case failed
-        /// Given up on (permanent error or too many attempts); kept, visible and retryable on request.
+        /// Given up on (permanent error or too many attempts); kept, visible, retryable or discardable on request.
+        /// Its values are not shown in the record (the server's are).
         case dead
         /// Waiting for a manual conflict resolution.
         case held
@@ -31,6 +32,9 @@ public struct OutboxEntry: Sendable, Hashable, Codable {
     public var idempotencyKey: String
     public var state: State
     public var attempts: Int
+    /// The current idempotency key may have reached the server, and no final answer for it is known: the change is
+    /// *in doubt*. Nothing coalesces into it, and a server copy showing its values may be its own write.
+    public var sent: Bool = false
     public var nextAttemptAt: Timestamp?
     public var lastError: String?
     public var createdAt: Timestamp
@@ -38,7 +42,7 @@ public struct OutboxEntry: Sendable, Hashable, Codable {
     public var editedAt: Timestamp
 
     enum CodingKeys: String, CodingKey {
-        case seq, collection, kind, fields, state, attempts
+        case seq, collection, kind, fields, state, attempts, sent
         case recordId = "record_id"
         case orderKey = "order_key"
         case idempotencyKey = "idempotency_key"
@@ -47,4 +51,7 @@ public struct OutboxEntry: Sendable, Hashable, Codable {
         case createdAt = "created_at"
         case editedAt = "edited_at"
     }
+
+    /// Still meant to reach the server (not given up on): its values show in the record.
+    public var isLive: Bool { state != .dead }
 }

@@ -51,6 +51,14 @@ enum ConflictLog {
             arguments: [outcome.rawValue, now.millisecondsSince1970, id])
     }
 
+    /// A later local edit of a record whose conflict is open: the decision is shown the latest local values.
+    static func updateLocal(_ db: Database, id: Int64, with fields: FieldValues) throws {
+        guard let conflict = try conflict(db, id: id) else { return }
+        try db.execute(
+            sql: "UPDATE conflicts SET local = ? WHERE id = ?",
+            arguments: [FieldValuesJSON.encode(conflict.local.overlaid(with: fields)), id])
+    }
+
     static func openCount(_ db: Database) throws -> Int {
         try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM conflicts WHERE state = 'open'") ?? 0
     }

@@ -10,6 +10,11 @@ public struct ConflictRecord: Sendable, Hashable, Codable {
         case awaitingDecision = "awaiting_decision"
         /// The server deleted the record while a local change was pending; the local values are kept here.
         case deletedRemotely = "deleted_remotely"
+        /// A person discarded a change the server had refused (or given up on); the server's values are shown again.
+        case discarded
+        /// The server's copy went back (a lower version than the base: restored from a backup, or deleted and
+        /// created again): it was taken as the new base, and pending local changes were rebased onto it.
+        case historyRewound = "history_rewound"
     }
 
     public var id: Int64

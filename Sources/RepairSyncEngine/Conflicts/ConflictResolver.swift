@@ -16,12 +16,16 @@ public struct ConflictResolver: Sendable {
         public var policy: ConflictPolicy
         /// Local clock minus server clock, measured from the server's `Date` header.
         public var clockOffsetMilliseconds: Int64
+        /// Per field, the values of local changes that are in doubt (sent, no final answer yet): a remote value equal
+        /// to one of them may be this workstation's own write, so it is not taken for someone else's edit.
+        public var inDoubt: [String: [String?]]
 
         public init(
             base: FieldValues, baseVersion: Int, remote: FieldValues, remoteVersion: Int, remoteUpdatedAt: Timestamp,
             local: FieldValues, localEditedAt: [String: Timestamp], policy: ConflictPolicy,
-            clockOffsetMilliseconds: Int64
+            clockOffsetMilliseconds: Int64, inDoubt: [String: [String?]] = [:]
         ) {
+            self.inDoubt = inDoubt
             self.base = base
             self.baseVersion = baseVersion
             self.remote = remote
@@ -52,9 +56,16 @@ public struct ConflictResolver: Sendable {
     public func resolve(_ input: Input) -> Result {
         let converged = Set(input.local.keys.filter { input.remote[$0] == input.local[$0] })
         let rest = input.local.filter { !converged.contains($0.key) }
+        // Changed on the server since the base — by someone else: a value one of our own in-doubt writes would have
+        // set is not evidence of another edit (docs/architecture.md, "In-doubt changes").
         let remoteChanged: Set<String> =
             input.remoteVersion == input.baseVersion
-            ? [] : Set(input.remote.keys.filter { input.remote[$0] != input.base[$0] })
+            ? []
+            : Set(
+                input.remote.keys.filter { field in
+                    input.remote[field] != input.base[field]
+                        && !(input.inDoubt[field] ?? []).contains { $0 == input.remote[field] }
+                })
         let conflicting = rest.keys.filter { remoteChanged.contains($0) }.sorted()
         var result = Result(keep: rest, drop: converged, conflicting: conflicting, outcome: nil, decidedFields: [])
         guard !rest.isEmpty, !remoteChanged.isEmpty else { return result }

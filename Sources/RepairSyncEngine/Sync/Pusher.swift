@@ -45,13 +45,18 @@ struct Pusher {
             guard !due.isEmpty else { break }
             var sendable: [OutboxEntry] = []
             for entry in due {
-                if let count = rebases[entry.seq], count > configuration.maxRebasesPerRun {
+                if let count = rebases[entry.seq], count >= configuration.maxRebasesPerRun {
+                    // Bounded: a record the server changes faster than we rebase (or a server that keeps answering
+                    // 412) is not replayed without end. Visible with its reason; `retry` or `discard` decide.
+                    let reason = "the server answered 412 (version_mismatch) \(count) times in one run; retry or discard it"
+                    let rebase = recordRebase(entry.collection)
                     try await write { db in
-                        try Outbox.recordFailure(
-                            db, seq: entry.seq, error: "still conflicting after \(count) rebases in one run",
-                            nextAttempt: clock.now().adding(milliseconds: 1000), countsAsAttempt: false)
+                        try SyncEngine.rendering(entry, rebase, db) { try Outbox.reject(db, seq: entry.seq, error: reason) }
                     }
-                    report.failed += 1
+                    logger.error(
+                        "change given up after repeated 412s",
+                        metadata: ["collection": "\(entry.collection)", "id": "\(entry.recordId)", "seq": "\(entry.seq)"])
+                    report.dead += 1
                 } else {
                     sendable.append(entry)
                 }
@@ -128,10 +133,14 @@ struct Pusher {
         // The run listed its entries earlier; an edit since may have coalesced into this one (it was never sent).
         // Read it again as it is marked in flight, in one transaction: what is sent is what the entry holds, and
         // nothing can coalesce into it any more — a later edit gets an entry of its own.
+        // Marked in doubt (`sent`) in the same commit, before the request leaves: from here on, whatever happens —
+        // a lost response, a crash, a 401 — nothing coalesces into it and its key is only ever replayed.
         let current = try await write { db -> OutboxEntry? in
-            guard let entry = try Outbox.entry(db, seq: listed.seq), [.pending, .failed, .inFlight].contains(entry.state)
+            guard var entry = try Outbox.entry(db, seq: listed.seq), [.pending, .failed, .inFlight].contains(entry.state)
             else { return nil }
-            try Outbox.setState(db, seq: entry.seq, .inFlight)
+            try Outbox.markSending(db, seq: entry.seq)
+            entry.state = .inFlight
+            entry.sent = true
             return entry
         }
         guard let entry = current else { return .skipped }
@@ -142,9 +151,7 @@ struct Pusher {
             case (.update, .devices): return try await pushUpdate(entry, as: Device.self)
             case (.create, .ticketMessages): return try await pushMessage(entry)
             default:
-                try await write { db in
-                    try Outbox.recordFailure(db, seq: entry.seq, error: "unsupported change", nextAttempt: nil)
-                }
+                try await write { db in try Outbox.reject(db, seq: entry.seq, error: "unsupported change") }
                 return .dead
             }
         } catch let error as APIError {
@@ -189,46 +196,43 @@ struct Pusher {
         return .done
     }
 
+    private func recordRebase(_ collection: SyncCollection) -> RecordRebase {
+        RecordRebase(
+            policy: configuration.policy(for: collection), clockOffsetMilliseconds: api.clockOffsetMilliseconds,
+            now: clock.now(), cipher: configuration.passcodeCipher)
+    }
+
     private func failed(_ entry: OutboxEntry, _ error: APIError) async throws(SyncStop) -> Result {
         let now = clock.now()
         let policy = configuration.policy(for: entry.collection)
-        switch error.status {
-        case 412? where entry.kind == .update:
-            guard case .http(let failure) = error else { break }
-            let body = failure.body
-            let rebase = RecordRebase(
-                policy: policy, clockOffsetMilliseconds: api.clockOffsetMilliseconds, now: now,
-                cipher: configuration.passcodeCipher)
-            do {
-                let conflict: ConflictRecord.Outcome? = try await {
-                    switch entry.collection {
-                    case .orders:
-                        let current = try JSONDecoder().decode(VersionConflictBody<Order>.self, from: body).current
-                        return try await store.write { db in try rebase.apply(current, db).conflict }
-                    default:
-                        let current = try JSONDecoder().decode(VersionConflictBody<Device>.self, from: body).current
-                        return try await store.write { db in try rebase.apply(current, db).conflict }
+        if error.isFinalAnswer {
+            // The API's own answer about this key: the change was not applied and never will be as it is.
+            switch (error.status, error.code) {
+            case (412?, "version_mismatch"?) where entry.kind == .update:
+                return try await rebase(entry, after: error)
+            case (404?, "not_found"?):
+                try await write { db in
+                    try RecordRebase.deletedRemotely(
+                        db, collection: entry.collection, id: entry.recordId, policy: policy.rawValue, now: now)
+                }
+                logger.warning(
+                    "record deleted on the server; local change kept in the conflict log",
+                    metadata: ["collection": "\(entry.collection)", "id": "\(entry.recordId)"])
+                return .dropped
+            default:
+                // 400, 409, 422 and other refusals: this change can never succeed as it is. Dead, visible with the
+                // reason, and no longer shown in the record (the server's value is).
+                let rebase = recordRebase(entry.collection)
+                try await write { db in
+                    try SyncEngine.rendering(entry, rebase, db) {
+                        try Outbox.reject(db, seq: entry.seq, error: error.description)
                     }
-                }()
-                logger.info(
-                    "change rebased after 412",
-                    metadata: ["collection": "\(entry.collection)", "id": "\(entry.recordId)",
-                        "outcome": "\(conflict?.rawValue ?? "clean")"])
-                return .rebased(conflict: conflict != nil)
-            } catch {
-                return try await retry(entry, APIError.malformed("412 body: \(error)"), now: now)
+                }
+                logger.error(
+                    "change rejected by the server; marked dead",
+                    metadata: ["collection": "\(entry.collection)", "id": "\(entry.recordId)", "error": "\(error)"])
+                return .dead
             }
-        case 404?:
-            try await write { db in
-                try RecordRebase.deletedRemotely(
-                    db, collection: entry.collection, id: entry.recordId, policy: policy.rawValue, now: now)
-            }
-            logger.warning(
-                "record deleted on the server; local change kept in the conflict log",
-                metadata: ["collection": "\(entry.collection)", "id": "\(entry.recordId)"])
-            return .dropped
-        default:
-            break
         }
         if case .unreachable = error {
             try await write { db in try Outbox.setState(db, seq: entry.seq, .pending) }
@@ -238,7 +242,7 @@ struct Pusher {
             try await write { db in try Outbox.setState(db, seq: entry.seq, .pending) }
             throw SyncStop.from(error)
         }
-        if error.status == 429 {
+        if SyncStop.isServerAskingToWait(error) {
             // The server's load, not this change's fault: not an attempt (a change is never given up on because
             // of rate limits), due again when the server said; the run stops and the scheduler comes back then.
             let wait = min(error.retryAfter ?? .seconds(1), configuration.retry.cap)
@@ -249,15 +253,62 @@ struct Pusher {
             }
             throw SyncStop.from(error)
         }
-        if error.isTransient { return try await retry(entry, error, now: now) }
-        // 400, 409, 422 and other client errors: this change can never succeed as it is.
-        try await write { db in
-            try Outbox.recordFailure(db, seq: entry.seq, error: error.description, nextAttempt: nil)
+        return try await retry(entry, error, now: now)
+    }
+
+    /// A 412 from the API: its `current` becomes the new base (or, when it is older than the base and not a replayed
+    /// answer, the server's history went back and it is adopted), the change is rebased onto it and goes out again
+    /// under a new key — the old key's answer is final (a replay would only repeat this 412).
+    private func rebase(_ entry: OutboxEntry, after error: APIError) async throws(SyncStop) -> Result {
+        guard case .http(let failure) = error else { return try await retry(entry, error, now: clock.now()) }
+        let rebase = recordRebase(entry.collection)
+        let outcome: (conflict: Bool, rewound: Bool)
+        do {
+            outcome = try await {
+                switch entry.collection {
+                case .orders:
+                    let current = try JSONDecoder().decode(VersionConflictBody<Order>.self, from: failure.body).current
+                    return try await store.write { db in
+                        try Self.take(current, for: entry, replayed: failure.replayed, rebase, db)
+                    }
+                default:
+                    let current = try JSONDecoder().decode(VersionConflictBody<Device>.self, from: failure.body).current
+                    return try await store.write { db in
+                        try Self.take(current, for: entry, replayed: failure.replayed, rebase, db)
+                    }
+                }
+            }()
+        } catch {
+            // No usable `current`: the key is settled all the same (never replayed), the change waits for a retry,
+            // and the next pull brings the base.
+            try await write { db in
+                if let stored = try Outbox.entry(db, seq: entry.seq) { try Outbox.rewrite(db, stored, fields: stored.fields) }
+            }
+            return try await retry(entry, APIError.malformed("412 without a usable current record: \(error)"), now: clock.now())
         }
-        logger.error(
-            "change rejected by the server; marked dead",
-            metadata: ["collection": "\(entry.collection)", "id": "\(entry.recordId)", "error": "\(error)"])
-        return .dead
+        logger.info(
+            outcome.rewound ? "the server's copy went back; adopted as the new base, change rebased" : "change rebased after 412",
+            metadata: ["collection": "\(entry.collection)", "id": "\(entry.recordId)", "conflict": "\(outcome.conflict)"])
+        return .rebased(conflict: outcome.conflict)
+    }
+
+    /// Applies a 412's `current` and gives the entry (if it is still there) a new key.
+    private static func take<R: EditableRecord>(
+        _ current: R, for entry: OutboxEntry, replayed: Bool, _ rebase: RecordRebase, _ db: Database
+    ) throws -> (conflict: Bool, rewound: Bool) {
+        var result: (conflict: Bool, rewound: Bool) = (false, false)
+        let base = try BaseCopies.load(db, collection: R.collection, id: current.id)
+        if !replayed, let base, current.version < base.version {
+            // Not a stale answer: the server says this is the record now, older than what we had.
+            try rebase.adoptRewound(current, db)
+            result.rewound = true
+        } else {
+            result.conflict = try rebase.apply(current, db).conflict != nil
+        }
+        if let stored = try Outbox.entry(db, seq: entry.seq), stored.idempotencyKey == entry.idempotencyKey {
+            try Outbox.rewrite(db, stored, fields: stored.fields)
+        }
+        return result
     }
 
     private func retry(_ entry: OutboxEntry, _ error: APIError, now: Timestamp) async throws(SyncStop) -> Result {

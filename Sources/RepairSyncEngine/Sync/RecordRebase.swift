@@ -3,10 +3,12 @@ internal import RepairSyncModels
 internal import RepairSyncStore
 
 /// Applies a server copy of an editable record to the replica without losing a local change: the one place where
-/// the local row, its base copy and its outbox entries are reconciled. Used by pull, by a 412 reply and by a
-/// successful PATCH, always inside the caller's transaction.
+/// the local row, its base copy and its outbox entries are reconciled. Used by pull, by a 412 reply, by a successful
+/// PATCH, and when an entry dies, is retried or discarded — always inside the caller's transaction.
 ///
-/// Invariant after every call: row = server copy ⊕ pending local fields ⊕ edits not yet queued.
+/// Invariant after every call: row = base ⊕ live local fields (dead entries' values are not shown), and every edit
+/// another program wrote into the row is queued (a pull that finds one queues it before resolving, so it is judged
+/// by policy like any local change, never silently kept over a remote change nor silently overwritten).
 struct RecordRebase {
     let policy: ConflictPolicy
     let clockOffsetMilliseconds: Int64
@@ -25,10 +27,12 @@ struct RecordRebase {
         return row.filter { expected[$0.key] != $0.value }
     }
 
+    /// The values the record shows on top of its base: the live update entries' fields, latest last, and when
+    /// each field was edited. Dead entries are left out: the server refused (or was given up on) them.
     static func overlay(_ entries: [OutboxEntry]) -> (values: FieldValues, editedAt: [String: Timestamp]) {
         var values: FieldValues = [:]
         var editedAt: [String: Timestamp] = [:]
-        for entry in entries where entry.kind == .update {
+        for entry in entries where entry.kind == .update && entry.isLive {
             for (field, value) in entry.fields {
                 values[field] = value
                 editedAt[field] = entry.editedAt
@@ -37,35 +41,52 @@ struct RecordRebase {
         return (values, editedAt)
     }
 
-    /// Takes `remote` (from a changes page or a 412) for a record that may have pending changes.
+    /// Per field, the values this workstation may have written already: those of entries in doubt (dead or not).
+    static func inDoubtValues(_ entries: [OutboxEntry]) -> [String: [String?]] {
+        var values: [String: [String?]] = [:]
+        for entry in entries where entry.kind == .update && entry.sent {
+            for (field, value) in entry.fields { values[field, default: []].append(value) }
+        }
+        return values
+    }
+
+    /// Queues what another program wrote into the row and did not queue, and returns the record's update entries
+    /// (re-read when something was queued).
+    private func queueUnqueuedEdits<R: EditableRecord>(
+        _ type: R.Type, id: String, base: BaseCopy?, entries: [OutboxEntry], _ db: Database
+    ) throws -> [OutboxEntry] {
+        guard let base, let row = try R.storedEditableValues(id: id, db) else { return entries }
+        let unqueued = Self.unqueuedEdits(row: row, base: base, pending: Self.overlay(entries).values)
+        guard !unqueued.isEmpty else { return entries }
+        try Outbox.enqueueUpdate(db, collection: R.collection, id: id, fields: unqueued, now: now)
+        return try Outbox.entries(db, collection: R.collection, id: id).filter { $0.kind == .update }
+    }
+
+    /// Takes `remote` (from a changes page or a 412) for a record that may have pending changes. A copy older than
+    /// the base is ignored (a replayed or stale answer); a server whose history went back is `adoptRewound`'s case.
     ///
     /// - Parameter mayHaveEntries: false when the caller knows the record has no outbox entry (a page checks all its
     ///   records in one query), which saves a query per record.
     @discardableResult
     func apply<R: EditableRecord>(_ remote: R, _ db: Database, mayHaveEntries: Bool = true) throws -> Outcome {
         let base = try BaseCopies.load(db, collection: R.collection, id: remote.id)
-        if let base, base.version > remote.version {
-            // An older copy than the one already taken (e.g. a replayed response): nothing to learn from it.
-            return Outcome()
-        }
-        // Without a base copy there is no local row to keep edits of (rows come with their base).
-        let row = base == nil ? nil : try R.storedEditableValues(id: remote.id, db)
-        let entries =
-            mayHaveEntries
-            ? try Outbox.entries(db, collection: R.collection, id: remote.id).filter { $0.kind == .update } : []
-        let (pending, editedAt) = Self.overlay(entries)
-        let unqueued = Self.unqueuedEdits(row: row, base: base, pending: pending)
+        if let base, base.version > remote.version { return Outcome() }
+        var entries =
+            mayHaveEntries ? try Outbox.entries(db, collection: R.collection, id: remote.id).filter { $0.kind == .update } : []
+        entries = try queueUnqueuedEdits(R.self, id: remote.id, base: base, entries: entries, db)
+        let live = entries.filter(\.isLive)
+        let (pending, editedAt) = Self.overlay(live)
         var outcome = Outcome()
-        var remaining = entries
+        var remaining = live
 
-        if !entries.isEmpty {
+        if !live.isEmpty {
             let baseCopy = base ?? BaseCopy(version: remote.version, fields: remote.editableValues)
             if let open = try ConflictLog.open(db, collection: R.collection, id: remote.id) {
                 // Waiting for a person: keep the entries held, show the decision the latest remote values.
                 try db.execute(
                     sql: "UPDATE conflicts SET remote = ?, remote_version = ? WHERE id = ?",
                     arguments: [FieldValuesJSON.encode(remote.editableValues), remote.version, open.id])
-                for entry in entries where entry.attempts > 0 {
+                for entry in live where entry.sent {
                     try Outbox.rewrite(db, entry, fields: entry.fields)
                 }
             } else {
@@ -73,10 +94,11 @@ struct RecordRebase {
                     .init(
                         base: baseCopy.fields, baseVersion: baseCopy.version, remote: remote.editableValues,
                         remoteVersion: remote.version, remoteUpdatedAt: remote.updatedAt, local: pending,
-                        localEditedAt: editedAt, policy: policy, clockOffsetMilliseconds: clockOffsetMilliseconds))
+                        localEditedAt: editedAt, policy: policy, clockOffsetMilliseconds: clockOffsetMilliseconds,
+                        inDoubt: Self.inDoubtValues(entries)))
                 remaining = []
                 let rebased = remote.version != baseCopy.version
-                for entry in entries {
+                for entry in live {
                     let fields = entry.fields.filter { !result.drop.contains($0.key) }
                     if fields.isEmpty {
                         try Outbox.remove(db, seq: entry.seq)
@@ -85,7 +107,7 @@ struct RecordRebase {
                     var updated = entry
                     updated.fields = fields
                     let hold = result.outcome == .awaitingDecision
-                    if fields != entry.fields || hold || (rebased && (entry.attempts > 0 || entry.state == .inFlight)) {
+                    if fields != entry.fields || hold || (rebased && (entry.sent || entry.state == .inFlight)) {
                         try Outbox.rewrite(db, entry, fields: fields, state: hold ? .held : nil)
                     }
                     remaining.append(updated)
@@ -102,31 +124,81 @@ struct RecordRebase {
 
         var newRow = remote
         newRow.apply(Self.overlay(remaining).values)
-        newRow.apply(unqueued)
         try newRow.protectingSecrets(cipher).upsert(db, syncedAt: now)
         try BaseCopies.save(db, remote)
         return outcome
     }
 
+    /// The server's copy is older than the base although it is the server's current record (its history went back:
+    /// restored from a backup, or deleted and created again under the same id). It becomes the new base; pending
+    /// changes stay on top and go out as new requests (new keys) against it; the audit log records the rewind.
+    func adoptRewound<R: EditableRecord>(_ remote: R, _ db: Database) throws {
+        let base = try BaseCopies.load(db, collection: R.collection, id: remote.id)
+        var entries = try Outbox.entries(db, collection: R.collection, id: remote.id).filter { $0.kind == .update }
+        entries = try queueUnqueuedEdits(R.self, id: remote.id, base: base, entries: entries, db)
+        for entry in entries where entry.sent || entry.state == .inFlight {
+            try Outbox.rewrite(db, entry, fields: entry.fields)
+        }
+        let pending = Self.overlay(entries).values
+        let oldFields = base?.fields ?? [:]
+        try ConflictLog.record(
+            db, collection: R.collection, id: remote.id,
+            fields: remote.editableValues.keys.filter { oldFields[$0] != remote.editableValues[$0] },
+            base: oldFields.merging(["version": base.map { "\($0.version)" }]) { $1 }, local: pending,
+            remote: remote.editableValues.merging(["version": "\(remote.version)"]) { $1 },
+            remoteVersion: remote.version, policy: policy.rawValue, outcome: .historyRewound, now: now)
+        var newRow = remote
+        newRow.apply(pending)
+        try newRow.protectingSecrets(cipher).upsert(db, syncedAt: now)
+        try BaseCopies.save(db, remote)
+    }
+
+    /// A record without local changes whose server copy went back: taken as it is, with an audit-log entry.
+    func adoptRewound<R: ReplicaRecord>(plain remote: R, previousVersion: Int, _ db: Database) throws {
+        try ConflictLog.record(
+            db, collection: R.collection, id: remote.id, fields: [], base: ["version": "\(previousVersion)"],
+            local: [:], remote: ["version": "\(remote.version)"], remoteVersion: remote.version,
+            policy: policy.rawValue, outcome: .historyRewound, now: now)
+        try remote.upsert(db, syncedAt: now)
+    }
+
     /// A PATCH of `entry` succeeded with `response`: the entry is done and the response is the new base. Changes
-    /// queued or written while the request was in flight stay on top of it.
+    /// queued or written while the request was in flight stay on top of it. The If-Match of the PATCH guarantees
+    /// that the response is the base plus this change (nothing to resolve); a response older than the base (a
+    /// replay answered after a pull brought a newer copy) teaches nothing.
     func acknowledge<R: EditableRecord>(_ entry: OutboxEntry, response: R, _ db: Database) throws {
         let base = try BaseCopies.load(db, collection: R.collection, id: response.id)
-        let row = try R.storedEditableValues(id: response.id, db)
-        let entries = try Outbox.entries(db, collection: R.collection, id: response.id).filter { $0.kind == .update }
-        let unqueued = Self.unqueuedEdits(row: row, base: base, pending: Self.overlay(entries).values)
+        var entries = try Outbox.entries(db, collection: R.collection, id: response.id).filter { $0.kind == .update }
+        entries = try queueUnqueuedEdits(R.self, id: response.id, base: base, entries: entries, db)
         try Outbox.remove(db, seq: entry.seq)
-        let remaining = entries.filter { $0.seq != entry.seq }
+        let remaining = entries.filter { $0.seq != entry.seq && $0.isLive }
         guard base.map({ response.version >= $0.version }) ?? true else { return }
         var newRow = response
         newRow.apply(Self.overlay(remaining).values)
-        newRow.apply(unqueued)
         try newRow.protectingSecrets(cipher).upsert(db, syncedAt: now)
         try BaseCopies.save(db, response)
     }
 
-    /// The server no longer has the record (tombstone or 404). Pending local values go to the audit log, then
-    /// the row, its children and its entries go.
+    /// Writes the record's editable columns as base ⊕ live entries, after an entry died, was retried or discarded.
+    /// Edits another program wrote and did not queue are queued first, so they stay.
+    func render<R: EditableRecord>(_ type: R.Type, id: String, _ db: Database, changing: () throws -> Void) throws {
+        guard let base = try BaseCopies.load(db, collection: R.collection, id: id) else {
+            try changing()
+            return
+        }
+        let entries = try Outbox.entries(db, collection: R.collection, id: id).filter { $0.kind == .update }
+        _ = try queueUnqueuedEdits(R.self, id: id, base: base, entries: entries, db)
+        try changing()
+        let live = try Outbox.entries(db, collection: R.collection, id: id).filter { $0.kind == .update }
+        let values = base.fields.overlaid(with: Self.overlay(live).values)
+        let names = R.editableFields
+        try db.execute(
+            sql: "UPDATE \(R.collection.name) SET \(names.map { "\($0) = ?" }.joined(separator: ", ")) WHERE id = ?",
+            arguments: StatementArguments(names.map { values[$0] ?? nil } + [id]))
+    }
+
+    /// The server no longer has the record (tombstone, 404, or missing from a resync). Pending local values go to
+    /// the audit log, then the row, its children and its entries go.
     static func deletedRemotely(
         _ db: Database, collection: SyncCollection, id: String, policy: String, now: Timestamp
     ) throws {

@@ -49,18 +49,65 @@ extension SyncEngine {
         try store.read { db in try ConflictLog.list(db, openOnly: openOnly, limit: limit) }
     }
 
-    /// Makes a dead entry pending again, with its attempts reset (same idempotency key: if the server did apply
-    /// it, the replay says so).
+    /// Makes a dead entry pending again, with its attempts reset, and shows its values in the record again. A change
+    /// the server refused goes out as a new request (new key, against the base of the moment it is sent); one that
+    /// died in doubt keeps its key, so that the replay tells whether the server applied it.
     public func retryDead(seq: Int64) throws {
         defer { refreshCounts() }
+        let rebase = recordRebase(for: nil)
         try store.write { db in
             guard let entry = try Outbox.entry(db, seq: seq), entry.state == .dead else {
                 throw EngineError.notFound("dead change \(seq)")
             }
-            try db.execute(
-                sql: "UPDATE outbox SET state = 'pending', attempts = 0, next_attempt_at = NULL WHERE seq = ?",
-                arguments: [seq])
+            try Self.rendering(entry, rebase, db) { try Outbox.revive(db, entry) }
         }
+    }
+
+    /// Gives up a dead change for good: it leaves the outbox, the audit log records its values, and the record shows
+    /// the server's values again (with the record's other pending changes on top). A new message that was refused
+    /// leaves the replica with it. Returns the entry as it was.
+    @discardableResult
+    public func discard(seq: Int64) throws -> OutboxEntry {
+        defer { refreshCounts() }
+        let now = clock.now()
+        let rebase = recordRebase(for: nil)
+        let policies = configuration
+        return try store.write { db in
+            guard let entry = try Outbox.entry(db, seq: seq), entry.state == .dead else {
+                throw EngineError.notFound("dead change \(seq)")
+            }
+            let base = try BaseCopies.load(db, collection: entry.collection, id: entry.recordId)
+            try ConflictLog.record(
+                db, collection: entry.collection, id: entry.recordId, fields: entry.fields.keys.sorted(),
+                base: base?.fields ?? [:], local: entry.fields, remote: base?.fields ?? [:],
+                remoteVersion: base?.version, policy: policies.policy(for: entry.collection).rawValue,
+                outcome: .discarded, now: now)
+            try Self.rendering(entry, rebase, db) { try Outbox.remove(db, seq: seq) }
+            if entry.kind == .create, entry.collection == .ticketMessages {
+                try db.execute(
+                    sql: "DELETE FROM ticket_messages WHERE id = ? AND synced_at IS NULL", arguments: [entry.recordId])
+            }
+            return entry
+        }
+    }
+
+    /// Runs `change` on an entry and writes its record's editable columns again as base ⊕ live entries.
+    static func rendering(
+        _ entry: OutboxEntry, _ rebase: RecordRebase, _ db: Database, change: () throws -> Void
+    ) throws {
+        switch (entry.kind, entry.collection) {
+        case (.update, .orders): try rebase.render(Order.self, id: entry.recordId, db, changing: change)
+        case (.update, .devices): try rebase.render(Device.self, id: entry.recordId, db, changing: change)
+        default: try change()
+        }
+    }
+
+    /// The rebase settings of this moment, for `collection`'s policy (any, when the caller only renders rows).
+    nonisolated func recordRebase(for collection: SyncCollection?) -> RecordRebase {
+        RecordRebase(
+            policy: collection.map(configuration.policy(for:)) ?? .merge,
+            clockOffsetMilliseconds: api.clockOffsetMilliseconds, now: clock.now(),
+            cipher: configuration.passcodeCipher)
     }
 
     /// Decides an open conflict. The entries it held are released (without the fields that lost) and pushed by

@@ -4,7 +4,7 @@ public enum SyncStop: Error, Sendable, Equatable, CustomStringConvertible {
     case offline(String)
     /// 401/403: nothing is marked failed; the run waits for a valid token.
     case authentication(String)
-    /// 429: no request until the server's Retry-After has passed.
+    /// 429 (or 503 with Retry-After): no request until the server's Retry-After has passed.
     case rateLimited(String)
     /// Anything else (5xx on a page, malformed page, store error): recorded, retried by the next run.
     case failed(String)
@@ -24,7 +24,21 @@ public enum SyncStop: Error, Sendable, Equatable, CustomStringConvertible {
     static func from(_ error: APIError) -> SyncStop {
         if case .unreachable(let detail) = error { return .offline(detail) }
         if error.isAuthentication { return .authentication(error.description) }
-        if error.status == 429 { return .rateLimited(error.description) }
+        if isServerAskingToWait(error) { return .rateLimited(error.description) }
         return .failed(error.description)
+    }
+
+    /// A 429, or a 503 with `Retry-After`: no request of any kind until the time is up (the client's gate holds
+    /// them), so the run stops and the scheduler comes back then.
+    static func isServerAskingToWait(_ error: APIError) -> Bool {
+        error.status == 429 || (error.status == 503 && error.retryAfter != nil)
+    }
+
+    /// Ends the whole run (nothing else can succeed now), as opposed to one collection's failure.
+    var endsRun: Bool {
+        switch self {
+        case .offline, .authentication, .rateLimited, .stopped: true
+        case .failed: false
+        }
     }
 }

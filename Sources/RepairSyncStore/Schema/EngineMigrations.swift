@@ -71,4 +71,25 @@ enum EngineMigrations {
                 ) STRICT;
                 """)
     }
+
+    /// `v3-in-doubt-and-resync`: an entry remembers that its idempotency key may have reached the server (`sent`),
+    /// so that nothing coalesces into it and a pull does not mistake its write for someone else's; a resync after a
+    /// 410 marks the ids it holds (`resync_marks`) to delete those the server no longer returns.
+    static func addInDoubtAndResyncMarks(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                -- 1: the entry's current idempotency key may have reached the server and no final answer for it is
+                -- known (set before the request leaves; cleared when the key is replaced or answered for good).
+                ALTER TABLE outbox ADD COLUMN sent INTEGER NOT NULL DEFAULT 0 CHECK (sent IN (0, 1));
+                UPDATE outbox SET sent = 1 WHERE attempts > 0 OR state = 'in_flight';
+
+                -- The ids a collection held when its resync from the beginning started; each page of the resync
+                -- unmarks the ids it brings, and the end of the resync deletes those still marked.
+                CREATE TABLE resync_marks (
+                    collection TEXT NOT NULL,
+                    record_id TEXT NOT NULL,
+                    PRIMARY KEY (collection, record_id)
+                ) STRICT, WITHOUT ROWID;
+                """)
+    }
 }

@@ -10,6 +10,7 @@ enum ReplicaMigrations {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1-replica", migrate: createReplicaTables)
         migrator.registerMigration("v2-engine", migrate: EngineMigrations.createEngineTables)
+        migrator.registerMigration("v3-in-doubt-and-resync", migrate: EngineMigrations.addInDoubtAndResyncMarks)
         return migrator
     }
 

@@ -17,14 +17,33 @@ public struct EngineConfiguration: Sendable {
     public var passcodeCipher: PasscodeCipher?
     /// Changes of different records in flight at once (entries of one record or one ticket never overlap).
     public var pushConcurrency: Int
+    /// Request page n+1 of a feed while page n is applied (the simulator turns it off to run the engine as one
+    /// sequence of steps).
+    public var pullAhead: Bool
+    /// Pages in a row with `has_more: true` that bring no entry or a cursor already seen, after which a collection's
+    /// pull stops with an error (a feed that does not advance).
+    public var maxStalledPages: Int
+    /// Pages of one collection in one run, at most: every loop that talks to the network is bounded.
+    public var maxPagesPerRun: Int
+    /// Records of one page whose copy is older than the replica's that are checked with `GET /{collection}/{id}`
+    /// (a stale copy is ignored, a server whose history went back is followed).
+    public var maxVerificationsPerPage: Int
+    /// A number in 0…1 for retry jitter (seeded in the simulator).
+    public var random: @Sendable () -> Double
 
     public init(
         pageSize: Int = 500, policies: [SyncCollection: ConflictPolicy] = [:], retry: RetryPolicy = RetryPolicy(),
         completedHold: Duration = .seconds(2), maxRebasesPerRun: Int = 3,
         dashboardPeriods: [String] = ["today", "week", "month"], passcodeCipher: PasscodeCipher? = nil,
-        pushConcurrency: Int = 8
+        pushConcurrency: Int = 8, pullAhead: Bool = true, maxStalledPages: Int = 3, maxPagesPerRun: Int = 100_000,
+        maxVerificationsPerPage: Int = 64, random: @escaping @Sendable () -> Double = { Double.random(in: 0...1) }
     ) {
         self.pushConcurrency = pushConcurrency
+        self.pullAhead = pullAhead
+        self.maxStalledPages = maxStalledPages
+        self.maxPagesPerRun = maxPagesPerRun
+        self.maxVerificationsPerPage = maxVerificationsPerPage
+        self.random = random
         self.passcodeCipher = passcodeCipher
         self.pageSize = pageSize
         self.policies = policies

@@ -6,6 +6,12 @@ internal import RepairSyncStore
 
 /// Follows each collection's changes feed from its stored cursor. Every page is applied in one transaction with
 /// its new cursor, so a crash resumes at the last committed page; a page that does not decode commits nothing.
+///
+/// Against a server that does not keep the contract, every loop is bounded and every failure stays with its
+/// collection: a feed that does not advance stops after `maxStalledPages`, a pull never takes more than
+/// `maxPagesPerRun` pages, and one collection's failure (a malformed page, a stuck feed, a 5xx) is recorded in its
+/// status while the others still pull. Only what concerns the whole run — offline, a token refused, a server asking
+/// to wait, a stop — ends the run.
 struct Puller {
     let store: ReplicaStore
     let api: APIClient
@@ -19,6 +25,12 @@ struct Puller {
         var records: [SyncCollection: Int] = [:]
         var deleted = 0
         var conflicts = 0
+        /// Collections whose pull failed in this run, with why.
+        var failed: [SyncCollection: String] = [:]
+        /// Copies older than the replica's that the server confirmed as its current record (history went back).
+        var rewound = 0
+        /// Copies older than the replica's that were stale (ignored).
+        var stale = 0
     }
 
     /// Pulls `collections` in order. `report` holds what was committed even when the run stops early.
@@ -26,8 +38,16 @@ struct Puller {
         _ collections: [SyncCollection], into report: inout Report, progress: @Sendable (Double) async -> Void
     ) async throws(SyncStop) {
         for (index, collection) in collections.enumerated() {
-            try await pull(collection, into: &report) { fraction in
-                await progress((Double(index) + fraction) / Double(collections.count))
+            do {
+                try await pull(collection, into: &report) { fraction in
+                    await progress((Double(index) + fraction) / Double(collections.count))
+                }
+            } catch where error.endsRun {
+                throw error
+            } catch {
+                // This collection's failure is in its status; the others still pull.
+                report.failed[collection] = error.description
+                logger.error("pull failed", metadata: ["collection": "\(collection)", "error": "\(error)"])
             }
             await progress(Double(index + 1) / Double(collections.count))
         }
@@ -69,6 +89,16 @@ struct Puller {
             case .devices(let page): page.hasMore
             }
         }
+
+        var count: Int {
+            switch self {
+            case .clients(let page): page.count
+            case .tickets(let page): page.count
+            case .ticketMessages(let page): page.count
+            case .orders(let page): page.count
+            case .devices(let page): page.count
+            }
+        }
     }
 
     /// Requests the page after `cursor` and decodes it (off the writer: decoding page n+1 overlaps applying page n).
@@ -103,155 +133,379 @@ struct Puller {
         var pages = 0
         resync: while true {
             try stopFlag.check()
-            let cursor: String?
+            let (cursor, sweeping): (String?, Bool)
             do {
-                cursor = try await store.read { db in
-                    try String.fetchOne(
-                        db, sql: "SELECT cursor FROM sync_metadata WHERE collection = ?", arguments: [collection.name])
+                (cursor, sweeping) = try await store.read { db in
+                    (
+                        try String.fetchOne(
+                            db, sql: "SELECT cursor FROM sync_metadata WHERE collection = ?", arguments: [collection.name]),
+                        try Bool.fetchOne(
+                            db, sql: "SELECT EXISTS (SELECT 1 FROM resync_marks WHERE collection = ?)",
+                            arguments: [collection.name]) ?? false
+                    )
                 }
             } catch {
-                throw .failed("store: \(error)")
+                throw .failed("\(collection): store: \(error)")
             }
+            var requested = cursor
+            var seen: Set<String> = cursor.map { [$0] } ?? []
+            var stalled = 0
             var fetched = await fetch(collection, cursor: cursor)
             while true {
                 let page: DecodedPage
                 switch fetched {
                 case .page(let decoded):
                     page = decoded
-                case .requestFailed(let error) where error.status == 410 && !restarted:
-                    // The server cannot resume from this cursor: resync the collection from the beginning (once).
+                case .requestFailed(let error) where error.status == 410 && error.code == "cursor_expired" && !restarted:
+                    // The server cannot resume from this cursor: resync the collection from the beginning (once),
+                    // marking every id held now so that those the resync does not bring back are deleted at its end.
                     restarted = true
                     logger.warning(
                         "cursor expired; resyncing from the beginning", metadata: ["collection": "\(collection)"])
-                    try await recordState(collection, cursor: .some(nil), state: .initial, error: "cursor expired (410)")
+                    try await startResync(collection, reason: "cursor expired (410): resyncing from the beginning")
                     events.emit(.cursorReset(collection: collection))
                     continue resync
                 case .requestFailed(let error):
-                    try await recordState(collection, cursor: nil, state: .error, error: error.description)
+                    try await recordFailure(collection, error.description)
                     throw SyncStop.from(error)
                 case .malformed(let error):
-                    try await recordState(collection, cursor: nil, state: .error, error: error.description)
+                    try await recordFailure(collection, error.description)
                     throw .failed("\(collection): \(error)")
                 }
-                let applied: (records: Int, deleted: Int, conflicts: Int, hasMore: Bool)
-                if page.hasMore && !stopFlag.isSet {
-                    async let ahead = fetch(collection, cursor: page.nextCursor)
-                    applied = try await apply(collection, page)
-                    fetched = await ahead
+                // A feed that does not advance: has_more with a cursor already seen, or with nothing in it.
+                if page.hasMore, page.nextCursor == requested || seen.contains(page.nextCursor) || page.count == 0 {
+                    stalled += 1
+                    if stalled >= configuration.maxStalledPages {
+                        let message =
+                            "\(collection): the changes feed does not advance (\(stalled) pages in a row with has_more true and a cursor already seen or no entries)"
+                        try await recordFailure(collection, message)
+                        throw .failed(message)
+                    }
                 } else {
-                    applied = try await apply(collection, page)
+                    stalled = 0
                 }
                 pages += 1
+                if pages > configuration.maxPagesPerRun {
+                    let message = "\(collection): more than \(configuration.maxPagesPerRun) pages in one run; continuing next run"
+                    try await recordFailure(collection, message)
+                    throw .failed(message)
+                }
+                seen.insert(page.nextCursor)
+                requested = page.nextCursor
+                let applied: Applied
+                if page.hasMore && !stopFlag.isSet && configuration.pullAhead {
+                    async let ahead = fetch(collection, cursor: page.nextCursor)
+                    applied = try await handle(collection, page, sweeping: sweeping)
+                    fetched = await ahead
+                } else {
+                    applied = try await handle(collection, page, sweeping: sweeping)
+                    if page.hasMore { fetched = await fetch(collection, cursor: page.nextCursor) }
+                }
                 report.records[collection, default: 0] += applied.records
                 report.deleted += applied.deleted
                 report.conflicts += applied.conflicts
+                report.rewound += applied.rewound
+                report.stale += applied.stale
                 events.emit(
                     .pageApplied(
                         collection: collection, records: applied.records, deleted: applied.deleted,
-                        hasMore: applied.hasMore))
+                        hasMore: page.hasMore))
                 // Pages of unknown number: approach 1 without reaching it until the feed is caught up.
-                await progress(applied.hasMore ? 1 - 1 / Double(pages + 1) : 1)
-                if !applied.hasMore { return }
+                await progress(page.hasMore ? 1 - 1 / Double(pages + 1) : 1)
+                if !page.hasMore { return }
                 // A stop ends the run here: the page fetched ahead is dropped, its cursor was never stored.
                 try stopFlag.check()
             }
         }
     }
 
-    private func apply(_ collection: SyncCollection, _ page: DecodedPage) async throws(SyncStop)
-        -> (records: Int, deleted: Int, conflicts: Int, hasMore: Bool)
+    /// What applying a page did.
+    struct Applied {
+        var records = 0
+        var deleted = 0
+        var conflicts = 0
+        var rewound = 0
+        var stale = 0
+    }
+
+    private func handle(_ collection: SyncCollection, _ page: DecodedPage, sweeping: Bool) async throws(SyncStop)
+        -> Applied
     {
+        switch page {
+        case .clients(let page): return try await handlePlain(page, sweeping: sweeping)
+        case .tickets(let page): return try await handlePlain(page, sweeping: sweeping)
+        case .ticketMessages(let page): return try await handlePlain(page, sweeping: sweeping)
+        case .orders(let page): return try await handleEditable(page, sweeping: sweeping)
+        case .devices(let page): return try await handleEditable(page, sweeping: sweeping)
+        }
+    }
+
+    /// Collections without local edits: the server copy is the row, unless it is older than the row (item of
+    /// `verifyOlderCopies`). The page's older copies are verified first, then it is applied in one transaction with
+    /// its cursor.
+    private func handlePlain<R: ReplicaRecord>(_ page: ChangesPage<R>, sweeping: Bool) async throws(SyncStop) -> Applied {
+        events.emit(.pageReceived(collection: R.collection, records: page.data.count, deleted: page.deleted.count))
+        let checks = try await verifyOlderCopies(page)
+        return try await commit(R.collection) { db, now, applied in
+            let versions = try Self.localVersions(R.self, ids: page.data.map(\.id), db)
+            var plain: [R] = []
+            for record in page.data {
+                guard let local = versions[record.id], record.version < local else {
+                    plain.append(record)
+                    continue
+                }
+                switch checks.verdicts[record.id] {
+                case .rewound(let current)?:
+                    try rebase(R.collection, now).adoptRewound(plain: current, previousVersion: local, db)
+                    applied.rewound += 1
+                case .fresher(let current)?:
+                    if current.version >= local { plain.append(current) }
+                    applied.stale += 1
+                case .gone?, nil:
+                    applied.stale += 1
+                }
+            }
+            try db.upsert(plain, syncedAt: now)
+            applied.records = page.data.count
+            if R.collection == .ticketMessages, !plain.isEmpty {
+                // A new message the server has is no longer pending (a create whose reply was lost).
+                try db.execute(
+                    sql: """
+                        DELETE FROM outbox WHERE collection = 'ticket_messages' AND kind = 'create'
+                        AND record_id IN (\(databaseQuestionMarks(count: plain.count)))
+                        """, arguments: StatementArguments(plain.map(\.id)))
+            }
+            try finish(page, gone: checks.gone, sweeping: sweeping, now: now, db, &applied)
+        }
+    }
+
+    /// Orders and devices: every copy goes through `RecordRebase`, which keeps pending local changes and resolves
+    /// conflicts by policy.
+    private func handleEditable<R: EditableRecord>(_ page: ChangesPage<R>, sweeping: Bool) async throws(SyncStop)
+        -> Applied
+    {
+        events.emit(.pageReceived(collection: R.collection, records: page.data.count, deleted: page.deleted.count))
+        let checks = try await verifyOlderCopies(page)
+        return try await commit(R.collection) { db, now, applied in
+            let rebase = rebase(R.collection, now)
+            let versions = try Self.localVersions(R.self, ids: page.data.map(\.id), db)
+            // One query for the page instead of one per record: most records have no local change.
+            let changed = try Outbox.recordsWithEntries(db, collection: R.collection, ids: page.data.map(\.id))
+            for record in page.data {
+                var copy = record
+                if let local = versions[record.id], record.version < local {
+                    switch checks.verdicts[record.id] {
+                    case .rewound(let current)?:
+                        try rebase.adoptRewound(current, db)
+                        applied.rewound += 1
+                        continue
+                    case .fresher(let current)?:
+                        copy = current
+                        applied.stale += 1
+                    case .gone?, nil:
+                        applied.stale += 1
+                        continue
+                    }
+                }
+                if try rebase.apply(copy, db, mayHaveEntries: changed.contains(record.id)).conflict != nil {
+                    applied.conflicts += 1
+                }
+            }
+            applied.records = page.data.count
+            try finish(page, gone: checks.gone, sweeping: sweeping, now: now, db, &applied)
+        }
+    }
+
+    private func rebase(_ collection: SyncCollection, _ now: Timestamp) -> RecordRebase {
+        RecordRebase(
+            policy: configuration.policy(for: collection), clockOffsetMilliseconds: api.clockOffsetMilliseconds,
+            now: now, cipher: configuration.passcodeCipher)
+    }
+
+    /// Tombstones, records the server no longer has, resync marks and the cursor: the end of every page's transaction.
+    private func finish<R: SyncRecord>(
+        _ page: ChangesPage<R>, gone: [String], sweeping: Bool, now: Timestamp, _ db: Database, _ applied: inout Applied
+    ) throws {
+        let policy = configuration.policy(for: R.collection).rawValue
+        for id in page.deleted.map(\.id) + gone {
+            applied.conflicts += try Self.deleteWithPendingChildren(R.collection, id: id, policy: policy, now: now, db)
+        }
+        applied.deleted = page.deleted.count + gone.count
+        if sweeping {
+            let ids = page.data.map(\.id) + page.deleted.map(\.id) + gone
+            for chunk in stride(from: 0, to: ids.count, by: 500).map({ Array(ids[$0..<min($0 + 500, ids.count)]) }) {
+                try db.execute(
+                    sql: """
+                        DELETE FROM resync_marks WHERE collection = ?
+                        AND record_id IN (\(databaseQuestionMarks(count: chunk.count)))
+                        """, arguments: StatementArguments([R.collection.name] + chunk))
+            }
+            if !page.hasMore {
+                let swept = try Self.sweep(R.collection, policy: policy, now: now, db)
+                applied.deleted += swept.deleted
+                applied.conflicts += swept.conflicts
+            }
+        }
+        try Self.saveCursor(R.collection, nextCursor: page.nextCursor, hasMore: page.hasMore, now: now, db)
+    }
+
+    /// One page's transaction.
+    private func commit(
+        _ collection: SyncCollection, _ body: @escaping @Sendable (Database, Timestamp, inout Applied) throws -> Void
+    ) async throws(SyncStop) -> Applied {
+        let now = clock.now()
         do {
-            switch page {
-            case .clients(let page): return try await applyPlain(page)
-            case .tickets(let page): return try await applyPlain(page)
-            case .ticketMessages(let page): return try await applyPlain(page)
-            case .orders(let page): return try await applyEditable(page)
-            case .devices(let page): return try await applyEditable(page)
+            return try await store.write { db in
+                var applied = Applied()
+                try body(db, now, &applied)
+                return applied
             }
         } catch {
             throw .failed("\(collection): store: \(error)")
         }
     }
 
-    private func recordState(
-        _ collection: SyncCollection, cursor: String??, state: SyncMetadata.State, error: String?
-    ) async throws(SyncStop) {
+    // MARK: Copies older than the replica's
+
+    /// What `GET /{collection}/{id}` said about a record whose page copy is older than the replica's.
+    enum Verdict<R: Sendable>: Sendable {
+        /// The server's current record is older than ours too: its history went back. Adopt it.
+        case rewound(R)
+        /// The page's copy was stale; this is the current record.
+        case fresher(R)
+        /// The record no longer exists.
+        case gone
+    }
+
+    struct Checks<R: Sendable>: Sendable {
+        var verdicts: [String: Verdict<R>] = [:]
+        var gone: [String] = []
+    }
+
+    /// A page copy older than the replica's is either stale (a lagging replica behind the API, a cached page) or
+    /// the server's history going back (restored from a backup, deleted and created again). The record's own
+    /// endpoint tells which. At most `maxVerificationsPerPage` are asked; when more are older, the rest follow the
+    /// majority of those asked (all rewound: adopted; otherwise ignored as stale).
+    private func verifyOlderCopies<R: ReplicaRecord>(_ page: ChangesPage<R>) async throws(SyncStop) -> Checks<R> {
+        let versions: [String: Int]
+        do {
+            versions = try await store.read { db in try Self.localVersions(R.self, ids: page.data.map(\.id), db) }
+        } catch {
+            throw .failed("\(R.collection): store: \(error)")
+        }
+        let older = page.data.filter { record in versions[record.id].map { record.version < $0 } ?? false }
+        guard !older.isEmpty else { return Checks() }
+        var checks = Checks<R>()
+        for record in older.prefix(configuration.maxVerificationsPerPage) {
+            let local = versions[record.id] ?? 0
+            do throws(APIError) {
+                let reply = try await api.record(R.collection, id: record.id)
+                let current = try api.decode(R.self, reply.body)
+                guard current.id == record.id else { throw APIError.malformed("\(R.collection) \(record.id): another record's id") }
+                checks.verdicts[record.id] = current.version < local ? .rewound(current) : .fresher(current)
+            } catch {
+                if error.isFinalAnswer, error.status == 404, error.code == "not_found" {
+                    checks.verdicts[record.id] = .gone
+                    checks.gone.append(record.id)
+                    continue
+                }
+                let message = "\(R.collection): checking \(record.id), whose copy is older than the replica's: \(error)"
+                try await recordFailure(R.collection, message)
+                throw SyncStop.from(error).endsRun ? SyncStop.from(error) : .failed(message)
+            }
+        }
+        let asked = checks.verdicts.values
+        let allRewound = asked.allSatisfy { if case .rewound = $0 { true } else { false } }
+        if older.count > configuration.maxVerificationsPerPage, allRewound {
+            for record in older.dropFirst(configuration.maxVerificationsPerPage) {
+                checks.verdicts[record.id] = .rewound(record)
+            }
+        }
+        let rewound = checks.verdicts.values.filter { if case .rewound = $0 { true } else { false } }.count
+        logger.warning(
+            "page copies older than the replica's",
+            metadata: [
+                "collection": "\(R.collection)", "older": "\(older.count)", "rewound": "\(rewound)",
+                "stale": "\(older.count - rewound - checks.gone.count)", "gone": "\(checks.gone.count)",
+            ])
+        return checks
+    }
+
+    /// id → version of the replica's rows among `ids`.
+    static func localVersions<R: ReplicaRecord>(_ type: R.Type, ids: [String], _ db: Database) throws -> [String: Int] {
+        var versions: [String: Int] = [:]
+        for start in stride(from: 0, to: ids.count, by: 500) {
+            let chunk = Array(ids[start..<min(start + 500, ids.count)])
+            let rows = try Row.fetchAll(
+                db,
+                sql: "SELECT id, version FROM \(R.databaseTableName) WHERE id IN (\(databaseQuestionMarks(count: chunk.count)))",
+                arguments: StatementArguments(chunk))
+            for row in rows { versions[row["id"]] = row["version"] }
+        }
+        return versions
+    }
+
+    // MARK: Resync and sweep
+
+    /// Drops the cursor and marks every id the collection holds, in one transaction.
+    private func startResync(_ collection: SyncCollection, reason: String) async throws(SyncStop) {
         let now = clock.now()
         do {
             try await store.write { db in
-                if let cursor {
-                    try db.execute(
-                        sql: "UPDATE sync_metadata SET cursor = ? WHERE collection = ?",
-                        arguments: [cursor, collection.name])
-                }
                 try db.execute(
-                    sql: "UPDATE sync_metadata SET state = ?, last_error = ?, last_synced_at = ? WHERE collection = ?",
-                    arguments: [state.rawValue, error, now, collection.name])
+                    sql: """
+                        INSERT OR IGNORE INTO resync_marks (collection, record_id) SELECT ?, id FROM \(collection.name)
+                        """, arguments: [collection.name])
+                try db.execute(
+                    sql: """
+                        UPDATE sync_metadata SET cursor = NULL, state = 'initial', last_error = ?, last_synced_at = ?
+                        WHERE collection = ?
+                        """, arguments: [reason, now, collection.name])
+            }
+        } catch {
+            throw .failed("\(collection): store: \(error)")
+        }
+    }
+
+    /// At the end of a resync: the ids still marked are records the server no longer has. Deleted with their
+    /// children, pending changes to the conflict log (as for a tombstone); records created here and not yet on
+    /// the server stay.
+    static func sweep(_ collection: SyncCollection, policy: String, now: Timestamp, _ db: Database) throws
+        -> (deleted: Int, conflicts: Int)
+    {
+        let marked = try String.fetchAll(
+            db,
+            sql: """
+                SELECT record_id FROM resync_marks m WHERE collection = ?
+                AND NOT EXISTS (SELECT 1 FROM outbox o WHERE o.collection = m.collection AND o.record_id = m.record_id
+                                AND o.kind = 'create')
+                """, arguments: [collection.name])
+        var conflicts = 0
+        for id in marked {
+            conflicts += try deleteWithPendingChildren(collection, id: id, policy: policy, now: now, db)
+        }
+        try db.execute(sql: "DELETE FROM resync_marks WHERE collection = ?", arguments: [collection.name])
+        return (marked.count, conflicts)
+    }
+
+    // MARK: Store
+
+    private func recordFailure(_ collection: SyncCollection, _ error: String) async throws(SyncStop) {
+        let now = clock.now()
+        do {
+            try await store.write { db in
+                try db.execute(
+                    sql: "UPDATE sync_metadata SET state = 'error', last_error = ?, last_synced_at = ? WHERE collection = ?",
+                    arguments: [error, now, collection.name])
             }
         } catch {
             throw .failed("store: \(error)")
         }
     }
 
-    /// Collections without local edits: the server copy is the row. New messages the server already has are no
-    /// longer pending (a create whose reply was lost).
-    private func applyPlain<R: ReplicaRecord>(_ page: ChangesPage<R>) async throws
-        -> (records: Int, deleted: Int, conflicts: Int, hasMore: Bool)
-    {
-        events.emit(.pageReceived(collection: R.collection, records: page.data.count, deleted: page.deleted.count))
-        let now = clock.now()
-        let policy = configuration.policy(for: R.collection).rawValue
-        let conflicts = try await store.write { db -> Int in
-            try db.upsert(page.data, syncedAt: now)
-            if R.collection == .ticketMessages, !page.data.isEmpty {
-                try db.execute(
-                    sql: """
-                        DELETE FROM outbox WHERE collection = 'ticket_messages' AND kind = 'create'
-                        AND record_id IN (\(databaseQuestionMarks(count: page.data.count)))
-                        """, arguments: StatementArguments(page.data.map(\.id)))
-            }
-            var conflicts = 0
-            for tombstone in page.deleted {
-                conflicts += try deleteWithPendingChildren(R.collection, id: tombstone.id, policy: policy, now: now, db)
-            }
-            try saveCursor(R.collection, page, now: now, db)
-            return conflicts
-        }
-        return (page.data.count, page.deleted.count, conflicts, page.hasMore)
-    }
-
-    private func applyEditable<R: EditableRecord>(_ page: ChangesPage<R>) async throws
-        -> (records: Int, deleted: Int, conflicts: Int, hasMore: Bool)
-    {
-        events.emit(.pageReceived(collection: R.collection, records: page.data.count, deleted: page.deleted.count))
-        let now = clock.now()
-        let policy = configuration.policy(for: R.collection)
-        let rebase = RecordRebase(
-            policy: policy, clockOffsetMilliseconds: api.clockOffsetMilliseconds, now: now,
-            cipher: configuration.passcodeCipher)
-        let conflicts = try await store.write { db -> Int in
-            var conflicts = 0
-            // One query for the page instead of one per record: most records have no local change.
-            let changed = try Outbox.recordsWithEntries(db, collection: R.collection, ids: page.data.map(\.id))
-            for record in page.data {
-                if try rebase.apply(record, db, mayHaveEntries: changed.contains(record.id)).conflict != nil {
-                    conflicts += 1
-                }
-            }
-            for tombstone in page.deleted {
-                conflicts += try deleteWithPendingChildren(
-                    R.collection, id: tombstone.id, policy: policy.rawValue, now: now, db)
-            }
-            try saveCursor(R.collection, page, now: now, db)
-            return conflicts
-        }
-        return (page.data.count, page.deleted.count, conflicts, page.hasMore)
-    }
-
     /// Deletes a record the server deleted, and its children; pending changes of any of them go to the conflict
     /// log first. Returns how many pending records were affected.
-    private func deleteWithPendingChildren(
+    static func deleteWithPendingChildren(
         _ collection: SyncCollection, id: String, policy: String, now: Timestamp, _ db: Database
     ) throws -> Int {
         var children: [(SyncCollection, String)] = []
@@ -280,17 +534,15 @@ struct Puller {
         return affected + (pending > 0 ? 1 : 0)
     }
 
-    private func saveCursor<R: SyncRecord>(_ collection: SyncCollection, _ page: ChangesPage<R>, now: Timestamp, _ db: Database)
-        throws
-    {
+    static func saveCursor(
+        _ collection: SyncCollection, nextCursor: String, hasMore: Bool, now: Timestamp, _ db: Database
+    ) throws {
         try db.execute(
             sql: """
                 UPDATE sync_metadata SET cursor = ?, state = ?, last_synced_at = ?, last_error = NULL,
                     last_success_at = CASE WHEN ? THEN ? ELSE last_success_at END
                 WHERE collection = ?
                 """,
-            arguments: [
-                page.nextCursor, page.hasMore ? "pulling" : "idle", now, !page.hasMore, now, collection.name,
-            ])
+            arguments: [nextCursor, hasMore ? "pulling" : "idle", now, !hasMore, now, collection.name])
     }
 }

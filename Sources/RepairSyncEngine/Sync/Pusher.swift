@@ -315,7 +315,7 @@ struct Pusher {
         let attempt = entry.attempts + 1
         let giveUp = attempt >= configuration.retry.maxAttempts
         let delay = configuration.retry.delay(
-            afterAttempt: attempt, retryAfter: error.retryAfter, random: Double.random(in: 0...1))
+            afterAttempt: attempt, retryAfter: error.retryAfter, random: configuration.random())
         let next = giveUp ? nil : now.adding(milliseconds: delay.inMilliseconds)
         try await write { db in
             try Outbox.recordFailure(db, seq: entry.seq, error: error.description, nextAttempt: next)

@@ -158,6 +158,13 @@ public actor SyncEngine {
                 publish { $0.phase = .syncing(step: .dashboard, progress: 0) }
                 await refreshDashboard()
             }
+            if !pulled.failed.isEmpty {
+                // Every other collection pulled; the run still ends in error, naming the ones that did not.
+                throw SyncStop.failed(
+                    "pull failed for "
+                        + SyncCollection.pullOrder.compactMap { c in pulled.failed[c].map { "\(c.name) (\($0))" } }
+                        .joined(separator: "; "))
+            }
         } catch let error as SyncStop {
             stop = error
         } catch {
@@ -170,6 +177,9 @@ public actor SyncEngine {
         report.conflicts = pushed.conflicts + pulled.conflicts
         report.pulled = Dictionary(uniqueKeysWithValues: pulled.records.map { ($0.key.name, $0.value) })
         report.deleted = pulled.deleted
+        report.failedCollections = Dictionary(uniqueKeysWithValues: pulled.failed.map { ($0.key.name, $0.value) })
+        report.rewound = pulled.rewound
+        report.staleCopies = pulled.stale
         report.stop = stop?.description
         if case .offline? = stop { report.offline = true }
         let now = clock.now()

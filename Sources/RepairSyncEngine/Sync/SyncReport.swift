@@ -18,9 +18,17 @@ public struct SyncReport: Sendable, Hashable, Codable {
     public var retryAfterMilliseconds: Int64? = nil
     /// How long until the earliest change waiting for a retry is due (nil: none waits).
     public var nextChangeDueMilliseconds: Int64? = nil
+    /// Collections whose pull failed in this run (name → why); the others pulled.
+    public var failedCollections: [String: String] = [:]
+    /// Records whose server copy went back (older than the replica's, confirmed by the server) and was adopted.
+    public var rewound: Int = 0
+    /// Page copies older than the replica's that the server showed to be stale (ignored).
+    public var staleCopies: Int = 0
 
     public var succeeded: Bool { stop == nil }
 
     /// Whether the run committed anything (a failed run that did is a flaky server, not a dead one).
-    public var madeProgress: Bool { pushed > 0 || dead > 0 || conflicts > 0 || deleted > 0 || pulled.values.contains { $0 > 0 } }
+    public var madeProgress: Bool {
+        pushed > 0 || dead > 0 || conflicts > 0 || deleted > 0 || rewound > 0 || pulled.values.contains { $0 > 0 }
+    }
 }

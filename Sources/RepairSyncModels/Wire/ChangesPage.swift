@@ -20,6 +20,22 @@ public struct ChangesPage<Record: SyncRecord>: Codable, Sendable {
         case nextCursor = "next_cursor"
         case hasMore = "has_more"
     }
+
+    /// Cursors are opaque: a server may send a bare integer, which is kept as its decimal text and sent back so.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        data = try container.decode([Record].self, forKey: .data)
+        deleted = try container.decode([Tombstone].self, forKey: .deleted)
+        hasMore = try container.decode(Bool.self, forKey: .hasMore)
+        if let text = try? container.decode(String.self, forKey: .nextCursor) {
+            nextCursor = text
+        } else {
+            nextCursor = String(try container.decode(Int64.self, forKey: .nextCursor))
+        }
+    }
+
+    /// Entries in the page (records and tombstones).
+    public var count: Int { data.count + deleted.count }
 }
 
 /// A record deleted on the server.

@@ -5,6 +5,7 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
         case cannotMigrate(path: String, reason: String)
         case newerSchema(path: String)
         case corrupt(path: String, reason: String)
+        case locked(path: String, pid: Int32?)
     }
 
     private let kind: Kind
@@ -26,6 +27,16 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
         StoreError(kind: .corrupt(path: path, reason: reason))
     }
 
+    /// Another process holds the store's lock (`StoreLock`).
+    public static func locked(path: String, pid: Int32?) -> StoreError {
+        StoreError(kind: .locked(path: path, pid: pid))
+    }
+
+    public var isLocked: Bool {
+        if case .locked = kind { return true }
+        return false
+    }
+
     public var isCorrupt: Bool {
         if case .corrupt = kind { return true }
         return false
@@ -39,6 +50,8 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
             "cannot migrate the store \(path) (is it a repairsyncd replica?): \(reason)"
         case .corrupt(let path, let reason):
             "the store \(path) is not a sound database: \(reason)"
+        case .locked(let path, let pid):
+            "the store \(path) is in use by another process\(pid.map { " (pid \($0))" } ?? ""): one repairsyncd per store; stop it first"
         case .newerSchema(let path):
             "the store \(path) was written by a newer repairsyncd; install that version or restore a backup"
         }

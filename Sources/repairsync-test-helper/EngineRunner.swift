@@ -51,6 +51,8 @@ struct EngineRunner: AsyncParsableCommand {
                 kill(getpid(), SIGKILL)
             }
         }
+        let lock = try StoreLock.acquire(forStoreAt: store)
+        defer { withExtendedLifetime(lock) {} }
         let replica = try ReplicaStore.open(at: store)
         let client = APIClient(configuration: .init(baseURL: api, token: token))
         let engine = try SyncEngine(

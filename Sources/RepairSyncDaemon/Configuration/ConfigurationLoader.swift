@@ -23,6 +23,7 @@ public enum ConfigurationLoader {
         ("api.token_file", "/etc/repairsyncd/token"),
         ("api.allow_insecure_http", "false"),
         ("api.request_timeout", "30s"),
+        ("api.retry_after_cap", "1h"),
         ("store.path", "/var/lib/repairsyncd/replica.sqlite"),
         ("store.group_readable", "false"),
         ("store.passcode_key_file", nil),
@@ -208,7 +209,8 @@ public enum ConfigurationLoader {
         return DaemonConfiguration(
             api: .init(
                 baseURL: baseURL, tokenFile: tokenFile, allowInsecureHTTP: insecure,
-                requestTimeout: try P.duration(values.withDefault("api.request_timeout"), key: "api.request_timeout")),
+                requestTimeout: try P.duration(values.withDefault("api.request_timeout"), key: "api.request_timeout"),
+                retryAfterCap: try P.duration(values.withDefault("api.retry_after_cap"), key: "api.retry_after_cap")),
             store: .init(
                 path: try P.absolutePath(values.withDefault("store.path"), key: "store.path"),
                 groupReadable: try P.boolean(values.withDefault("store.group_readable"), key: "store.group_readable")),

@@ -10,6 +10,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
         /// Plain http is refused for anything but loopback unless this is set.
         public var allowInsecureHTTP: Bool
         public var requestTimeout: Duration
+        /// The longest wait a server's `Retry-After` can impose (a server clock far ahead must not silence the shop).
+        public var retryAfterCap: Duration
     }
 
     public struct Store: Sendable, Equatable {

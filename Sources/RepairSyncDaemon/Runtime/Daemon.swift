@@ -51,6 +51,9 @@ public enum Daemon {
         try FileManager.default.createDirectory(
             atPath: storeDirectory, withIntermediateDirectories: true,
             attributes: [.posixPermissions: configuration.store.groupReadable ? 0o750 : 0o700])
+        // Before anything touches the store: one daemon per store.
+        let lock = try StoreLock.acquire(forStoreAt: configuration.store.path)
+        defer { withExtendedLifetime(lock) {} }
         let store: ReplicaStore
         do {
             store = try ReplicaStore.open(at: configuration.store.path, fileMode: storeMode)
@@ -67,7 +70,7 @@ public enum Daemon {
         let api = APIClient(
             configuration: .init(
                 baseURL: configuration.api.baseURL, token: configuration.token.value,
-                requestTimeout: configuration.api.requestTimeout))
+                requestTimeout: configuration.api.requestTimeout, retryAfterCap: configuration.api.retryAfterCap))
         let metrics = SyncMetrics(textfile: configuration.metricsTextfile)
         let engine = try SyncEngine(
             store: store, api: api, configuration: configuration.engineConfiguration,

@@ -93,13 +93,15 @@ public final class DevBackend: Sendable {
                         ($0.element.key, BackendStore.User(id: "usr_api_\($0.offset + 1)", name: $0.element.value))
                     })))
         router.add(middleware: FaultMiddleware(injector: injector, counters: store.counters))
-        APIRoutes(store: store).register(on: router)
+        APIRoutes(store: store, injector: injector).register(on: router)
         if options.admin { AdminRoutes(store: store, injector: injector).register(on: router) }
 
+        let injector = injector
         var serverLogger = logger
         serverLogger.logLevel = .warning
         let app = Application(
             router: router,
+            server: .http1(configuration: .init(additionalChannelHandlers: [ServerClockHandler(injector: injector)])),
             configuration: .init(address: .hostname(options.host, port: options.port), serverName: "repair-api-dev"),
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) },
             logger: serverLogger)

@@ -64,6 +64,35 @@ extension BackendStore {
         }
     }
 
+    /// Puts a record back as it was at some earlier point — its full JSON, `version` and `updated_at` included, even a
+    /// version lower than the current one — as a restore from a backup would. With `inFeed` it moves to the end of
+    /// its changes feed (clients see it on their next pull); without, it keeps its place (they find out only when
+    /// they write it). Any tombstone of its id goes.
+    func adminRestore(_ collection: SyncCollection, id: String, body: Data, inFeed: Bool) async throws -> BackendReply {
+        try await restore(collection.storedType, id: id, body: body, inFeed: inFeed)
+    }
+
+    private func restore<R: StoredRecord>(_ type: R.Type, id: String, body: Data, inFeed: Bool) async throws
+        -> BackendReply
+    {
+        let record: R
+        do {
+            record = try BackendJSON.decoder().decode(R.self, from: body)
+        } catch {
+            return .error(422, "invalid_value", "the record does not decode as \(R.collection.name): \(error)")
+        }
+        guard record.id == id else { return .error(422, "invalid_value", "the body's id is not \(id)", field: "id") }
+        return try await pool.write { db in
+            let place = try Int64.fetchOne(
+                db, sql: "SELECT seq FROM records WHERE collection = ? AND id = ?", arguments: [R.collection.name, id])
+            if !inFeed, place == nil {
+                return .error(404, "not_found", "\(R.collection.name) \(id) does not exist to keep its place")
+            }
+            try save(record, db, sequence: inFeed ? nil : place)
+            return try .json(200, record, etag: record.version)
+        }
+    }
+
     /// Deletes a record and its children, each leaving a tombstone.
     func adminDelete(_ collection: SyncCollection, id: String) async throws -> BackendReply {
         struct Deleted: Encodable {

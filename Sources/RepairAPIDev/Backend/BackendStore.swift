@@ -1,6 +1,7 @@
 internal import Foundation
 internal import GRDB
 internal import RepairSyncModels
+internal import Synchronization
 
 /// The development backend's own storage (independent of the daemon's replica): every record as its JSON body,
 /// with a global commit sequence number that orders the changes feeds.
@@ -11,6 +12,8 @@ internal import RepairSyncModels
 final class BackendStore: Sendable {
     let pool: DatabasePool
     let counters = DevCounters()
+    /// The first changes page served for each collection (for the `stale_page` fault).
+    let firstPages = Mutex<[SyncCollection: Data]>([:])
 
     init(path: String) throws {
         var configuration = Configuration()

@@ -10,18 +10,21 @@ struct FeedCursor: Equatable {
     var collection: SyncCollection
     var epoch: Int64
     var sequence: Int64
+    /// Distinguishes cursors for the same position (the `empty_feed` fault hands out a new one each time).
+    var nonce: UInt64? = nil
 
     var encoded: String {
-        Data("1|\(collection.name)|\(epoch)|\(sequence)".utf8).base64EncodedString()
+        Data("1|\(collection.name)|\(epoch)|\(sequence)\(nonce.map { "|\($0)" } ?? "")".utf8).base64EncodedString()
             .replacingOccurrences(of: "+", with: "-")
             .replacingOccurrences(of: "/", with: "_")
             .replacingOccurrences(of: "=", with: "")
     }
 
-    init(collection: SyncCollection, epoch: Int64, sequence: Int64) {
+    init(collection: SyncCollection, epoch: Int64, sequence: Int64, nonce: UInt64? = nil) {
         self.collection = collection
         self.epoch = epoch
         self.sequence = sequence
+        self.nonce = nonce
     }
 
     init?(encoded text: String) {
@@ -31,7 +34,7 @@ struct FeedCursor: Equatable {
             let plain = String(data: data, encoding: .utf8)
         else { return nil }
         let parts = plain.split(separator: "|", omittingEmptySubsequences: false)
-        guard parts.count == 4, parts[0] == "1", let collection = SyncCollection(rawValue: String(parts[1])),
+        guard parts.count == 4 || parts.count == 5, parts[0] == "1", let collection = SyncCollection(rawValue: String(parts[1])),
             let epoch = Int64(parts[2]), let sequence = Int64(parts[3]), sequence >= 0
         else { return nil }
         self.init(collection: collection, epoch: epoch, sequence: sequence)

@@ -7,11 +7,12 @@ internal import RepairSyncModels
 /// The public API of docs/api.md.
 struct APIRoutes {
     let store: BackendStore
+    let injector: FaultInjector
 
     func register(on router: Router<DevRequestContext>) {
         let api = router.group("api/v1")
         api.get("health") { _, _ in
-            try BackendReply.json(200, HealthStatus(status: "ok", time: .now())).response()
+            try BackendReply.json(200, HealthStatus(status: "ok", time: Timestamp(injector.serverNow))).response()
         }
         api.get("dashboard/stats") { request, context in
             let name = request.uri.queryParameters.get("period") ?? "today"
@@ -34,7 +35,13 @@ struct APIRoutes {
                 limit = value
             }
             let cursor = request.uri.queryParameters.get("cursor").map { String($0) }
+            if let damaged = try await store.damagedChangesPage(
+                collection, cursor: cursor, limit: limit, fault: context.responseFault)
+            {
+                return damaged.response()
+            }
             let reply = try await store.changesPage(collection, cursor: cursor, limit: limit)
+            if reply.status == 200 { store.rememberFirstPage(collection, reply.body) }
             if reply.status == 200, context.responseFault == nil { store.counters.pageServed(collection: collection.name, cursor: cursor) }
             return reply.response(fault: context.responseFault)
         }

@@ -61,6 +61,16 @@ struct AdminRoutes {
             let body = try await APIRoutes.body(of: request, context)
             return try await store.adminEdit(collection, id: context.parameters.get("id") ?? "", body: body).response()
         }
+        admin.put("records/:collection/:id") { request, context in
+            guard let collection = SyncCollection(rawValue: context.parameters.get("collection") ?? "") else {
+                return APIRoutes.unknownCollection(context)
+            }
+            let body = try await APIRoutes.body(of: request, context)
+            let inFeed = request.uri.queryParameters.get("in_feed") != "false"
+            return try await store.adminRestore(
+                collection, id: context.parameters.get("id") ?? "", body: body, inFeed: inFeed
+            ).response()
+        }
         admin.post("records/:collection") { request, context in
             guard let collection = SyncCollection(rawValue: context.parameters.get("collection") ?? "") else {
                 return APIRoutes.unknownCollection(context)

@@ -16,6 +16,23 @@ enum FaultKind: String, Codable, CaseIterable, Sendable {
     case cut
     /// Process the request, then send a complete 200 response whose JSON body stops halfway.
     case truncated
+    /// Answer 503 with `Retry-After` without processing the request.
+    case unavailableRetryAfter = "503_retry_after"
+    /// An HTML error page with status 401, 403 or 404, as a proxy, a captive portal or a deploy would send: not the
+    /// API's JSON. Without processing the request.
+    case html401 = "html_401"
+    case html403 = "html_403"
+    case html404 = "html_404"
+    /// A changes page with `has_more: true` and the cursor that was asked for (the page's records as usual): a feed
+    /// that does not advance.
+    case stuckFeed = "stuck_feed"
+    /// A changes page with `has_more: true`, no entries, and a cursor that is new each time but never advances.
+    case emptyFeed = "empty_feed"
+    /// The first changes page this server ever served for the collection, as a stale cache would: older copies of
+    /// records the client may have seen newer since.
+    case stalePage = "stale_page"
+    /// A changes page whose first record has a `version` that is not a number: valid JSON that does not decode.
+    case malformedRecord = "malformed_record"
 }
 
 /// Decides which requests fail, reproducibly: one-shot faults queued for matching requests first, then random
@@ -31,6 +48,11 @@ final class FaultInjector: Sendable {
         var includeHealth: Bool?
         /// How long after a 429 a request still counts as already in flight rather than a violation (default 100).
         var inFlightGraceMs: Int?
+        /// `Retry-After` as an HTTP date (on the server's clock, see `clockSkewMs`) instead of seconds.
+        var retryAfterDate: Bool?
+        /// The server's clock runs this far ahead (negative: behind) of the machine's: in `Date` headers, the health
+        /// time and `Retry-After` dates.
+        var clockSkewMs: Int?
 
         enum CodingKeys: String, CodingKey {
             case rate, kinds, seed
@@ -38,6 +60,8 @@ final class FaultInjector: Sendable {
             case slowMs = "slow_ms"
             case includeHealth = "include_health"
             case inFlightGraceMs = "in_flight_grace_ms"
+            case retryAfterDate = "retry_after_date"
+            case clockSkewMs = "clock_skew_ms"
         }
     }
 
@@ -124,6 +148,12 @@ final class FaultInjector: Sendable {
     }
 
     var retryAfterSeconds: Int { state.withLock { $0.plan?.retryAfter ?? 1 } }
+    var clockSkewMilliseconds: Int { state.withLock { $0.plan?.clockSkewMs ?? 0 } }
+    var retryAfterAsDate: Bool { state.withLock { $0.plan?.retryAfterDate ?? false } }
+    /// The server's clock: the machine's, moved by the plan's `clock_skew_ms`.
+    var serverNow: Date {
+        Date().addingTimeInterval(Double(state.withLock { $0.plan?.clockSkewMs ?? 0 }) / 1000)
+    }
     var slowDuration: Duration { .milliseconds(state.withLock { $0.plan?.slowMs ?? 3000 }) }
 
     func rateLimited(token: String, seconds: Int) {

@@ -85,9 +85,22 @@ struct FaultMiddleware: RouterMiddleware {
         case .rateLimited:
             let seconds = injector.retryAfterSeconds
             if let token = context.token { injector.rateLimited(token: token, seconds: seconds) }
-            var reply = BackendReply.error(429, "rate_limited", "too many requests; retry after \(seconds) s")
-            reply.retryAfter = seconds
-            return reply.response()
+            return retryAfter(BackendReply.error(429, "rate_limited", "too many requests; retry after \(seconds) s"))
+        case .unavailableRetryAfter:
+            let seconds = injector.retryAfterSeconds
+            if let token = context.token { injector.rateLimited(token: token, seconds: seconds) }
+            return retryAfter(BackendReply.error(503, "unavailable", "down for maintenance; retry after \(seconds) s"))
+        case .html401, .html403, .html404:
+            let status = kind == .html401 ? 401 : kind == .html403 ? 403 : 404
+            return Response(
+                status: .init(code: status), headers: [.contentType: "text/html; charset=utf-8"],
+                body: ResponseBody(
+                    byteBuffer: ByteBuffer(
+                        string: "<html><head><title>\(status)</title></head><body><h1>Proxy error \(status)</h1></body></html>")))
+        case .stuckFeed, .emptyFeed, .stalePage, .malformedRecord:
+            var context = context
+            context.responseFault = kind
+            return try await next(request, context)
         case .slow:
             try await Task.sleep(for: injector.slowDuration)
             return try await next(request, context)
@@ -96,6 +109,22 @@ struct FaultMiddleware: RouterMiddleware {
             context.responseFault = kind
             return try await next(request, context)
         }
+    }
+}
+
+extension FaultMiddleware {
+    /// The reply with its `Retry-After`: seconds, or an HTTP date on the server's clock when the plan asks for one.
+    private func retryAfter(_ reply: BackendReply) -> Response {
+        var reply = reply
+        let seconds = injector.retryAfterSeconds
+        if injector.retryAfterAsDate {
+            var response = reply.response()
+            response.headers[.retryAfter] = ServerClock.httpDate(
+                injector.serverNow.addingTimeInterval(Double(seconds)))
+            return response
+        }
+        reply.retryAfter = seconds
+        return reply.response()
     }
 }
 

@@ -62,6 +62,13 @@ struct APIRoutes {
             }
             let id = context.parameters.get("id") ?? ""
             let body = try await Self.body(of: request, context)
+            if context.responseFault == .versionMismatch, let current = try await store.recordBody(collection, id: id) {
+                var conflict = Data(
+                    #"{"error":{"code":"version_mismatch","message":"injected fault: version refused"},"current":"#.utf8)
+                conflict.append(current)
+                conflict.append(UInt8(ascii: "}"))
+                return BackendReply(status: 412, body: conflict).response()
+            }
             let ifMatch: Int?
             switch Self.parseIfMatch(request.headers[.ifMatch]) {
             case .success(let value): ifMatch = value

@@ -16,6 +16,11 @@ enum FaultKind: String, Codable, CaseIterable, Sendable {
     case cut
     /// Process the request, then send a complete 200 response whose JSON body stops halfway.
     case truncated
+    /// Answer `422 invalid_value` (the API's JSON) without processing the request: a change the server refuses.
+    case invalidValue = "422"
+    /// A PATCH answered `412 version_mismatch` with the record as stored (its version unchanged) as `current`,
+    /// without applying it: a server that keeps refusing a version.
+    case versionMismatch = "412"
     /// Answer 503 with `Retry-After` without processing the request.
     case unavailableRetryAfter = "503_retry_after"
     /// An HTML error page with status 401, 403 or 404, as a proxy, a captive portal or a deploy would send: not the

@@ -97,7 +97,9 @@ struct FaultMiddleware: RouterMiddleware {
                 body: ResponseBody(
                     byteBuffer: ByteBuffer(
                         string: "<html><head><title>\(status)</title></head><body><h1>Proxy error \(status)</h1></body></html>")))
-        case .stuckFeed, .emptyFeed, .stalePage, .malformedRecord:
+        case .invalidValue:
+            return BackendReply.error(422, "invalid_value", "injected fault: value refused", field: "notes").response()
+        case .stuckFeed, .emptyFeed, .stalePage, .malformedRecord, .versionMismatch:
             var context = context
             context.responseFault = kind
             return try await next(request, context)

@@ -36,6 +36,15 @@ public enum StoreInspector {
         }
     }
 
+    /// Writes the store as a shop tool would (its own connection, a short transaction, a busy timeout).
+    public static func execute(_ path: String, _ sql: String, _ arguments: [String]) throws {
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(10)
+        let queue = try DatabaseQueue(path: path, configuration: configuration)
+        defer { try? queue.close() }
+        try queue.write { db in try db.execute(sql: sql, arguments: StatementArguments(arguments)) }
+    }
+
     /// Rows of a query as text columns.
     public static func strings(_ path: String, _ sql: String) throws -> [String] {
         let queue = try DatabaseQueue(path: path)

@@ -1,0 +1,396 @@
+import Foundation
+import RepairSyncControl
+import RepairSyncReliability
+import Testing
+
+/// Issue 16: the daemon against a server and network that follow docs/api.md the way real ones do — feeds that do
+/// not advance, pages that do not decode, lost responses, crashes in flight, refusals, 412s that do not go away,
+/// history that goes back, expired cursors, Retry-After dates from a skewed clock, proxy pages, stale copies, shop
+/// tools writing the replica, a second daemon. Real `repairsyncd` and `repair-api-dev` processes throughout.
+@Suite("Hostile server", .serialized, .timeLimit(.minutes(3)))
+struct HostileServerTests {
+    // MARK: 1 and 2: feeds
+
+    @Test("a feed that does not advance (same cursor, or empty pages forever) stops after a few pages with an error naming it; the other collections pull", arguments: ["stuck_feed", "empty_feed"])
+    func feedThatDoesNotAdvance(fault: String) async throws {
+        try await HostileStack.with("stuck-\(fault)", before: { s in
+            try await s.fault(fault, "GET", "/api/v1/orders/changes", count: 10_000)
+        }) { s in
+            let report = try await s.sync()
+            let failure = report["failedCollections"]?["orders"]?.stringValue ?? ""
+            #expect(failure.contains("does not advance"), "\(report)")
+            #expect(report["stop"]?.stringValue?.contains("orders") == true)
+            let orders = try await s.collectionStatus("orders")
+            #expect(orders?["lastError"]?.stringValue?.contains("does not advance") == true)
+            #expect(try await s.daemon.call("status")["state"]?.stringValue != "syncing")
+            let status = try await s.daemon.call("status")
+            let runs = status["metrics"]?["runs"]?.intValue ?? 0
+            let served = try await s.admin.counters().faultsInjected[fault] ?? 0
+            // At most a few pages per run (3 non-advancing pages, plus one fetched ahead), never an endless loop.
+            #expect(served <= 4 * max(runs, 1) && served > 0, "\(served) damaged pages served in \(runs) runs")
+            for collection in ["devices", "clients", "tickets", "ticket_messages"] {
+                let entry = try await s.collectionStatus(collection)
+                #expect(entry?["lastError"] == .null, "\(collection): \(String(describing: entry))")
+                #expect((entry?["records"]?.intValue ?? 0) > 0)
+            }
+        }
+    }
+
+    @Test("a page that does not decode commits nothing of itself; its error is in the collection's status and the others still pull")
+    func malformedPageStaysWithItsCollection() async throws {
+        try await HostileStack.with("malformed", before: { s in
+            try await s.fault("malformed_record", "GET", "/api/v1/orders/changes", count: 10_000)
+        }) { s in
+            let report = try await s.sync()
+            #expect(report["failedCollections"]?["orders"] != nil, "\(report)")
+            #expect(try StoreInspector.versions(s.store)["orders"]?.isEmpty == true, "nothing of the bad page committed")
+            let orders = try await s.collectionStatus("orders")
+            #expect(orders?["lastError"]?.stringValue?.isEmpty == false)
+            let server = try await s.admin.send("GET", "/admin/counters").object()["records"] as? [String: Int] ?? [:]
+            for collection in ["devices", "clients", "tickets", "ticket_messages"] {
+                #expect(try await s.collectionStatus(collection)?["records"]?.intValue == server[collection], "\(collection)")
+            }
+        }
+    }
+
+    // MARK: 3 and 4: in-doubt changes
+
+    @Test("notes then status, with the notes PATCH's response lost: the pull does not take our own write for someone else's, and the status survives", arguments: ["server-wins", "client-wins", "last-write-wins", "merge", "manual"])
+    func inDoubtWriteIsNotSomeoneElsesEdit(policy: String) async throws {
+        let config = "conflicts:\n  orders: \(policy)\nretry:\n  base: 10m\n  cap: 20m\n"
+        try await HostileStack.with("in-doubt-\(policy)", config: config) { s in
+            try await s.sync()
+            try await s.fault("cut", "PATCH", "/api/v1/orders/ord_1")
+            _ = try await s.updateOrder("ord_1", ["notes": .string("call first")])
+            // Push only (and pull clients): the orders pull comes once the later edit exists.
+            let first = try await s.daemon.call(
+                "sync", .object(["wait": .bool(true), "collections": .array([.string("clients")])]))
+            #expect(first["pushFailures"]?.intValue == 1, "the response was cut: \(first)")
+            _ = try await s.updateOrder("ord_1", ["status": .string("ready")])
+            try await s.sync()  // the pull sees the server's copy with our notes while that write is still in doubt
+            #expect(try s.replica("orders", "ord_1", "status") == .some("ready"), "the later edit survives the pull")
+            try await s.sync()
+            let server = try await s.serverRecord("orders", "ord_1")
+            #expect(server["notes"] as? String == "call first")
+            #expect(server["status"] as? String == "ready")
+            let outbox = try s.outbox()
+            #expect(outbox.isEmpty, "\(outbox)")
+            #expect(try await s.admin.counters().patchesApplied == 2, "each change applied once")
+        }
+    }
+
+    @Test("killed while a PATCH is in flight, edited again while the server is down, restarted: the edit goes out as its own change, not under the old key")
+    func sentChangeNeverAbsorbsALaterEdit() async throws {
+        try await HostileStack.with("in-flight-kill", config: "retry:\n  base: 1s\n") { s in
+            try await s.sync()
+            let plan = #"{"rate":0,"kinds":{},"slow_ms":1500}"#
+            _ = try await s.admin.send("PUT", "/admin/faults", json: plan)
+            try await s.fault("slow", "PATCH", "/api/v1/orders/ord_2")
+            _ = try await s.updateOrder("ord_2", ["notes": .string("first")])
+            _ = try await s.daemon.call("sync")
+            #expect(try await s.waitForServer { $0.faultsInjected["slow"] == 1 }, "the PATCH reached the server")
+            await s.daemon.kill()
+            #expect(try await s.waitForServer { $0.patchesApplied == 1 }, "the server applied it after the client died")
+            let port = s.server.port
+            await s.server.stop()
+            try await s.daemon.start()
+            _ = try await s.updateOrder("ord_2", ["notes": .string("second")])
+            let outbox = try s.outbox()
+            #expect(outbox.count == 2, "a new entry, not merged into the sent one: \(outbox)")
+            await s.daemon.kill()
+            let restarted = try await APIServerProcess(
+                database: s.workspace.file("api.sqlite"), orders: 20, port: port,
+                logPath: s.workspace.file("api-2.log"))
+            defer { restarted.process.signal(SIGKILL) }
+            try await s.daemon.start()
+            let report = try await s.sync()
+            #expect(report["dead"]?.intValue == 0, "\(report)")
+            let outboxAfter = try s.outbox()
+            #expect(outboxAfter.isEmpty, "\(outboxAfter)")
+            let reply = try await restarted.admin.send("GET", "/api/v1/orders/ord_2")
+            #expect(try reply.object()["notes"] as? String == "second")
+            let counters = try await restarted.admin.counters()
+            #expect(counters.idempotentReplays >= 1, "the first change was replayed under its own key")
+        }
+    }
+
+    // MARK: 5 and 6: refused changes, 412s
+
+    @Test("a refused note leaves the record; a later edit of the field supersedes it; retry never brings the refused value back")
+    func refusedChangeDoesNotHaunt() async throws {
+        try await HostileStack.with("refused") { s in
+            try await s.sync()
+            let original = try await s.serverRecord("orders", "ord_3")["notes"] as? String
+            try await s.fault("422", "PATCH", "/api/v1/orders/ord_3")
+            _ = try await s.updateOrder("ord_3", ["notes": .string("refused value")])
+            let report = try await s.sync()
+            #expect(report["dead"]?.intValue == 1, "\(report)")
+            #expect(try s.replica("orders", "ord_3", "notes") == .some(original), "the replica shows the server's value")
+            #expect(try s.outbox().first?.hasPrefix("dead") == true)
+            _ = try await s.updateOrder("ord_3", ["notes": .string("fixed value")])
+            let outbox = try s.outbox()
+            #expect(outbox.count == 1, "the dead entry's field was superseded: \(outbox)")
+            try await s.sync()
+            _ = try await s.daemon.call("retry")
+            try await s.sync()
+            #expect(try await s.serverRecord("orders", "ord_3")["notes"] as? String == "fixed value")
+            #expect(try s.outbox().isEmpty)
+        }
+    }
+
+    @Test("a change refused and then retried goes out as a new request against the current base, not as a replay of the refusal")
+    func retriedRefusalIsANewRequest() async throws {
+        try await HostileStack.with("retry-refused") { s in
+            try await s.sync()
+            try await s.fault("422", "PATCH", "/api/v1/orders/ord_4")
+            _ = try await s.updateOrder("ord_4", ["status": .string("awaiting_parts")])
+            try await s.sync()
+            try await s.admin.edit("orders", "ord_4", ["notes": "edited elsewhere"])
+            _ = try await s.daemon.call("retry")
+            let report = try await s.sync()
+            #expect(report["dead"]?.intValue == 0, "\(report)")
+            let server = try await s.serverRecord("orders", "ord_4")
+            #expect(server["status"] as? String == "awaiting_parts")
+            #expect(server["notes"] as? String == "edited elsewhere")
+        }
+    }
+
+    @Test("a 412 that does not go away: rebased a few times in the run, then dead with the reason — no endless replay")
+    func repeated412IsBounded() async throws {
+        try await HostileStack.with("412") { s in
+            try await s.sync()
+            try await s.fault("412", "PATCH", "/api/v1/orders/ord_5", count: 1000)
+            _ = try await s.updateOrder("ord_5", ["notes": .string("never accepted")])
+            let report = try await s.sync()
+            #expect(report["dead"]?.intValue == 1, "\(report)")
+            let served = try await s.admin.counters().faultsInjected["412"] ?? 0
+            #expect(served >= 2 && served <= 4, "\(served) PATCHes answered 412 in the run")
+            let outbox = try s.outbox()
+            #expect(outbox.first?.contains("412") == true, "\(outbox)")
+            try await s.sync()
+            #expect(try await s.admin.counters().faultsInjected["412"] == served, "a dead change is not sent again")
+        }
+    }
+
+    // MARK: 7: history going back
+
+    @Test("a record restored to an older version without a tombstone: adopted as the new base (audit log), the local edit rebased onto it, no request loop")
+    func historyThatWentBackOnWrite() async throws {
+        try await HostileStack.with("rewind-write") { s in
+            let before = try await s.serverRecord("orders", "ord_6")
+            try await s.admin.edit("orders", "ord_6", ["notes": "v2"])
+            try await s.admin.edit("orders", "ord_6", ["notes": "v3"])
+            try await s.sync()
+            #expect(try StoreInspector.versions(s.store)["orders"]?["ord_6"] == 3)
+            let restored = String(decoding: try JSONSerialization.data(withJSONObject: before), as: UTF8.self)
+            let reply = try await s.admin.send("PUT", "/admin/records/orders/ord_6?in_feed=false", json: restored)
+            #expect(reply.status == 200)
+            let patchesBefore = try await s.admin.counters().requests
+            _ = try await s.updateOrder("ord_6", ["status": .string("ready")])
+            try await s.sync()
+            let server = try await s.serverRecord("orders", "ord_6")
+            #expect(server["status"] as? String == "ready")
+            #expect(server["version"] as? Int == 2, "one write on top of the restored version 1")
+            #expect(try s.auditOutcomes("orders", "ord_6").contains("history_rewound"))
+            let requests = try await s.admin.counters().requests - patchesBefore
+            #expect(requests < 20, "\(requests) requests for one change and a pull")
+        }
+    }
+
+    @Test("a record restored to an older version shows up in the feed, or is deleted and created again: the replica takes the server's record")
+    func historyThatWentBackInTheFeed() async throws {
+        try await HostileStack.with("rewind-feed") { s in
+            let before = try await s.serverRecord("orders", "ord_7")
+            let client = try await s.serverRecord("clients", "cli_2")
+            try await s.admin.edit("orders", "ord_7", ["notes": "newer"])
+            try await s.admin.edit("clients", "cli_2", ["notes": "newer"])
+            try await s.sync()
+            let restored = String(decoding: try JSONSerialization.data(withJSONObject: before), as: UTF8.self)
+            _ = try await s.admin.send("PUT", "/admin/records/orders/ord_7", json: restored)
+            _ = try await s.admin.send("DELETE", "/admin/records/clients/cli_2")
+            let recreated = String(decoding: try JSONSerialization.data(withJSONObject: client), as: UTF8.self)
+            #expect(try await s.admin.send("POST", "/admin/records/clients", json: recreated).status == 201)
+            let report = try await s.sync()
+            #expect(report["rewound"]?.intValue == 2, "\(report)")
+            #expect(try s.replica("orders", "ord_7", "notes") == .some(before["notes"] as? String))
+            #expect(try StoreInspector.versions(s.store)["orders"]?["ord_7"] == before["version"] as? Int)
+            #expect(try s.replica("clients", "cli_2", "notes") == .some(client["notes"] as? String))
+            #expect(try s.auditOutcomes("orders", "ord_7") == ["history_rewound"])
+        }
+    }
+
+    // MARK: 8: 410 sweeps
+
+    @Test("after a 410, records deleted during the gap are swept (with their devices); one with a pending change goes to the conflict log; a local message not yet sent stays")
+    func resyncSweeps() async throws {
+        try await HostileStack.with("sweep", config: "retry:\n  base: 10m\n  cap: 20m\n") { s in
+            try await s.sync()
+            let devices = try StoreInspector.strings(s.store, "SELECT id FROM devices WHERE order_id = 'ord_8'")
+            #expect(!devices.isEmpty)
+            try await s.fault("500", "PATCH", "/api/v1/orders/ord_9")
+            try await s.fault("500", "POST", "/api/v1/tickets/tkt_1/messages")
+            _ = try await s.updateOrder("ord_9", ["notes": .string("pending when it went")])
+            let message = try await s.daemon.call(
+                "replyToTicket", .object(["ticketId": .string("tkt_1"), "content": .string("not yet sent")]))
+            try await s.sync()
+            _ = try await s.admin.send("DELETE", "/admin/records/orders/ord_8")
+            _ = try await s.admin.send("DELETE", "/admin/records/orders/ord_9")
+            _ = try await s.admin.send("POST", "/admin/cursors/expire")
+            let report = try await s.sync()
+            #expect(report["stop"] == nil || report["stop"] == .null, "\(report)")
+            #expect(try s.replica("orders", "ord_8", "id") == nil, "swept")
+            for device in devices { #expect(try s.replica("devices", device, "id") == nil, "\(device) swept with its order") }
+            #expect(try s.replica("orders", "ord_9", "id") == nil)
+            #expect(try s.auditOutcomes("orders", "ord_9") == ["deleted_remotely"])
+            let id = message["id"]?.stringValue ?? ""
+            #expect(try s.replica("ticket_messages", id, "content") == .some("not yet sent"), "a local message stays")
+            #expect(try StoreInspector.strings(s.store, "SELECT COUNT(*) FROM resync_marks") == ["0"])
+        }
+    }
+
+    // MARK: 9: Retry-After
+
+    @Test("Retry-After as an HTTP date from a server whose clock is an hour ahead is measured against its Date header: the change goes out after seconds, not an hour")
+    func retryAfterDateFromASkewedServer() async throws {
+        try await HostileStack.with("retry-after-date") { s in
+            try await s.sync()
+            let plan = #"{"rate":0,"kinds":{},"retry_after":2,"retry_after_date":true,"clock_skew_ms":3600000}"#
+            #expect(try await s.admin.send("PUT", "/admin/faults", json: plan).status == 200)
+            try await s.fault("429", "PATCH", "/api/v1/orders/ord_10")
+            _ = try await s.updateOrder("ord_10", ["notes": .string("after the wait")])
+            let report = try await s.sync()
+            let wait = report["retryAfterMilliseconds"]?.intValue ?? -1
+            #expect(wait > 0 && wait <= 3000, "waits \(wait) ms: \(report)")
+            // The scheduler comes back by itself when the wait is over.
+            let drained = try await s.daemon.waitForStatus(timeout: 30) { DaemonProcess.drained($0) }
+            #expect(drained != nil)
+            #expect(try await s.serverRecord("orders", "ord_10")["notes"] as? String == "after the wait")
+            #expect(try await s.admin.counters().retryAfterViolations == 0)
+        }
+    }
+
+    @Test("a 503 with Retry-After on a page holds every request until the time is up; a Retry-After beyond api.retry_after_cap is cut to it")
+    func retryAfterOn503AndCapped() async throws {
+        try await HostileStack.with("retry-after-503", before: { s in
+            s.daemon.environment["REPAIRSYNCD_API_RETRY_AFTER_CAP"] = "3s"
+        }) { s in
+            try await s.sync()
+            let plan = #"{"rate":0,"kinds":{},"retry_after":7200}"#
+            #expect(try await s.admin.send("PUT", "/admin/faults", json: plan).status == 200)
+            try await s.fault("503_retry_after", "GET", "/api/v1/devices/changes")
+            let started = ContinuousClock.now
+            _ = try await s.daemon.call("sync")  // a scheduled run: its outcome plans the next one
+            let stopped = try await s.daemon.waitForStatus(timeout: 30) { $0["state"]?.stringValue == "error" }
+            #expect(stopped?["message"]?.stringValue?.contains("rate limited") == true, "\(String(describing: stopped))")
+            let after = try await s.daemon.waitForStatus(timeout: 30) { status in
+                status["state"]?.stringValue == "completed" || status["state"]?.stringValue == "idle"
+            }
+            #expect(after != nil, "the scheduler came back after the capped wait and completed")
+            #expect(ContinuousClock.now - started < .seconds(30), "two hours cut to the 3 s cap")
+        }
+    }
+
+    // MARK: 10: only the API decides
+
+    @Test("a proxy's HTML 404, 401 and 403 are not the API's answer: nothing deleted, nothing dead, no stop for a token; the change goes out later", arguments: ["html_404", "html_401", "html_403"])
+    func proxyPagesDecideNothing(fault: String) async throws {
+        try await HostileStack.with("proxy-\(fault)", config: "retry:\n  base: 1s\n  cap: 2s\n") { s in
+            try await s.sync()
+            try await s.fault(fault, "PATCH", "/api/v1/orders/ord_11")
+            _ = try await s.updateOrder("ord_11", ["notes": .string("through the proxy")])
+            let report = try await s.sync()
+            #expect(report["dead"]?.intValue == 0, "\(report)")
+            #expect(report["stop"]?.stringValue?.contains("authentication") != true, "\(report)")
+            #expect(try s.replica("orders", "ord_11", "notes") == .some("through the proxy"), "not deleted")
+            #expect(try s.auditOutcomes("orders", "ord_11").isEmpty)
+            let drained = try await s.daemon.waitForStatus(timeout: 30) { DaemonProcess.drained($0) }
+            #expect(drained != nil)
+            #expect(try await s.serverRecord("orders", "ord_11")["notes"] as? String == "through the proxy")
+        }
+    }
+
+    @Test("a proxy's HTML 404 on a changes page is a failure of that collection, not a deletion")
+    func proxyPageOnAFeed() async throws {
+        try await HostileStack.with("proxy-feed") { s in
+            try await s.sync()
+            let before = try StoreInspector.versions(s.store)["clients"]?.count ?? 0
+            try await s.fault("html_404", "GET", "/api/v1/clients/changes")
+            let report = try await s.sync()
+            #expect(report["failedCollections"]?["clients"] != nil, "\(report)")
+            #expect(try StoreInspector.versions(s.store)["clients"]?.count == before)
+        }
+    }
+
+    // MARK: 11: older copies
+
+    @Test("a stale page with older copies never overwrites newer rows, in every collection")
+    func olderCopiesNeverOverwrite() async throws {
+        try await HostileStack.with("stale") { s in
+            try await s.sync()
+            try await s.admin.edit("clients", "cli_3", ["notes": "newer client"])
+            try await s.admin.edit("tickets", "tkt_3", ["subject": "newer subject"])
+            try await s.admin.edit("orders", "ord_12", ["notes": "newer order"])
+            try await s.sync()
+            for collection in ["clients", "tickets", "orders"] {
+                try await s.fault("stale_page", "GET", "/api/v1/\(collection)/changes")
+            }
+            let report = try await s.sync()
+            #expect((report["staleCopies"]?.intValue ?? 0) >= 3, "\(report)")
+            #expect(try s.replica("clients", "cli_3", "notes") == .some("newer client"))
+            #expect(try s.replica("tickets", "tkt_3", "subject") == .some("newer subject"))
+            #expect(try s.replica("orders", "ord_12", "notes") == .some("newer order"))
+            #expect(try StoreInspector.versions(s.store)["clients"]?["cli_3"] == 2)
+        }
+    }
+
+    // MARK: 12: rows another program wrote
+
+    @Test("a row another program wrote and has not queued yet is queued by the pull and judged by policy; the later queueChange says it is already queued", arguments: ["merge", "server-wins"])
+    func unqueuedRowEdits(policy: String) async throws {
+        try await HostileStack.with("unqueued-\(policy)", config: "conflicts:\n  orders: \(policy)\n") { s in
+            try await s.sync()
+            try ExternalStoreWriter.setNotes("written by a shop tool", order: "ord_13", store: s.store)
+            try await s.admin.edit("orders", "ord_13", ["status": "in_progress"])
+            try await s.sync()
+            let queued = try await s.daemon.call(
+                "queueChange", .object(["kind": .string("order-updated"), "id": .string("ord_13")]))
+            #expect(queued["queued"] == .bool(false), "\(queued)")
+            try await s.sync()
+            let server = try await s.serverRecord("orders", "ord_13")
+            #expect(server["status"] as? String == "in_progress")
+            if policy == "merge" {
+                #expect(server["notes"] as? String == "written by a shop tool", "a change to another field merges")
+            } else {
+                #expect(server["notes"] as? String != "written by a shop tool")
+                #expect(try s.auditOutcomes("orders", "ord_13") == ["kept_remote"], "not overwritten silently")
+                #expect(try s.replica("orders", "ord_13", "notes") == .some(server["notes"] as? String))
+            }
+        }
+    }
+
+    // MARK: 13: one daemon per store
+
+    @Test("a second daemon on the same store refuses to start, naming the store and the first one's pid; the first carries on")
+    func oneDaemonPerStore() async throws {
+        try await HostileStack.with("lock") { s in
+            let second = try DaemonProcess(
+                directory: s.workspace.file("second"), baseURL: s.server.baseURL, token: APIServerProcess.token)
+            defer { second.notify.close() }
+            let config = try String(contentsOfFile: s.daemon.configPath, encoding: .utf8)
+            try config.replacingOccurrences(of: s.daemon.socketPath, with: second.socketPath)
+                .write(toFile: second.configPath, atomically: true, encoding: .utf8)
+            await #expect(throws: (any Error).self) { try await second.start(timeout: 20) }
+            let log = second.log()
+            #expect(log.contains(s.store), "\(log)")
+            #expect(log.contains("pid \(s.daemon.pid)"), "\(log)")
+            #expect(try await s.daemon.call("ping") == .string("pong"))
+        }
+    }
+}
+
+/// A shop tool writing the replica directly, as `queueChange` expects changes to arrive (and before it calls it).
+enum ExternalStoreWriter {
+    static func setNotes(_ notes: String, order id: String, store: String) throws {
+        try StoreInspector.execute(store, "UPDATE orders SET notes = ? WHERE id = ?", [notes, id])
+    }
+}

@@ -100,10 +100,10 @@ public final class ReplicaStore: Sendable {
         if let pool = writer as? DatabasePool { try pool.close() }
     }
 
-    /// Deletes the database file and its WAL, shared-memory and journal files; returns the paths removed.
+    /// Deletes the database file and its WAL, shared-memory, journal and lock files; returns the paths removed.
     public static func removeFiles(at path: String) -> [String] {
         var removed: [String] = []
-        for file in [path, path + "-wal", path + "-shm", path + "-journal"] where unlink(file) == 0 {
+        for file in [path, path + "-wal", path + "-shm", path + "-journal", path + ".lock"] where unlink(file) == 0 {
             removed.append(file)
         }
         return removed

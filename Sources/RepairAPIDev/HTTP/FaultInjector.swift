@@ -1,4 +1,5 @@
 internal import Foundation
+internal import RepairSyncModels
 internal import Synchronization
 
 /// The kinds of failure the development backend can inject.

@@ -1,3 +1,4 @@
+internal import RepairSyncModels
 internal import Foundation
 internal import RepairSyncControl
 

@@ -1,5 +1,5 @@
 /// A small, fast, seedable pseudo-random generator (SplitMix64): the same seed gives the same sequence on every
-/// machine, which makes seeded data and injected faults reproducible.
+/// machine, which makes seeded data, injected faults, reliability scenarios and simulator runs reproducible.
 public struct SplitMix64: RandomNumberGenerator, Sendable {
     private var state: UInt64
 

@@ -210,6 +210,28 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The deterministic simulator (docs/reliability.md, "The simulator"): the real engine on a real SQLite file
+        // against a simulated server in the same process, one seeded generator and a virtual clock, invariants
+        // checked at every quiescent point. `repairsync-simulate` runs seeds and replays one; the tests run 2,000.
+        .target(
+            name: "RepairSyncSimulation",
+            dependencies: [
+                "RepairSyncEngine",
+                "RepairSyncStore",
+                "RepairSyncModels",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "repairsync-simulate",
+            dependencies: [
+                "RepairSyncSimulation",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // Fixtures and helpers shared by the test targets.
         .target(
             name: "RepairSyncTestSupport",
@@ -288,6 +310,11 @@ let package = Package(
         .testTarget(
             name: "RepairSyncReliabilityTests",
             dependencies: ["RepairSyncReliability", "RepairSyncControl"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "RepairSyncSimulationTests",
+            dependencies: ["RepairSyncSimulation"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -50,6 +50,34 @@ struct RecordRebase {
         return values
     }
 
+    /// Queues what other programs wrote into rows and never queued: the rows the triggers noted (`edited_rows`),
+    /// at most `limit` of them; their notes go. Returns how many rows were looked at and how many had such an edit.
+    func queueEditedRows(limit: Int, _ db: Database) throws -> (looked: Int, queued: Int) {
+        let rows = try Row.fetchAll(
+            db, sql: "SELECT collection, record_id FROM edited_rows ORDER BY collection, record_id LIMIT ?",
+            arguments: [limit])
+        var queued = 0
+        for row in rows {
+            let id: String = row["record_id"]
+            let before = try Outbox.entries(db, collection: SyncCollection(rawValue: row["collection"]) ?? .orders, id: id)
+            switch row["collection"] as String {
+            case "orders":
+                let base = try BaseCopies.load(db, collection: .orders, id: id)
+                _ = try queueUnqueuedEdits(Order.self, id: id, base: base, entries: before.filter { $0.kind == .update }, db)
+            case "devices":
+                let base = try BaseCopies.load(db, collection: .devices, id: id)
+                _ = try queueUnqueuedEdits(Device.self, id: id, base: base, entries: before.filter { $0.kind == .update }, db)
+            default: break
+            }
+            if try Outbox.entries(db, collection: SyncCollection(rawValue: row["collection"]) ?? .orders, id: id) != before {
+                queued += 1
+            }
+            try db.execute(
+                sql: "DELETE FROM edited_rows WHERE collection = ? AND record_id = ?", arguments: [row["collection"], id])
+        }
+        return (rows.count, queued)
+    }
+
     /// Queues what another program wrote into the row and did not queue, and returns the record's update entries
     /// (re-read when something was queued).
     private func queueUnqueuedEdits<R: EditableRecord>(

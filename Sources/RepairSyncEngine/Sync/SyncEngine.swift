@@ -144,6 +144,14 @@ public actor SyncEngine {
             } catch {
                 throw SyncStop.from(error)
             }
+            // Edits other programs wrote into the replica and never queued go out like any other.
+            let rebase = recordRebase(for: nil)
+            do {
+                // A thousand rows per transaction, so the writer is never held long.
+                while try await store.write({ db in try rebase.queueEditedRows(limit: 1000, db) }).looked == 1000 {}
+            } catch {
+                throw SyncStop.failed("store: \(error)")
+            }
             try await pusher.run(into: &pushed) { progress in
                 await self.publish { $0.phase = .syncing(step: .pushing, progress: progress) }
             }

@@ -74,7 +74,8 @@ enum EngineMigrations {
 
     /// `v3-in-doubt-and-resync`: an entry remembers that its idempotency key may have reached the server (`sent`),
     /// so that nothing coalesces into it and a pull does not mistake its write for someone else's; a resync after a
-    /// 410 marks the ids it holds (`resync_marks`) to delete those the server no longer returns.
+    /// 410 marks the ids it holds (`resync_marks`) to delete those the server no longer returns; triggers note rows
+    /// whose changeable columns were written (`edited_rows`), so that an edit another program never queued is found.
     static func addInDoubtAndResyncMarks(_ db: Database) throws {
         try db.execute(
             sql: """
@@ -90,6 +91,23 @@ enum EngineMigrations {
                     record_id TEXT NOT NULL,
                     PRIMARY KEY (collection, record_id)
                 ) STRICT, WITHOUT ROWID;
+
+                -- Rows whose changeable columns were written, by anyone, since the engine last looked: the engine
+                -- queues what another program wrote and never queued (its `queueChange` may come late, or never).
+                CREATE TABLE edited_rows (
+                    collection TEXT NOT NULL,
+                    record_id TEXT NOT NULL,
+                    PRIMARY KEY (collection, record_id)
+                ) STRICT, WITHOUT ROWID;
+                CREATE TRIGGER orders_edited AFTER UPDATE OF status, notes ON orders
+                WHEN OLD.status IS NOT NEW.status OR OLD.notes IS NOT NEW.notes BEGIN
+                    INSERT OR IGNORE INTO edited_rows (collection, record_id) VALUES ('orders', NEW.id);
+                END;
+                CREATE TRIGGER devices_edited AFTER UPDATE OF status, diagnosis, resolution ON devices
+                WHEN OLD.status IS NOT NEW.status OR OLD.diagnosis IS NOT NEW.diagnosis
+                    OR OLD.resolution IS NOT NEW.resolution BEGIN
+                    INSERT OR IGNORE INTO edited_rows (collection, record_id) VALUES ('devices', NEW.id);
+                END;
                 """)
     }
 }

@@ -1,0 +1,51 @@
+public import RepairSyncEngine
+internal import Synchronization
+
+/// The engine's transport in the simulator: every request waits here until the simulator decides what happens to
+/// it — delivered to the simulated server, failed before or after the server applied it, answered by a "proxy" —
+/// so that the order of requests, faults and local operations is the seed's, not the scheduler's.
+public final class SimNetwork: APITransport {
+    struct Pending: Sendable {
+        let id: Int
+        let request: TransportRequest
+        let reply: @Sendable (Result<TransportResponse, TransportFailure>) -> Void
+    }
+
+    private struct State {
+        var pending: [Pending] = []
+        var nextId = 0
+    }
+
+    private let state: Mutex<State>
+    /// Told of every request that arrives (the simulator waits on it).
+    private let wakeups: AsyncStream<Void>.Continuation
+
+    init(wakeups: AsyncStream<Void>.Continuation, requestCount: Int = 0) {
+        self.wakeups = wakeups
+        state = Mutex(State(nextId: requestCount))
+    }
+
+    /// Requests sent so far (over every network of one simulation, carried across crashes).
+    var requestCount: Int { state.withLock { $0.nextId } }
+
+    public func send(_ request: TransportRequest, timeout: Duration) async throws(TransportFailure) -> TransportResponse {
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<TransportResponse, TransportFailure>, Never>) in
+            state.withLock { state in
+                state.nextId += 1
+                state.pending.append(Pending(id: state.nextId, request: request) { continuation.resume(returning: $0) })
+            }
+            wakeups.yield()
+        }
+        return try result.get()
+    }
+
+    /// The oldest request waiting for an answer.
+    var waiting: Pending? { state.withLock { $0.pending.first } }
+
+    var waitingCount: Int { state.withLock { $0.pending.count } }
+
+    /// Removes the oldest waiting request, to answer it.
+    func take() -> Pending? {
+        state.withLock { state in state.pending.isEmpty ? nil : state.pending.removeFirst() }
+    }
+}

@@ -1,0 +1,96 @@
+/// One step of a simulation. A seed draws a list of them; a failing list is shrunk by removing steps, so every
+/// operation is stated relative to the state it meets (a record by index among those that exist, a delivery to
+/// whatever request waits) and is skipped when it does not apply.
+public enum SimOperation: Sendable, Hashable, CustomStringConvertible {
+    // Local work, through the engine's own methods.
+    case localUpdate(devices: Bool, record: Int, field: Int, value: Int)
+    case localMessage(ticket: Int, content: Int, sameIdAsLast: Bool)
+    /// Another program writes a row of the replica; `queueChange` comes with a later `queueExternal` (or never).
+    case externalWrite(devices: Bool, record: Int, field: Int, value: Int)
+    case queueExternal(devices: Bool, record: Int)
+    case retryDead(index: Int)
+    case discardDead(index: Int)
+    case decideConflict(index: Int, keepLocal: Bool)
+
+    // Other users and systems on the server.
+    case serverEdit(collection: Int, record: Int, field: Int, value: Int)
+    case serverDelete(collection: Int, record: Int)
+    case serverRecreate(collection: Int, record: Int)
+    case serverRewind(collection: Int, record: Int, inFeed: Bool)
+    case serverCreateMessage(ticket: Int)
+    case expireCursors
+
+    // Runs, and what happens to the request that waits.
+    case startSync(SyncKind)
+    case deliver(Delivery)
+    /// The engine dies mid-operation and is opened again on the same file. `afterApply`: the server had applied the
+    /// request in flight (if any) when the process died.
+    case crash(afterApply: Bool)
+    case advance(milliseconds: Int64)
+    /// The workstation's wall clock is set (the monotonic clock does not move).
+    case jumpWall(milliseconds: Int64)
+
+    public enum SyncKind: Sendable, Hashable {
+        case full
+        case pushOnly
+        /// A subset of the collections, as a bit mask over `SyncCollection.pullOrder`.
+        case partial(mask: Int)
+    }
+
+    public enum Delivery: Sendable, Hashable {
+        case normal
+        /// No connection: nothing was sent.
+        case unreachable
+        /// Lost on the way: the server never saw it, but the client cannot tell.
+        case lostRequest
+        /// The server applied it; the response was lost (or came after the client's timeout).
+        case lostResponse
+        case serverError(Int)
+        case rateLimited(seconds: Int, asDate: Bool)
+        case unavailableRetryAfter(seconds: Int)
+        case unauthorized
+        /// A proxy's or portal's HTML page with this status.
+        case proxyPage(Int)
+        /// The server applied it and answered 2xx with half the body.
+        case truncated
+        // Feed faults (a normal delivery for other requests).
+        case stuckFeed
+        case emptyFeed
+        case stalePage(back: Int)
+        case malformedRecord
+        case cursorExpired
+    }
+
+    public var description: String {
+        switch self {
+        case .localUpdate(let devices, let record, let field, let value):
+            "local update \(devices ? "device" : "order") #\(record) field \(field) = v\(value)"
+        case .localMessage(let ticket, let content, let same):
+            "local message on ticket #\(ticket) content \(content)\(same ? " (same id as the last)" : "")"
+        case .externalWrite(let devices, let record, let field, let value):
+            "another program writes \(devices ? "device" : "order") #\(record) field \(field) = v\(value)"
+        case .queueExternal(let devices, let record): "queueChange \(devices ? "device" : "order") #\(record)"
+        case .retryDead(let index): "retry dead change #\(index)"
+        case .discardDead(let index): "discard dead change #\(index)"
+        case .decideConflict(let index, let keepLocal): "decide open conflict #\(index): keep \(keepLocal ? "local" : "remote")"
+        case .serverEdit(let collection, let record, let field, let value):
+            "server edit \(Self.collectionName(collection)) #\(record) field \(field) = v\(value)"
+        case .serverDelete(let collection, let record): "server delete \(Self.collectionName(collection)) #\(record)"
+        case .serverRecreate(let collection, let record):
+            "server delete and create again \(Self.collectionName(collection)) #\(record)"
+        case .serverRewind(let collection, let record, let inFeed):
+            "server history goes back for \(Self.collectionName(collection)) #\(record)\(inFeed ? " (in the feed)" : "")"
+        case .serverCreateMessage(let ticket): "server: a message on ticket #\(ticket)"
+        case .expireCursors: "server expires every cursor"
+        case .startSync(let kind): "start sync \(kind)"
+        case .deliver(let delivery): "deliver: \(delivery)"
+        case .crash(let afterApply): "crash\(afterApply ? " after the server applied the request in flight" : "")"
+        case .advance(let ms): "advance the clock \(ms) ms"
+        case .jumpWall(let ms): "set the wall clock by \(ms) ms"
+        }
+    }
+
+    static let collections = ["orders", "devices", "clients", "tickets", "ticket_messages"]
+
+    static func collectionName(_ index: Int) -> String { collections[index % collections.count] }
+}

@@ -1,0 +1,781 @@
+internal import Foundation
+internal import GRDB
+internal import Logging
+internal import RepairSyncEngine
+internal import RepairSyncModels
+internal import RepairSyncStore
+internal import Synchronization
+
+/// One seeded run of the real engine (`SyncEngine` over a real SQLite file) against `SimServer`, under a virtual
+/// clock. The engine runs as one sequence of steps (one request at a time, no page fetched ahead), and every request
+/// waits in `SimNetwork` until the seed decides its fate; between any two requests the seed may edit locally, let
+/// another program write the replica, edit, delete, re-create or rewind records on the server, start more runs,
+/// move the clock, or crash the engine and open it again on the same file. Invariants are checked whenever no run is
+/// in progress and at the end, after the faults stop and one quiet sync.
+public final class Simulation {
+    public let seed: UInt64
+    let settings: SimSettings
+    private var generator: SplitMix64
+    private var server: SimServer
+    let clock: SimClock
+    private var network: SimNetwork
+    private let directory: String
+    private var store: ReplicaStore
+    private var engine: SyncEngine
+    private let wakeups: (stream: AsyncStream<Void>, continuation: AsyncStream<Void>.Continuation)
+    private var wakeIterator: AsyncStream<Void>.Iterator
+    /// Engine calls started and not yet returned.
+    private let outstanding = CallCounter()
+    private let runs = RunLog()
+
+    private var step = 0
+    private var ledger: [LedgerEntry] = []
+    private var externalWrites: [(collection: SyncCollection, id: String, field: String, step: Int, auditMark: Int64)] = []
+    private var lastMessage: (ticket: String, content: String, id: String)?
+    private var retryAfterUntil: Int64?
+    public private(set) var trace: [String] = []
+    public private(set) var violations: [String] = []
+    public private(set) var operations: [SimOperation] = []
+    public private(set) var coverage = SimCoverage()
+    private let tracing: Bool
+    private var keys: [String: Int] = [:]
+
+    struct LedgerEntry {
+        var collection: SyncCollection
+        var id: String
+        /// nil for a new message.
+        var field: String?
+        var value: String?
+        var step: Int
+        /// The highest audit-log id when the edit was made: only later entries can account for it.
+        var auditMark: Int64
+        var settled = false
+    }
+
+    /// Everything about the run that the seed decides before the first operation (kept when a list is shrunk).
+    struct SimSettings {
+        var steps: Int
+        var faultRate: Double
+        var crashes: Bool
+        var policies: [SyncCollection: ConflictPolicy]
+        var pageSize: Int
+        var skewMilliseconds: Int64
+        var orders: Int
+    }
+
+    init(seed: UInt64, tracing: Bool) throws {
+        self.seed = seed
+        self.tracing = tracing
+        var setup = SplitMix64(seed: seed ^ 0x5EED_5E77_1465)
+        let policies = ConflictPolicy.allCases
+        settings = SimSettings(
+            steps: 60 + Int(setup.next() % 140), faultRate: [0.0, 0.15, 0.3, 0.5][Int(setup.next() % 4)],
+            crashes: setup.next() % 3 != 0,
+            policies: [
+                .orders: policies[Int(setup.next() % 5)], .devices: policies[Int(setup.next() % 5)],
+                .clients: .serverWins, .tickets: .serverWins,
+            ],
+            pageSize: 2 + Int(setup.next() % 5),
+            skewMilliseconds: [0, 0, 3_600_000, -3_600_000, 90_000][Int(setup.next() % 5)],
+            orders: 3 + Int(setup.next() % 4))
+        generator = SplitMix64(seed: seed)
+        let start = Timestamp(millisecondsSince1970: 1_795_000_000_000)
+        clock = SimClock(start: start)
+        server = SimServer(orders: settings.orders, random: &setup, now: start)
+        server.nowMilliseconds = start.millisecondsSince1970
+        server.skewMilliseconds = settings.skewMilliseconds
+        let base = FileManager.default.fileExists(atPath: "/dev/shm") ? "/dev/shm" : NSTemporaryDirectory()
+        directory = (base as NSString).appendingPathComponent("repairsync-sim-\(seed)-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        wakeups = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .unbounded)
+        wakeIterator = wakeups.stream.makeAsyncIterator()
+        network = SimNetwork(wakeups: wakeups.continuation)
+        store = try ReplicaStore.open(at: directory + "/replica.sqlite")
+        engine = try Self.makeEngine(
+            store: store, network: network, clock: clock, settings: settings, seed: seed, runs: runs)
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: directory) }
+
+    static func makeEngine(
+        store: ReplicaStore, network: SimNetwork, clock: SimClock, settings: SimSettings, seed: UInt64, runs: RunLog
+    ) throws -> SyncEngine {
+        let jitter = Mutex(SplitMix64(seed: seed ^ 0x0717_7E12))
+        let configuration = EngineConfiguration(
+            pageSize: settings.pageSize, policies: settings.policies,
+            retry: RetryPolicy(base: .seconds(1), cap: .seconds(60), maxAttempts: 4), completedHold: .zero,
+            maxRebasesPerRun: 3, dashboardPeriods: [], pushConcurrency: 1, pullAhead: false, maxStalledPages: 3,
+            maxPagesPerRun: 400, maxVerificationsPerPage: 4,
+            random: { jitter.withLock { $0.unit() } })
+        let api = APIClient(
+            configuration: .init(baseURL: "http://sim.invalid", token: SimServer.token), clock: clock,
+            transport: network)
+        return try SyncEngine(
+            store: store, api: api, configuration: configuration, clock: clock,
+            logger: Logger(label: "sim", factory: { _ in SwiftLogNoOpLogHandler() }),
+            events: EngineEvents { event in
+                if case .runFinished(let report) = event { runs.finished(report, requests: network.requestCount) }
+            })
+    }
+
+    // MARK: Running
+
+    /// Runs the seed's own operations, or `script` (a list being shrunk or replayed), then the quiet end.
+    func run(script: [SimOperation]?) async -> SimulationResult {
+        if let script {
+            for operation in script {
+                await perform(operation)
+                if !violations.isEmpty { break }
+            }
+        } else {
+            for _ in 0..<settings.steps {
+                let operation = await draw()
+                await perform(operation)
+                if !violations.isEmpty { break }
+            }
+        }
+        if violations.isEmpty { await quietEnd() }
+        await shutDown()
+        return SimulationResult(
+            seed: seed, violations: violations, operations: operations, trace: trace, coverage: coverage)
+    }
+
+    private func perform(_ operation: SimOperation) async {
+        step += 1
+        server.step = step
+        operations.append(operation)
+        coverage.count(operation)
+        note("\(step). \(operation)")
+        await execute(operation)
+        guard await settle() else { return }
+        if outstanding.value == 0 { await checkIdle() }
+        checkRuns()
+    }
+
+    private func note(_ line: @autoclosure () -> String) {
+        if tracing { trace.append(line()) }
+    }
+
+    private func fail(_ message: String) {
+        violations.append(message)
+        note("VIOLATION: \(message)")
+    }
+
+    /// Waits until the engine is blocked on a request or every call has returned. False (and a violation) when it
+    /// neither asks nor finishes within ten seconds of real time: a stalled engine.
+    private func settle() async -> Bool {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while network.waitingCount == 0, outstanding.value > 0, clock.sleeping == 0 {
+            guard ContinuousClock.now < deadline else {
+                fail("the engine neither sent a request nor finished within 10 s (a stalled run)")
+                return false
+            }
+            let wakeups = wakeups.continuation
+            let watchdog = Task {
+                try? await Task.sleep(for: .milliseconds(500))
+                wakeups.yield()
+            }
+            _ = await wakeIterator.next()
+            watchdog.cancel()
+        }
+        return true
+    }
+
+    private func call(_ body: @escaping @Sendable (SyncEngine) async -> Void) {
+        outstanding.add(1)
+        let engine = engine
+        let wakeups = wakeups.continuation
+        let counter = outstanding
+        Task {
+            await body(engine)
+            counter.add(-1)
+            wakeups.yield()
+        }
+    }
+
+    // MARK: Operations
+
+    private func execute(_ operation: SimOperation) async {
+        switch operation {
+        case .localUpdate(let devices, let record, let field, let value):
+            await localUpdate(devices ? .devices : .orders, record, field, value)
+        case .localMessage(let ticket, let content, let sameId):
+            await localMessage(ticket, content, sameId)
+        case .externalWrite(let devices, let record, let field, let value):
+            externalWrite(devices ? .devices : .orders, record, field, value)
+        case .queueExternal(let devices, let record):
+            await queueExternal(devices ? .devices : .orders, record)
+        case .retryDead(let index):
+            guard let entry = deadEntries().element(index) else { return note("   (no dead change)") }
+            do { try await engine.retryDead(seq: entry.seq) } catch { note("   refused: \(error)") }
+        case .discardDead(let index):
+            guard let entry = deadEntries().element(index) else { return note("   (no dead change)") }
+            do { try await engine.discard(seq: entry.seq) } catch { note("   refused: \(error)") }
+        case .decideConflict(let index, let keepLocal):
+            let open = (try? engine.conflicts(openOnly: true)) ?? []
+            guard let conflict = open.sorted(by: { $0.id < $1.id }).element(index) else { return note("   (none open)") }
+            do { try await engine.resolveConflict(id: conflict.id, keepLocal ? .keepLocal : .keepRemote) } catch {
+                note("   refused: \(error)")
+            }
+        case .serverEdit(let collection, let record, let field, let value):
+            serverEdit(SyncCollection.pullOrder[collection % 4], record, field, value)
+        case .serverDelete(let collection, let record):
+            let collection = SyncCollection.pullOrder[collection % 5]
+            guard let id = server.ids(collection).element(record) else { return }
+            note("   deletes \(collection.name) \(id)")
+            server.delete(collection, id)
+        case .serverRecreate(let collection, let record):
+            let collection = SyncCollection.pullOrder[collection % 4]
+            guard let id = server.ids(collection).element(record), var body = server.record(collection, id) else { return }
+            note("   deletes and creates again \(collection.name) \(id)")
+            server.delete(collection, id)
+            body["version"] = .int(1)
+            body["created_at"] = .string(server.serverNow.rfc3339)
+            body["updated_at"] = .string(server.serverNow.rfc3339)
+            server.insert(collection, body)
+        case .serverRewind(let collection, let record, let inFeed):
+            let collection = SyncCollection.pullOrder[collection % 4]
+            guard let id = server.ids(collection).element(record),
+                let history = server.records[collection]?[id]?.history, let older = history.element(record)
+            else { return note("   (no history)") }
+            note("   \(collection.name) \(id) back to version \(older["version"]?.int ?? 0)\(inFeed ? "" : ", unannounced")")
+            server.insert(collection, older, keepPlace: !inFeed)
+        case .serverCreateMessage(let ticket):
+            guard let ticketId = server.ids(.tickets).element(ticket) else { return }
+            let stamp = server.serverNow.rfc3339
+            server.insert(.ticketMessages, SimServer.message(id: "srv_\(step)", ticket: ticketId, content: "from the bench", stamp: stamp))
+            _ = server.write(.tickets, ticketId) { $0["message_count"] = .int(($0["message_count"]?.int ?? 0) + 1) }
+        case .expireCursors:
+            server.epoch += 1
+        case .startSync(let kind):
+            switch kind {
+            case .full: call { _ = await $0.sync(Set(SyncCollection.allCases), dashboard: false) }
+            case .pushOnly: call { _ = await $0.sync([]) }
+            case .partial(let mask):
+                let collections = Set(SyncCollection.pullOrder.enumerated().filter { mask & (1 << $0.offset) != 0 }.map(\.element))
+                call { _ = await $0.sync(collections) }
+            }
+        case .deliver(let delivery):
+            deliver(delivery)
+        case .crash(let afterApply):
+            await crash(afterApply: afterApply)
+        case .advance(let milliseconds):
+            advance(milliseconds)
+        case .jumpWall(let milliseconds):
+            clock.jumpWall(by: milliseconds)
+        }
+    }
+
+    private func advance(_ milliseconds: Int64) {
+        clock.advance(by: .milliseconds(milliseconds))
+        server.nowMilliseconds += milliseconds
+    }
+
+    private func auditMark() -> Int64 {
+        (try? store.read { db in try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM conflicts") ?? 0 }) ?? 0
+    }
+
+    private func replicaIds(_ collection: SyncCollection) -> [String] {
+        (try? store.read { db in try String.fetchAll(db, sql: "SELECT id FROM \(collection.name) ORDER BY id") }) ?? []
+    }
+
+    private func deadEntries() -> [OutboxEntry] {
+        ((try? engine.outboxEntries()) ?? []).filter { $0.state == .dead }
+    }
+
+    static func value(_ field: String, _ collection: SyncCollection, _ n: Int) -> String? {
+        if field == "status" {
+            let statuses = collection == .orders ? SimServer.orderStatuses : SimServer.deviceStatuses
+            return statuses[n % statuses.count]
+        }
+        return n % 7 == 0 ? nil : "v\(n % 5)"
+    }
+
+    private func localUpdate(_ collection: SyncCollection, _ record: Int, _ field: Int, _ value: Int) async {
+        guard let id = replicaIds(collection).element(record) else { return note("   (no record)") }
+        let fields = SimServer.editable[collection]!
+        let name = fields[field % fields.count]
+        let text = Self.value(name, collection, value)
+        do {
+            try await engine.update(collection, id: id, fields: [name: text])
+            ledger.append(LedgerEntry(collection: collection, id: id, field: name, value: text, step: step, auditMark: auditMark()))
+            note("   \(collection.name) \(id).\(name) = \(text ?? "null")")
+        } catch {
+            note("   refused: \(error)")
+        }
+    }
+
+    private func uuid() -> String {
+        let a = generator.next()
+        let b = generator.next()
+        let hex = String(format: "%016llx%016llx", a, b)
+        let c = Array(hex)
+        return String(c[0..<8]) + "-" + String(c[8..<12]) + "-" + String(c[12..<16]) + "-" + String(c[16..<20]) + "-"
+            + String(c[20..<32])
+    }
+
+    private func localMessage(_ ticket: Int, _ content: Int, _ sameId: Bool) async {
+        let (ticketId, text, id): (String, String, String)
+        if sameId, let last = lastMessage {
+            (ticketId, text, id) = (last.ticket, last.content, last.id)
+        } else {
+            guard let chosen = replicaIds(.tickets).element(ticket) else { return note("   (no ticket)") }
+            (ticketId, text, id) = (chosen, "m\(content)", uuid())
+        }
+        do {
+            _ = try await engine.createTicketMessage(ticketId: ticketId, content: text, id: id)
+            if !ledger.contains(where: { $0.collection == .ticketMessages && $0.id == id }) {
+                ledger.append(LedgerEntry(collection: .ticketMessages, id: id, field: nil, value: text, step: step, auditMark: auditMark()))
+            }
+            lastMessage = (ticketId, text, id)
+            note("   message \(id.prefix(8)) on \(ticketId)")
+        } catch {
+            note("   refused: \(error)")
+        }
+    }
+
+    private func externalWrite(_ collection: SyncCollection, _ record: Int, _ field: Int, _ value: Int) {
+        guard let id = replicaIds(collection).element(record) else { return note("   (no record)") }
+        let fields = SimServer.editable[collection]!
+        let name = fields[field % fields.count]
+        let text = Self.value(name, collection, value)
+        do {
+            let queue = try DatabaseQueue(path: directory + "/replica.sqlite")
+            try queue.write { db in
+                try db.execute(sql: "UPDATE \(collection.name) SET \(name) = ? WHERE id = ?", arguments: [text, id])
+            }
+            try queue.close()
+            externalWrites.append((collection, id, name, step, auditMark()))
+            // The tool's newer value replaces any earlier acknowledged edit of the field, queued or not.
+            for index in ledger.indices
+            where ledger[index].collection == collection && ledger[index].id == id && ledger[index].field == name {
+                ledger[index].settled = true
+            }
+            note("   \(collection.name) \(id).\(name) = \(text ?? "null") (not queued)")
+        } catch {
+            note("   failed: \(error)")
+        }
+    }
+
+    private func queueExternal(_ collection: SyncCollection, _ record: Int) async {
+        let candidates = externalWrites.filter { $0.collection == collection }
+        guard let chosen = candidates.element(record) else { return note("   (nothing written)") }
+        let kind: LocalChanges.ChangeKind = collection == .orders ? .orderUpdated : .deviceUpdated
+        do {
+            let result = try await engine.queueChange(kind, id: chosen.id)
+            // Acknowledged: the values the row holds now for the fields that program wrote are the tool's edits.
+            let writes = externalWrites.filter { $0.collection == collection && $0.id == chosen.id }
+            let fields = Set(writes.map(\.field))
+            externalWrites.removeAll { $0.collection == collection && $0.id == chosen.id }
+            let names = fields.sorted()
+            let row = try await store.read { db -> [String: String?] in
+                guard let row = try Row.fetchOne(
+                    db, sql: "SELECT * FROM \(collection.name) WHERE id = ?", arguments: [chosen.id])
+                else { return [:] }
+                return Dictionary(uniqueKeysWithValues: names.map { ($0, row[$0] as String?) })
+            }
+            for field in names {
+                let value: String? = row[field] ?? nil
+                // The edit was made when the tool wrote it, not when it said so.
+                let written = writes.last { $0.field == field }!
+                ledger.append(
+                    LedgerEntry(
+                        collection: collection, id: chosen.id, field: field, value: value, step: written.step,
+                        auditMark: written.auditMark))
+            }
+            note("   \(result)")
+        } catch {
+            note("   refused: \(error)")
+        }
+    }
+
+    private func serverEdit(_ collection: SyncCollection, _ record: Int, _ field: Int, _ value: Int) {
+        guard let id = server.ids(collection).element(record) else { return }
+        let fields: [String] =
+            switch collection {
+            case .orders: ["status", "notes", "total"]
+            case .devices: ["status", "diagnosis", "resolution", "price"]
+            case .clients: ["notes", "phone"]
+            default: ["subject", "status"]
+            }
+        let name = fields[field % fields.count]
+        let text: String? =
+            switch (collection, name) {
+            case (.orders, "status"), (.devices, "status"): Self.value("status", collection, value)
+            case (.tickets, "status"): ["open", "pending", "closed"][value % 3]
+            case (_, "total"), (_, "price"): "\(100 + value).5"
+            case (.tickets, "subject"): "subject \(value)"
+            default: Self.value(name, collection, value)
+            }
+        note("   \(collection.name) \(id).\(name) = \(text ?? "null") on the server")
+        _ = server.write(collection, id) { $0[name] = text.map { .string($0) } ?? .null }
+    }
+
+    // MARK: Deliveries
+
+    private func key(_ request: TransportRequest) -> String {
+        guard let key = request.header("Idempotency-Key") else { return "" }
+        if keys[key] == nil { keys[key] = keys.count + 1 }
+        return " key K\(keys[key]!)"
+    }
+
+    private func deliver(_ delivery: SimOperation.Delivery) {
+        guard let pending = network.take() else { return note("   (nothing waiting)") }
+        let request = pending.request
+        coverage.count(delivery)
+        note("   \(request.method) \(request.path)\(key(request))")
+        if let until = retryAfterUntil, server.serverNow.millisecondsSince1970 < until {
+            fail("a request was sent before the server's Retry-After was up: \(request.method) \(request.path)")
+        }
+        retryAfterUntil = nil
+        let isFeed = request.method == "GET" && request.path.contains("/changes")
+        let response: Result<TransportResponse, TransportFailure>
+        switch delivery {
+        case .normal: response = .success(server.handle(request))
+        case .unreachable: response = .failure(.unreachable("sim: no route to the API"))
+        case .lostRequest: response = .failure(.interrupted("sim: connection reset before the server read it"))
+        case .lostResponse:
+            _ = server.handle(request)
+            response = .failure(.interrupted("sim: the response was lost"))
+        case .serverError(let status): response = .success(server.error(status, status == 503 ? "unavailable" : "internal", "sim"))
+        case .rateLimited(let seconds, let asDate):
+            var reply = server.error(429, "rate_limited", "slow down")
+            let until = server.serverNow.adding(milliseconds: Int64(seconds) * 1000)
+            reply.headers.append(("Retry-After", asDate ? until.httpDate : "\(seconds)"))
+            retryAfterUntil = asDate ? (until.millisecondsSince1970 / 1000) * 1000 - 1000 : until.millisecondsSince1970 - 1000
+            response = .success(reply)
+        case .unavailableRetryAfter(let seconds):
+            var reply = server.error(503, "unavailable", "maintenance")
+            reply.headers.append(("Retry-After", "\(seconds)"))
+            retryAfterUntil = server.serverNow.millisecondsSince1970 + Int64(seconds) * 1000 - 1000
+            response = .success(reply)
+        case .unauthorized:
+            var reply = server.error(401, "unauthorized", "token refused")
+            reply.headers.append(("WWW-Authenticate", "Bearer"))
+            response = .success(reply)
+        case .proxyPage(let status):
+            response = .success(
+                TransportResponse(
+                    status: status, headers: [("Content-Type", "text/html")],
+                    body: Data("<html><body>proxy error \(status)</body></html>".utf8)))
+        case .truncated:
+            var reply = server.handle(request)
+            if (200..<300).contains(reply.status) { reply.body = reply.body.prefix(reply.body.count / 2) }
+            response = .success(reply)
+        case .stuckFeed, .emptyFeed, .stalePage, .malformedRecord, .cursorExpired:
+            response = .success(isFeed ? feedFault(delivery, request) : server.handle(request))
+        }
+        switch response {
+        case .success(let reply): note("   → \(reply.status)\(reply.header("Idempotent-Replayed") != nil ? " (replayed)" : "")")
+        case .failure(let failure): note("   → \(failure)")
+        }
+        pending.reply(response)
+    }
+
+    private func feedFault(_ delivery: SimOperation.Delivery, _ request: TransportRequest) -> TransportResponse {
+        let (path, query) = SimServer.split(request.path)
+        let collection = SyncCollection(rawValue: path.split(separator: "/").map(String.init)[2]) ?? .orders
+        let after = query["cursor"].flatMap(server.position) ?? 0
+        let limit = query["limit"].flatMap(Int.init) ?? 500
+        switch delivery {
+        case .stuckFeed:
+            var page = server.page(collection, after: after, limit: limit).body
+            page["has_more"] = .bool(true)
+            page["next_cursor"] = .string(query["cursor"] ?? server.cursor(after: 0))
+            return server.json(200, page)
+        case .emptyFeed:
+            return server.json(200, .object([
+                "data": .array([]), "deleted": .array([]), "has_more": .bool(true),
+                "next_cursor": .string(server.cursor(after: after, nonce: generator.next() % 1_000_000)),
+            ]))
+        case .stalePage(let back):
+            guard let pages = server.served[collection], !pages.isEmpty else { return server.handle(request) }
+            return TransportResponse(
+                status: 200, headers: [("Date", server.serverNow.httpDate)], body: pages[max(0, pages.count - 1 - back % pages.count)])
+        case .malformedRecord:
+            let reply = server.handle(request)
+            guard reply.status == 200, let text = String(data: reply.body, encoding: .utf8),
+                let range = text.range(of: #""version":[0-9]+"#, options: .regularExpression)
+            else { return reply }
+            var damaged = reply
+            damaged.body = Data(text.replacingCharacters(in: range, with: #""version":"x""#).utf8)
+            return damaged
+        default:
+            return server.error(410, "cursor_expired", "the cursor has expired")
+        }
+    }
+
+    // MARK: Crashes
+
+    /// The process dies: the request in flight is lost (applied first when `afterApply`), nothing more of this
+    /// engine reaches the store, and a new engine opens the same file.
+    private func crash(afterApply: Bool) async {
+        coverage.crashes[afterApply ? "after apply" : network.waitingCount > 0 ? "before apply" : "idle", default: 0] += 1
+        if afterApply, let pending = network.waiting { _ = server.handle(pending.request) }
+        try? store.close()
+        // Whatever the dead engine still tries goes nowhere.
+        while outstanding.value > 0 {
+            guard await settle() else { return }
+            if let pending = network.take() { pending.reply(.failure(.interrupted("sim: the process died"))) }
+        }
+        retryAfterUntil = nil
+        do {
+            store = try ReplicaStore.open(at: directory + "/replica.sqlite")
+            let problems = try store.integrityProblems()
+            if !problems.isEmpty { fail("integrity_check after a crash: \(problems.joined(separator: "; "))") }
+            network = SimNetwork(wakeups: wakeups.continuation, requestCount: network.requestCount)
+            engine = try Self.makeEngine(
+                store: store, network: network, clock: clock, settings: settings, seed: seed &+ UInt64(step), runs: runs)
+        } catch {
+            fail("the store did not open again after a crash: \(error)")
+        }
+    }
+
+    // MARK: Drawing operations
+
+    private func chance(_ p: Double) -> Bool { generator.unit() < p }
+
+    private func small() -> Int { Int(generator.next() % 64) }
+
+    private func draw() async -> SimOperation {
+        let waiting = network.waiting
+        if let waiting, chance(0.7) {
+            return .deliver(drawDelivery(isFeed: waiting.request.path.contains("/changes")))
+        }
+        if waiting != nil, settings.crashes, chance(0.05) { return .crash(afterApply: chance(0.5)) }
+        let roll = generator.unit()
+        switch roll {
+        case ..<0.22:
+            return .localUpdate(devices: chance(0.4), record: small(), field: small(), value: small())
+        case ..<0.28:
+            return .localMessage(ticket: small(), content: small(), sameIdAsLast: chance(0.2))
+        case ..<0.32:
+            return .externalWrite(devices: chance(0.4), record: small(), field: small(), value: small())
+        case ..<0.35:
+            return .queueExternal(devices: chance(0.4), record: small())
+        case ..<0.47:
+            return .serverEdit(collection: small(), record: small(), field: small(), value: small())
+        case ..<0.49:
+            return .serverDelete(collection: small(), record: small())
+        case ..<0.505:
+            return .serverRecreate(collection: small(), record: small())
+        case ..<0.525:
+            return .serverRewind(collection: small(), record: small(), inFeed: chance(0.5))
+        case ..<0.54:
+            return .serverCreateMessage(ticket: small())
+        case ..<0.55:
+            return .expireCursors
+        case ..<0.72:
+            let kind: SimOperation.SyncKind =
+                chance(0.6) ? .full : chance(0.5) ? .pushOnly : .partial(mask: 1 + Int(generator.next() % 31))
+            return .startSync(kind)
+        case ..<0.83:
+            return .advance(milliseconds: [200, 1500, 5000, 30_000, 90_000][Int(generator.next() % 5)])
+        case ..<0.84:
+            return .jumpWall(milliseconds: chance(0.5) ? 3_600_000 : -3_600_000)
+        case ..<0.87:
+            return settings.crashes ? .crash(afterApply: false) : .advance(milliseconds: 100)
+        case ..<0.91:
+            return .retryDead(index: small())
+        case ..<0.94:
+            return .discardDead(index: small())
+        default:
+            return .decideConflict(index: small(), keepLocal: chance(0.5))
+        }
+    }
+
+    private func drawDelivery(isFeed: Bool) -> SimOperation.Delivery {
+        guard chance(settings.faultRate) else { return .normal }
+        var kinds: [SimOperation.Delivery] = [
+            .unreachable, .lostRequest, .lostResponse, .lostResponse, .serverError(500), .serverError(503),
+            .rateLimited(seconds: 1 + Int(generator.next() % 30), asDate: chance(0.5)),
+            .unavailableRetryAfter(seconds: 1 + Int(generator.next() % 30)), .unauthorized,
+            .proxyPage([401, 403, 404][Int(generator.next() % 3)]), .truncated,
+        ]
+        if isFeed {
+            kinds += [.stuckFeed, .emptyFeed, .stalePage(back: small()), .malformedRecord, .cursorExpired, .cursorExpired]
+        }
+        return kinds[Int(generator.next() % UInt64(kinds.count))]
+    }
+
+    // MARK: The end
+
+    /// Faults stop: every run in progress ends with normal answers, the clock moves past every retry and wait, and
+    /// one quiet full sync runs; then the replica must equal the server with the pending changes on top.
+    private func quietEnd() async {
+        note("-- faults stop")
+        var deliveries = 0
+        while outstanding.value > 0 {
+            guard await settle() else { return }
+            if network.waitingCount > 0 {
+                deliver(.normal)
+                deliveries += 1
+                guard deliveries < 5000 else { return fail("runs did not end after 5,000 fault-free answers") }
+            } else if clock.sleeping > 0 {
+                advance(1000)
+            }
+        }
+        checkRuns()
+        advance(2 * 3_600_000)
+        note("-- one quiet sync")
+        call { _ = await $0.sync(Set(SyncCollection.allCases), dashboard: false) }
+        while outstanding.value > 0 {
+            guard await settle() else { return }
+            if network.waitingCount > 0 {
+                deliver(.normal)
+                deliveries += 1
+                guard deliveries < 10_000 else { return fail("the quiet sync did not end") }
+            }
+        }
+        checkRuns()
+        await checkIdle()
+        checkConvergence()
+    }
+
+    private func shutDown() async {
+        while outstanding.value > 0 {
+            guard await settle() else { break }
+            if let pending = network.take() { pending.reply(.failure(.unreachable("sim: shutting down"))) }
+        }
+        try? store.close()
+    }
+
+    // MARK: Invariants
+
+    /// At every point where no run is in progress.
+    private func checkIdle() async {
+        // 2 and 3: no write applied twice, no key reused for another request, no message id clash.
+        for (key, count) in server.applications where count > 1 {
+            fail("the server applied key \(key) \(count) times")
+        }
+        if server.keyReuses > 0 { fail("the client reused an idempotency key for another request (\(server.keyReuses)×)") }
+        if server.duplicateIds > 0 { fail("the client sent a message id the server holds with other content") }
+        // 6: the status counts are the outbox's.
+        let status = await engine.status
+        if let counts = try? await store.read({ db in
+            try Row.fetchAll(db, sql: "SELECT state, COUNT(*) AS n FROM outbox GROUP BY state").map {
+                ($0["state"] as String, $0["n"] as Int)
+            }
+        }) {
+            let count = { (states: [String]) in counts.filter { states.contains($0.0) }.map(\.1).reduce(0, +) }
+            let expected = (count(["pending", "in_flight"]), count(["failed"]), count(["dead"]), count(["held"]))
+            if (status.pending, status.failed, status.dead, status.held) != expected {
+                fail("status counts \((status.pending, status.failed, status.dead, status.held)) ≠ outbox \(expected)")
+            }
+        }
+        checkLedger()
+    }
+
+    /// 1: every acknowledged local edit is on the server, overridden in the audit log, superseded by a later edit,
+    /// or still visible in the outbox — never silently gone.
+    private func checkLedger() {
+        guard let entries = try? engine.outboxEntries(), let audit = try? engine.conflicts(limit: 100_000) else {
+            return fail("the outbox or the audit log cannot be read")
+        }
+        for index in ledger.indices where !ledger[index].settled {
+            let edit = ledger[index]
+            if let field = edit.field {
+                let superseded = ledger[(index + 1)...].contains {
+                    $0.collection == edit.collection && $0.id == edit.id && $0.field == field
+                }
+                let onServer = server.held(edit.collection, edit.id, field, edit.value, since: edit.step)
+                let audited = audit.contains {
+                    $0.collection == edit.collection && $0.recordId == edit.id && $0.id > edit.auditMark
+                        && ($0.fields.contains(field) || $0.local[field] != nil)
+                }
+                if superseded || onServer || audited {
+                    ledger[index].settled = true
+                    continue
+                }
+                let visible = entries.contains {
+                    $0.collection == edit.collection && $0.recordId == edit.id && $0.fields[field] == .some(edit.value)
+                }
+                if !visible {
+                    fail("a local edit is gone: \(edit.collection.name) \(edit.id).\(field) = \(edit.value ?? "null") (step \(edit.step))")
+                    ledger[index].settled = true
+                }
+            } else {
+                if server.everStored.contains("ticket_messages|\(edit.id)")
+                    || audit.contains(where: { $0.collection == .ticketMessages && $0.recordId == edit.id })
+                {
+                    ledger[index].settled = true
+                } else if !entries.contains(where: { $0.collection == .ticketMessages && $0.recordId == edit.id }) {
+                    fail("a new message is gone: \(edit.id) (step \(edit.step))")
+                    ledger[index].settled = true
+                }
+            }
+        }
+    }
+
+    /// 4: every run ended, and sent a number of requests in proportion to its work.
+    private func checkRuns() {
+        for (report, requests) in runs.drain() {
+            let work = report.pushed + report.pushFailures + report.dead + report.conflicts
+            let pages = (report.pulled.values.reduce(0, +) + report.deleted) / max(1, settings.pageSize)
+            let bound = 25 + 6 * work + 3 * pages + 2 * (report.rewound + report.staleCopies) + 8 * 5
+            if requests > bound {
+                fail("run \(report.run) sent \(requests) requests for \(work) changes and \(pages) pages (bound \(bound))")
+            }
+            coverage.runs += 1
+            coverage.record(report)
+        }
+    }
+
+    /// 5: after the quiet sync, the replica is the server with the pending local changes on top, and holds no record
+    /// the server does not (but for new messages not yet accepted).
+    private func checkConvergence() {
+        do {
+            let entries = try engine.outboxEntries()
+            let live = entries.filter { $0.state != .dead }
+            try compare(Order.self, live: live)
+            try compare(Device.self, live: live)
+            try compare(Client.self, live: live)
+            try compare(Ticket.self, live: live)
+            try compare(TicketMessage.self, live: live)
+        } catch {
+            fail("reading the replica: \(error)")
+        }
+    }
+
+    private func compare<R: ReplicaRecord>(_ type: R.Type, live: [OutboxEntry]) throws {
+        let collection = R.collection
+        let rows = try store.read { db in try R.fetchAll(db) }
+        let local = Dictionary(uniqueKeysWithValues: rows.map { ($0.id, $0) })
+        let creates = Set(try engine.outboxEntries().filter { $0.kind == .create }.map(\.recordId))
+        for id in server.ids(collection) {
+            guard let body = server.record(collection, id) else { continue }
+            var expected = try JSONDecoder().decode(R.self, from: body.data)
+            if var editable = expected as? any EditableRecord {
+                var overlay: FieldValues = [:]
+                for entry in live where entry.collection == collection && entry.recordId == id && entry.kind == .update {
+                    overlay.merge(entry.fields) { $1 }
+                }
+                editable.apply(overlay)
+                expected = editable as! R
+            }
+            // A record put back in its old place in the feed cannot be seen by any client until it is written
+            // again (then it moves to the end of the feed), or until the client writes it and meets a 412.
+            if server.unannounced.contains("\(collection.name)|\(id)") { continue }
+            guard let row = local[id] else {
+                fail("\(collection.name) \(id) is on the server but not in the replica")
+                continue
+            }
+            if row != expected { fail("\(collection.name) \(id) differs: replica \(row) ≠ expected \(expected)") }
+        }
+        for id in local.keys.sorted() where server.record(collection, id) == nil && !creates.contains(id) {
+            fail("\(collection.name) \(id) is in the replica but not on the server (a ghost record)")
+        }
+    }
+}
+
+/// A count shared with the tasks that run engine calls.
+final class CallCounter: Sendable {
+    private let count = Mutex(0)
+    var value: Int { count.withLock { $0 } }
+    func add(_ delta: Int) { count.withLock { $0 += delta } }
+}
+
+extension Array {
+    /// The element at `index` modulo the count; nil when empty.
+    func element(_ index: Int) -> Element? { isEmpty ? nil : self[((index % count) + count) % count] }
+}

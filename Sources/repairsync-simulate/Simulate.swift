@@ -1,0 +1,81 @@
+import ArgumentParser
+import Foundation
+import RepairSyncSimulation
+
+/// `repairsync-simulate`: runs seeds of the deterministic simulator (docs/reliability.md, "The simulator"), or
+/// replays one with a readable trace. Exit 1 when a seed breaks an invariant; a failing seed is shrunk and printed.
+@main
+struct Simulate: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "repairsync-simulate",
+        abstract: "Runs the sync engine's deterministic simulator over seeds, or replays one seed.")
+
+    @Option(help: "How many seeds to run (from --first).")
+    var seeds: Int = 2000
+
+    @Option(help: "The first seed of the range.")
+    var first: UInt64 = 1
+
+    @Option(help: "Replay this one seed with its trace (shrunk when it fails).")
+    var seed: UInt64?
+
+    @Option(help: "Run seeds for this many minutes instead of a fixed count.")
+    var minutes: Double?
+
+    @Option(help: "Seeds run at once.")
+    var parallel: Int = ProcessInfo.processInfo.activeProcessorCount
+
+    @Flag(help: "Print the coverage (operations, deliveries, crash points, outcomes).")
+    var coverage = false
+
+    @Flag(help: "List every failing seed with its first violation (no shrinking).")
+    var list = false
+
+    func run() async throws {
+        if let seed {
+            let result = await Simulator.run(seed: seed, tracing: true)
+            if result.passed {
+                print(result.trace.joined(separator: "\n"))
+                print("seed \(seed): passed (\(result.operations.count) operations)")
+                return
+            }
+            try await report(result)
+        }
+        let count = minutes == nil ? seeds : Int.max / 2
+        let deadline = minutes.map { Date().addingTimeInterval($0 * 60) }
+        let batch = await Simulator.run(
+            seeds: Array(first..<(first + UInt64(count))).prefix(minutes == nil ? count : 50_000_000).map { $0 },
+            parallel: parallel, deadline: deadline)
+        print(
+            "\(batch.seeds) seeds in \(String(format: "%.1f", batch.seconds)) s "
+                + "(\(String(format: "%.1f", Double(batch.seeds) / max(batch.seconds, 0.001))) seeds/s), "
+                + "\(batch.failures.count) failing")
+        if coverage { print(Self.describe(batch.coverage)) }
+        if list {
+            for failure in batch.failures.sorted(by: { $0.seed < $1.seed }) {
+                print("seed \(failure.seed): \(failure.violations.first ?? "")")
+            }
+            if !batch.failures.isEmpty { throw ExitCode(1) }
+        }
+        if let first = batch.failures.min(by: { $0.seed < $1.seed }) { try await report(first) }
+    }
+
+    private func report(_ failing: SimulationResult) async throws {
+        let shrunk = await Simulator.shrink(failing)
+        print(shrunk.trace.joined(separator: "\n"))
+        print("seed \(failing.seed) FAILED: \(failing.violations.first ?? "")")
+        print("shrunk from \(failing.operations.count) to \(shrunk.operations.count) operations; replay: scripts/simulate --seed \(failing.seed)")
+        throw ExitCode(1)
+    }
+
+    static func describe(_ coverage: SimCoverage) -> String {
+        func table(_ title: String, _ counts: [String: Int]) -> String {
+            title + ": " + counts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+        }
+        return [
+            table("operations", coverage.operations), table("deliveries", coverage.deliveries),
+            table("crash points", coverage.crashes), table("engine outcomes", coverage.outcomes),
+            "runs: \(coverage.runs)",
+        ].joined(separator: "\n")
+    }
+}

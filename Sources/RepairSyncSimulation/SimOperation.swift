@@ -19,6 +19,8 @@ public enum SimOperation: Sendable, Hashable, CustomStringConvertible {
     case serverRewind(collection: Int, record: Int, inFeed: Bool)
     case serverCreateMessage(ticket: Int)
     case expireCursors
+    /// The server is restored from one of its recent backups (everything goes back, cursors expire).
+    case serverRestore(backup: Int)
 
     // Runs, and what happens to the request that waits.
     case startSync(SyncKind)
@@ -82,6 +84,7 @@ public enum SimOperation: Sendable, Hashable, CustomStringConvertible {
             "server history goes back for \(Self.collectionName(collection)) #\(record)\(inFeed ? " (in the feed)" : "")"
         case .serverCreateMessage(let ticket): "server: a message on ticket #\(ticket)"
         case .expireCursors: "server expires every cursor"
+        case .serverRestore(let backup): "server restored from backup #\(backup)"
         case .startSync(let kind): "start sync \(kind)"
         case .deliver(let delivery): "deliver: \(delivery)"
         case .crash(let afterApply): "crash\(afterApply ? " after the server applied the request in flight" : "")"

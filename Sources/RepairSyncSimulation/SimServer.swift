@@ -133,6 +133,36 @@ struct SimServer {
         ])
     }
 
+    // MARK: Backups
+
+    struct Backup {
+        var records: [SyncCollection: [String: Stored]]
+        var tombstones: [SyncCollection: [String: (deletedAt: String, seq: Int)]]
+        var seq: Int
+        var remembered: [String: Remembered]
+    }
+
+    /// Backups taken as the simulation goes, the latest last.
+    var backups: [Backup] = []
+
+    mutating func takeBackup() {
+        backups.append(Backup(records: records, tombstones: tombstones, seq: seq, remembered: remembered))
+        if backups.count > 6 { backups.removeFirst() }
+    }
+
+    /// The whole server goes back to a backup — records, feeds and the idempotency keys it remembered — as a
+    /// restore would. Cursors issued since cannot be honoured: the feed's epoch moves on (every cursor answers 410).
+    mutating func restore(_ backup: Backup) {
+        records = backup.records
+        tombstones = backup.tombstones
+        seq = backup.seq
+        remembered = backup.remembered
+        epoch += 1
+        unannounced = []
+        // A key the restored server forgot may be applied again: that is a first application on this history.
+        for key in applications.keys where remembered[key] == nil { applications[key] = nil }
+    }
+
     // MARK: Storage
 
     mutating func nextSeq() -> Int {

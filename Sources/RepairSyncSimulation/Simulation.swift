@@ -143,6 +143,7 @@ public final class Simulation {
     private func perform(_ operation: SimOperation) async {
         step += 1
         server.step = step
+        if step % 15 == 0 { server.takeBackup() }
         operations.append(operation)
         coverage.count(operation)
         note("\(step). \(operation)")
@@ -247,6 +248,10 @@ public final class Simulation {
             _ = server.write(.tickets, ticketId) { $0["message_count"] = .int(($0["message_count"]?.int ?? 0) + 1) }
         case .expireCursors:
             server.epoch += 1
+        case .serverRestore(let index):
+            guard let backup = server.backups.element(index) else { return note("   (no backup)") }
+            note("   back to feed position \(backup.seq)")
+            server.restore(backup)
         case .startSync(let kind):
             switch kind {
             case .full: call { _ = await $0.sync(Set(SyncCollection.allCases), dashboard: false) }
@@ -341,10 +346,13 @@ public final class Simulation {
         let text = Self.value(name, collection, value)
         do {
             let queue = try DatabaseQueue(path: directory + "/replica.sqlite")
-            try queue.write { db in
+            let changed = try queue.write { db -> Bool in
+                let old = try String?.fetchOne(db, sql: "SELECT \(name) FROM \(collection.name) WHERE id = ?", arguments: [id])
                 try db.execute(sql: "UPDATE \(collection.name) SET \(name) = ? WHERE id = ?", arguments: [text, id])
+                return old != text
             }
             try queue.close()
+            guard changed else { return note("   \(collection.name) \(id).\(name) already \(text ?? "null")") }
             externalWrites.append((collection, id, name, step, auditMark()))
             // The tool's newer value replaces any earlier acknowledged edit of the field, queued or not.
             for index in ledger.indices
@@ -563,8 +571,10 @@ public final class Simulation {
             return .serverRewind(collection: small(), record: small(), inFeed: chance(0.5))
         case ..<0.54:
             return .serverCreateMessage(ticket: small())
-        case ..<0.55:
+        case ..<0.545:
             return .expireCursors
+        case ..<0.55:
+            return .serverRestore(backup: small())
         case ..<0.72:
             let kind: SimOperation.SyncKind =
                 chance(0.6) ? .full : chance(0.5) ? .pushOnly : .partial(mask: 1 + Int(generator.next() % 31))
@@ -679,9 +689,12 @@ public final class Simulation {
                     $0.collection == edit.collection && $0.id == edit.id && $0.field == field
                 }
                 let onServer = server.held(edit.collection, edit.id, field, edit.value, since: edit.step)
+                // In the audit log: an entry made after the edit about its field, or a decision on a conflict that
+                // was shown this very value (an edit made while the record's conflict was open joins it).
                 let audited = audit.contains {
-                    $0.collection == edit.collection && $0.recordId == edit.id && $0.id > edit.auditMark
-                        && ($0.fields.contains(field) || $0.local[field] != nil)
+                    $0.collection == edit.collection && $0.recordId == edit.id
+                        && (($0.id > edit.auditMark && ($0.fields.contains(field) || $0.local[field] != nil))
+                            || (!$0.isOpen && $0.local[field] == .some(edit.value)))
                 }
                 if superseded || onServer || audited {
                     ledger[index].settled = true

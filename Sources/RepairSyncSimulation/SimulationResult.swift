@@ -39,6 +39,7 @@ public struct SimCoverage: Sendable {
             case .serverRewind: "server history rewind"
             case .serverCreateMessage: "server message"
             case .expireCursors: "cursors expired"
+            case .serverRestore: "server restored from a backup"
             case .startSync: "sync started"
             case .deliver: "delivery"
             case .crash: "crash"

@@ -147,6 +147,12 @@ struct Puller {
             } catch {
                 throw .failed("\(collection): store: \(error)")
             }
+            if cursor == nil, !sweeping {
+                // A pull from the beginning returns everything the server has now: whatever the replica holds and
+                // it does not return is gone (an earlier pull that never finished, a server restored meanwhile).
+                let marked = try await markAll(collection)
+                if marked { continue resync }
+            }
             var requested = cursor
             var seen: Set<String> = cursor.map { [$0] } ?? []
             var stalled = 0
@@ -446,6 +452,20 @@ struct Puller {
     }
 
     // MARK: Resync and sweep
+
+    /// Marks every id the collection holds (a pull from the beginning is about to start); true when there was any.
+    private func markAll(_ collection: SyncCollection) async throws(SyncStop) -> Bool {
+        do {
+            return try await store.write { db in
+                try db.execute(
+                    sql: "INSERT OR IGNORE INTO resync_marks (collection, record_id) SELECT ?, id FROM \(collection.name)",
+                    arguments: [collection.name])
+                return db.changesCount > 0
+            }
+        } catch {
+            throw .failed("\(collection): store: \(error)")
+        }
+    }
 
     /// Drops the cursor and marks every id the collection holds, in one transaction.
     private func startResync(_ collection: SyncCollection, reason: String) async throws(SyncStop) {

@@ -16,6 +16,7 @@ let package = Package(
         .executable(name: "repairsyncd", targets: ["repairsyncd"]),
         .executable(name: "repairctl", targets: ["repairctl"]),
         .executable(name: "repair-api-dev", targets: ["repair-api-dev"]),
+        .executable(name: "repair-api-conformance", targets: ["repair-api-conformance"]),
         .library(name: "RepairSyncModels", targets: ["RepairSyncModels"]),
         .library(name: "RepairSyncStore", targets: ["RepairSyncStore"]),
         .library(name: "RepairSyncEngine", targets: ["RepairSyncEngine"]),
@@ -157,6 +158,27 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The contract conformance checks of docs/api.md ("Checking a server"), run against any server through the
+        // daemon's own HTTP client and wire types; `repair-api-conformance` is its command line.
+        .target(
+            name: "RepairAPIConformance",
+            dependencies: [
+                "RepairSyncModels",
+                "RepairSyncEngine",
+                // The strict JSON parser that keeps number literals as written (money exactness, key presence).
+                "RepairSyncControl",
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "repair-api-conformance",
+            dependencies: [
+                "RepairAPIConformance",
+                "RepairSyncModels",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // The performance scenarios of docs/performance.md, against the built binaries as processes (scripts/bench).
         // Built, never installed.
         .executableTarget(
@@ -230,6 +252,21 @@ let package = Package(
             path: "Tests/BackendTestSupport",
             swiftSettings: swiftSettings
         ),
+        // A server that differs from repair-api-dev only in ways the contract allows, for the conformance tests.
+        .target(
+            name: "ConformanceTestSupport",
+            dependencies: [
+                "RepairSyncModels",
+                "RepairSyncControl",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Tests/ConformanceTestSupport",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "RepairSyncModelsTests",
             dependencies: ["RepairSyncModels", "RepairSyncTestSupport"],
@@ -299,6 +336,20 @@ let package = Package(
                 "RepairSyncTestSupport",
                 "BackendTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "RepairAPIConformanceTests",
+            dependencies: [
+                "RepairAPIConformance",
+                "RepairAPIDev",
+                "RepairSyncModels",
+                "RepairSyncControl",
+                "BackendTestSupport",
+                "ConformanceTestSupport",
+                "RepairSyncTestSupport",
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings

@@ -345,6 +345,7 @@ let package = Package(
             dependencies: [
                 "RepairAPIConformance",
                 "RepairAPIDev",
+                "RepairSyncEngine",
                 "RepairSyncModels",
                 "RepairSyncControl",
                 "BackendTestSupport",

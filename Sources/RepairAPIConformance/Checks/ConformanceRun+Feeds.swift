@@ -215,6 +215,12 @@ extension ConformanceRun {
             let (exchange, _) = await client.call { api throws(APIError) in
                 _ = try await api.changes(collection, cursor: middle, limit: read.limit)
             }
+            if exchange.status == 410 {
+                // The contract lets a server expire cursors; that is judged by feed-expired, not held against reuse.
+                expiredCursors.append((collection, exchange, true))
+                findings.notExercised(id, "the server expired the cursor (410) before it could be sent again")
+                return
+            }
             if exchange.status == 200, let page = try? JSONText.parse(exchange.body) {
                 let again = entries(of: page)
                 if again == read.answers[middle] {
@@ -233,6 +239,11 @@ extension ConformanceRun {
         for _ in 0..<50 {
             let (exchange, _) = await client.call { [cursor] api throws(APIError) in
                 _ = try await api.changes(collection, cursor: cursor, limit: read.limit)
+            }
+            if exchange.status == 410 {
+                expiredCursors.append((collection, exchange, true))
+                findings.notExercised(id, "the server expired the cursor (410) before it could be sent again")
+                return
             }
             guard exchange.status == 200, let page = try? JSONText.parse(exchange.body),
                 let next = page["next_cursor"]?.stringValue, let hasMore = page["has_more"]?.boolValue

@@ -102,7 +102,8 @@ extension ConformanceRun {
                 findings.examined(id)
             }
         }
-        findings.summary(id, "\(expiredCursors.count) cursors expired during reads; each feed then read from its start")
+        findings.summary(
+            id, "\(plural(expiredCursors.count, "cursor")) expired (410 cursor_expired); each feed then read from its start")
         findings.notExercised(id, "no cursor expired during the run (the server decides when; it cannot be provoked)")
     }
 
@@ -124,7 +125,8 @@ extension ConformanceRun {
                 findings.examined(id)
             }
         }
-        findings.summary(id, "\(observations.count) 429s, each with Retry-After; every request went through after the wait")
+        findings.summary(
+            id, "\(plural(observations.count, "429 answer")) with Retry-After; every request went through after the wait")
         findings.notExercised(id, "the server never answered 429 (it cannot be provoked without flooding it)")
     }
 }

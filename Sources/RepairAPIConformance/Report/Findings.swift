@@ -20,6 +20,8 @@ final class Findings {
 
     /// A departure from the contract. The first few are kept for the reason; all are counted.
     func problem(_ id: CheckID, _ text: String) {
+        // One line, whatever the server put in what is quoted.
+        let text = String(text.map { $0.isNewline ? " " : $0 })
         entries[id, default: Entry()].examined += 1
         entries[id, default: Entry()].problemCount += 1
         if entries[id, default: Entry()].problems.count < 3 { entries[id, default: Entry()].problems.append(text) }

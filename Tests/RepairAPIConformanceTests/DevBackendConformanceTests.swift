@@ -1,5 +1,8 @@
 import BackendTestSupport
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import NIOHTTP1
 import RepairAPIConformance
 import RepairAPIDev
@@ -94,11 +97,39 @@ struct DevBackendConformanceTests {
 
     @Test("a server that does not answer stops the run with exit status 1, every check skipped")
     func unreachable() async throws {
-        // A port that was just free: nothing listens there.
-        let port = try await RunningBackend.with { $0.port }
-        let report = await ConformanceRun(options: .init(baseURL: "http://127.0.0.1:\(port)", token: "t")).run()
+        // A port held by a socket that never listens: connecting is refused, and no other test can take the port.
+        let socket = try ReservedPort()
+        let report = await ConformanceRun(options: .init(baseURL: "http://127.0.0.1:\(socket.port)", token: "t")).run()
         #expect(report.exitCode == 1)
         #expect(report.abortedBecause?.contains("does not answer") == true)
         #expect(report.results.allSatisfy { $0.outcome == .skipped })
     }
 }
+
+/// A loopback TCP port bound by a socket that does not listen, for as long as the value lives.
+final class ReservedPort {
+    let port: Int
+    private let descriptor: Int32
+
+    init() throws {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
+                bind(descriptor, address, length) == 0 && getsockname(descriptor, address, &length) == 0
+            }
+        }
+        guard descriptor >= 0, bound else {
+            if descriptor >= 0 { close(descriptor) }
+            throw POSIXError(.EADDRNOTAVAIL)
+        }
+        self.descriptor = descriptor
+        port = Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    deinit { close(descriptor) }
+}
+

@@ -8,7 +8,7 @@ import Testing
 
 /// Each deliberate defect of repair-api-dev fails exactly the checks of its clause family, and nothing else: the
 /// checks find what they claim to, and no defect hides behind another check's noise.
-@Suite("Conformance checks against deliberate defects")
+@Suite("Conformance checks against deliberate defects", .serialized)
 struct DefectConformanceTests {
     static func expectedFailures(_ defect: Defect) -> Set<String> {
         switch defect {

@@ -108,51 +108,63 @@ extension ConformanceRun {
         }
         let original = before[field]?.stringValue
         let marker = "repair-api-conformance \(runID): a check edit; the run restores the value before it"
+        // The version each step sends as the current one: read again after every step that could have written on a
+        // server that wrongly accepts it, so one departure does not make the next steps fail as well.
+        var current = v0
 
         // 2.5: a status no server knows → 422 invalid_value naming status; nothing changes.
-        let (unknownStatus, _) = await client.call { [key = nextKey()] api throws(APIError) in
+        let (unknownStatus, _) = await client.call { [current, key = nextKey()] api throws(APIError) in
             _ = try await api.patch(
-                collection, id: id, fields: ["status": "repair_api_conformance_unknown_status"], ifMatch: v0, key: key)
+                collection, id: id, fields: ["status": "repair_api_conformance_unknown_status"], ifMatch: current,
+                key: key)
         }
         if judgeFieldError(unknownStatus, check("unknown-status"), status: 422, code: "invalid_value", field: "status") {
-            await expectVersion(collection, id, v0, check("unknown-status"), after: "the refused PATCH")
-            findings.summary(check("unknown-status"), "422 invalid_value (field status); the record stayed at version \(v0)")
+            await expectVersion(collection, id, current, check("unknown-status"), after: "the refused PATCH")
+            findings.summary(check("unknown-status"), "422 invalid_value (field status); the record stayed at version \(current)")
         }
+        current = await version(collection, id) ?? current
 
         // 4.4: a key that cannot be changed → 422 invalid_field naming it. It is sent with the value it has, so a
         // server that wrongly accepts it changes nothing.
         let fixedValue = before[fixed]?.stringValue ?? before[fixed]?.numberText
-        let (fixedKey, _) = await client.call { [key = nextKey()] api throws(APIError) in
-            _ = try await api.patch(collection, id: id, fields: [fixed: fixedValue], ifMatch: v0, key: key)
+        let (fixedKey, _) = await client.call { [current, key = nextKey()] api throws(APIError) in
+            _ = try await api.patch(collection, id: id, fields: [fixed: fixedValue], ifMatch: current, key: key)
         }
         if judgeFieldError(fixedKey, check("patch-invalid-field"), status: 422, code: "invalid_field", field: fixed) {
             findings.summary(check("patch-invalid-field"), "422 invalid_field naming \(fixed)")
         }
 
         // 4.4: the current If-Match → 200, the whole record, version + 1, ETag.
+        guard case .success(let base) = await currentRecord(collection, id), let v1 = base["version"]?.intValue else {
+            for clause in ["patch-if-match", "idempotent-replay", "idempotency-reuse", "patch-stale", "edit-in-feed"] {
+                findings.skip(check(clause), "\(collection.name) \(id) cannot be read")
+            }
+            return await restore(collection, id: id, fields: [field: original, "status": before["status"]?.stringValue])
+        }
         let key = nextKey()
         let first = await client.call { api throws(APIError) in
-            _ = try await api.patch(collection, id: id, fields: [field: "\(marker) (1)"], ifMatch: v0, key: key)
+            _ = try await api.patch(collection, id: id, fields: [field: "\(marker) (1)"], ifMatch: v1, key: key)
         }.exchange
-        let applied = judgeApplied(first, collection, field: field, value: "\(marker) (1)", before: before)
+        let applied = judgeApplied(first, collection, field: field, value: "\(marker) (1)", before: base)
         if applied {
-            findings.summary(check("patch-if-match"), "200 with the whole record at version \(v0 + 1) and ETag \"\(v0 + 1)\"")
+            findings.summary(check("patch-if-match"), "200 with the whole record at version \(v1 + 1) and ETag \"\(v1 + 1)\"")
         }
 
         // 5: the same request with the same key → the same answer, replayed, and no second write.
         if applied {
             let replay = await client.call { api throws(APIError) in
-                _ = try await api.patch(collection, id: id, fields: [field: "\(marker) (1)"], ifMatch: v0, key: key)
+                _ = try await api.patch(collection, id: id, fields: [field: "\(marker) (1)"], ifMatch: v1, key: key)
             }.exchange
             judgeReplay(first, replay, check("idempotent-replay"))
-            await expectVersion(collection, id, v0 + 1, check("idempotent-replay"), after: "the replay")
+            await expectVersion(collection, id, v1 + 1, check("idempotent-replay"), after: "the replay")
 
             // 5: the same key with another body → 422 idempotency_key_reused; nothing changes.
-            let reuse = await client.call { api throws(APIError) in
-                _ = try await api.patch(collection, id: id, fields: [field: "\(marker) (2)"], ifMatch: v0 + 1, key: key)
+            current = await version(collection, id) ?? v1 + 1
+            let reuse = await client.call { [current] api throws(APIError) in
+                _ = try await api.patch(collection, id: id, fields: [field: "\(marker) (2)"], ifMatch: current, key: key)
             }.exchange
             if judgeFieldError(reuse, check("idempotency-reuse"), status: 422, code: "idempotency_key_reused", field: nil) {
-                await expectVersion(collection, id, v0 + 1, check("idempotency-reuse"), after: "the refused reuse")
+                await expectVersion(collection, id, current, check("idempotency-reuse"), after: "the refused reuse")
                 findings.summary(check("idempotency-reuse"), "422 idempotency_key_reused; nothing written")
             }
         } else {
@@ -162,15 +174,15 @@ extension ConformanceRun {
 
         // 4.4: a stale If-Match → 412 version_mismatch with `current`, the record as it is; nothing changes.
         if case .success(let now) = await currentRecord(collection, id), let version = now["version"]?.intValue,
-            version > v0
+            version > v1
         {
             let (stale, _) = await client.call { [key = nextKey()] api throws(APIError) in
-                _ = try await api.patch(collection, id: id, fields: [field: "\(marker) (3)"], ifMatch: v0, key: key)
+                _ = try await api.patch(collection, id: id, fields: [field: "\(marker) (3)"], ifMatch: v1, key: key)
             }
             judgeConflict(stale, collection, now: now, field: field)
             await expectVersion(collection, id, version, check("patch-stale"), after: "the PATCH with a stale If-Match")
         } else {
-            findings.skip(check("patch-stale"), "no newer version to make If-Match \"\(v0)\" stale")
+            findings.skip(check("patch-stale"), "no newer version to make If-Match \"\(v1)\" stale")
         }
 
         // 4.4: the edit is at the end of the feed, after the cursor that preceded it.
@@ -261,6 +273,12 @@ extension ConformanceRun {
         }
         findings.examined(id)
         findings.summary(id, "412 version_mismatch with current at version \(version); nothing written")
+    }
+
+    /// The record's version now, or nil when it cannot be read.
+    func version(_ collection: SyncCollection, _ id: String) async -> Int? {
+        guard case .success(let record) = await currentRecord(collection, id) else { return nil }
+        return record["version"]?.intValue
     }
 
     /// The record is still at `version` (nothing was written by what was just sent).

@@ -16,6 +16,7 @@ let package = Package(
         .executable(name: "repairsyncd", targets: ["repairsyncd"]),
         .executable(name: "repairctl", targets: ["repairctl"]),
         .executable(name: "repair-api-dev", targets: ["repair-api-dev"]),
+        .executable(name: "repair-api-conformance", targets: ["repair-api-conformance"]),
         .library(name: "RepairSyncModels", targets: ["RepairSyncModels"]),
         .library(name: "RepairSyncStore", targets: ["RepairSyncStore"]),
         .library(name: "RepairSyncEngine", targets: ["RepairSyncEngine"]),
@@ -26,6 +27,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        // Already in the graph through Hummingbird; named for NIOHTTPTypes (repair-api-dev's Date header).
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
@@ -156,6 +158,27 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The contract conformance checks of docs/api.md ("Checking a server"), run against any server through the
+        // daemon's own HTTP client and wire types; `repair-api-conformance` is its command line.
+        .target(
+            name: "RepairAPIConformance",
+            dependencies: [
+                "RepairSyncModels",
+                "RepairSyncEngine",
+                // The strict JSON parser that keeps number literals as written (money exactness, key presence).
+                "RepairSyncControl",
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "repair-api-conformance",
+            dependencies: [
+                "RepairAPIConformance",
+                "RepairSyncModels",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // The performance scenarios of docs/performance.md, against the built binaries as processes (scripts/bench).
         // Built, never installed.
         .executableTarget(
@@ -251,6 +274,21 @@ let package = Package(
             path: "Tests/BackendTestSupport",
             swiftSettings: swiftSettings
         ),
+        // A server that differs from repair-api-dev only in ways the contract allows, for the conformance tests.
+        .target(
+            name: "ConformanceTestSupport",
+            dependencies: [
+                "RepairSyncModels",
+                "RepairSyncControl",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Tests/ConformanceTestSupport",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "RepairSyncModelsTests",
             dependencies: ["RepairSyncModels", "RepairSyncTestSupport"],
@@ -325,6 +363,21 @@ let package = Package(
                 "RepairSyncTestSupport",
                 "BackendTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "RepairAPIConformanceTests",
+            dependencies: [
+                "RepairAPIConformance",
+                "RepairAPIDev",
+                "RepairSyncEngine",
+                "RepairSyncModels",
+                "RepairSyncControl",
+                "BackendTestSupport",
+                "ConformanceTestSupport",
+                "RepairSyncTestSupport",
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings

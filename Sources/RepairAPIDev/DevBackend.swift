@@ -25,10 +25,12 @@ public final class DevBackend: Sendable {
         public var tokens: [String: String]
         public var admin: Bool
         public var logRequests: Bool
+        /// Deliberate departures from the contract, on from the start (also switchable under `/admin/defects`).
+        public var defects: Set<Defect>
 
         public init(
             host: String = "127.0.0.1", port: Int = 0, databasePath: String? = nil, tokens: [String: String],
-            admin: Bool = false, logRequests: Bool = false
+            admin: Bool = false, logRequests: Bool = false, defects: Set<Defect> = []
         ) {
             self.host = host
             self.port = port
@@ -36,12 +38,14 @@ public final class DevBackend: Sendable {
             self.tokens = tokens
             self.admin = admin
             self.logRequests = logRequests
+            self.defects = defects
         }
     }
 
     public let options: Options
     let store: BackendStore
     let injector = FaultInjector()
+    let defects: DefectSwitches
     private let temporaryDirectory: URL?
     private let logger: Logger
     private let running = Mutex<ServiceGroup?>(nil)
@@ -49,6 +53,7 @@ public final class DevBackend: Sendable {
     public init(options: Options, logger: Logger = Logger(label: "repair-api-dev")) throws {
         self.options = options
         self.logger = logger
+        self.defects = DefectSwitches(options.defects)
         if let path = options.databasePath {
             temporaryDirectory = nil
             store = try BackendStore(path: path)
@@ -93,15 +98,24 @@ public final class DevBackend: Sendable {
                         ($0.element.key, BackendStore.User(id: "usr_api_\($0.offset + 1)", name: $0.element.value))
                     })))
         router.add(middleware: FaultMiddleware(injector: injector, counters: store.counters))
+        router.add(middleware: DefectMiddleware(defects: defects, store: store))
         APIRoutes(store: store, injector: injector).register(on: router)
-        if options.admin { AdminRoutes(store: store, injector: injector).register(on: router) }
+        if options.admin {
+            AdminRoutes(store: store, injector: injector).register(on: router)
+            DefectRoutes(defects: defects).register(on: router)
+        }
 
         let injector = injector
         var serverLogger = logger
         serverLogger.logLevel = .warning
+        let defects = self.defects
         let app = Application(
             router: router,
-            server: .http1(configuration: .init(additionalChannelHandlers: [ServerClockHandler(injector: injector)])),
+            // Outbound, the last handler writes first: the server's clock sets Date, then the defect may drop it.
+            server: .http1(
+                configuration: .init(additionalChannelHandlers: [
+                    DateHeaderDefectHandler(defects: defects), ServerClockHandler(injector: injector),
+                ])),
             configuration: .init(address: .hostname(options.host, port: options.port), serverName: "repair-api-dev"),
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) },
             logger: serverLogger)

@@ -49,9 +49,18 @@ struct RepairAPIDevCommand: AsyncParsableCommand {
     @Flag(help: "Do not log one line per request.")
     var quiet = false
 
+    @Option(name: .customLong("defect"), help: ArgumentHelp(
+        "Depart from the contract on purpose, to see repair-api-conformance catch it (repeatable): "
+            + Defect.allCases.map(\.rawValue).joined(separator: ", ") + ".", valueName: "name"))
+    var defects: [String] = []
+
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be within 0...65535") }
         guard orders >= 1 else { throw ValidationError("--orders must be at least 1") }
+        for name in defects where Defect(rawValue: name) == nil {
+            throw ValidationError(
+                "--defect \(name) is not a defect; known: \(Defect.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
     }
 
     func run() async throws {
@@ -79,7 +88,9 @@ struct RepairAPIDevCommand: AsyncParsableCommand {
             return handler
         }
         let backend = try DevBackend(
-            options: .init(host: host, port: port, databasePath: db, tokens: users, admin: admin, logRequests: !quiet))
+            options: .init(
+                host: host, port: port, databasePath: db, tokens: users, admin: admin, logRequests: !quiet,
+                defects: Set(defects.compactMap(Defect.init(rawValue:)))))
         if seed {
             let start = ContinuousClock.now
             let options = SeedOptions(orders: orders, seedValue: seedValue)

@@ -1,5 +1,6 @@
 import BackendTestSupport
 import Foundation
+import NIOHTTP1
 import RepairSyncModels
 import Testing
 
@@ -54,10 +55,31 @@ struct ExecutableTests {
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)
         for flag in ["--host", "--port", "--db", "--token", "--token-file", "--seed", "--orders", "--seed-value",
-            "--admin", "--quiet"]
+            "--admin", "--quiet", "--defect"]
         {
             #expect(text.contains(flag), "\(flag) missing from --help")
         }
+    }
+
+    @Test("--defect drop_date_header starts the server with that defect on")
+    func defectFlag() async throws {
+        let path = Self.executable.path
+        try #require(FileManager.default.isExecutableFile(atPath: path), "build repair-api-dev first: \(path)")
+        let process = Process()
+        process.executableURL = Self.executable
+        process.arguments = ["--port", "0", "--token", "t", "--quiet", "--defect", "drop_date_header"]
+        let stdout = Pipe()
+        process.standardOutput = stdout
+        try process.run()
+        defer {
+            process.terminate()
+            process.waitUntilExit()
+        }
+        let line = try await Task.detached { try Self.firstLine(of: stdout.fileHandleForReading) }.value
+        let match = try #require(line.wholeMatch(of: /listening on http:\/\/127\.0\.0\.1:(\d+)/), "\(line)")
+        let health = try await RunningAddress(port: try #require(Int(match.1))).get("/api/v1/health", token: nil)
+        #expect(health.status == 200)
+        #expect(health.headers.first(name: "Date") == nil)
     }
 
     /// Reads up to the first newline (blocking; run off the cooperative pool).

@@ -1,0 +1,111 @@
+public import RepairSyncModels
+
+/// One testable clause of docs/api.md: what a server must do, where the contract says it, and for which
+/// collections it is checked separately.
+///
+/// A clause checked per collection gives one check per collection, named `clause:collection`
+/// (`feed-paging:orders`); the others give one check named like the clause (`date-header`).
+public struct Clause: Sendable, Hashable {
+    /// Stable name, used in the output, in `--only` and by CI scripts.
+    public let id: String
+    /// The section of docs/api.md that states the clause, e.g. `4.2`.
+    public let section: String
+    /// The clause in one line.
+    public let summary: String
+    /// Collections the clause is checked on one by one; empty for a clause checked once.
+    public let collections: [SyncCollection]
+    /// True for what a client cannot provoke (a tombstone, an expired cursor, a 429): checked when it occurs during
+    /// the run, and otherwise reported as not exercised, never as passed.
+    public let onlyWhenObserved: Bool
+
+    init(
+        _ id: String, _ section: String, _ summary: String, collections: [SyncCollection] = [],
+        onlyWhenObserved: Bool = false
+    ) {
+        self.id = id
+        self.section = section
+        self.summary = summary
+        self.collections = collections
+        self.onlyWhenObserved = onlyWhenObserved
+    }
+
+    /// The checks this clause gives.
+    public var checkIDs: [CheckID] {
+        collections.isEmpty ? [CheckID(clause: id)] : collections.map { CheckID(clause: id, collection: $0) }
+    }
+}
+
+/// The name of one check: its clause, and the collection when the clause is checked per collection.
+public struct CheckID: Hashable, Sendable, Comparable, CustomStringConvertible {
+    public let clause: String
+    public let collection: SyncCollection?
+
+    public init(clause: String, collection: SyncCollection? = nil) {
+        self.clause = clause
+        self.collection = collection
+    }
+
+    /// `feed-paging:orders`, `date-header`.
+    public var description: String { collection.map { "\(clause):\($0.name)" } ?? clause }
+
+    public static func < (lhs: CheckID, rhs: CheckID) -> Bool { lhs.description < rhs.description }
+}
+
+/// Every clause the tool checks, in the order of docs/api.md.
+public enum ConformanceCatalog {
+    static let all = SyncCollection.pullOrder
+    static let writable: [SyncCollection] = [.orders, .devices]
+
+    public static let clauses: [Clause] = [
+        Clause("auth-missing", "2.1", "a request without a token answers 401 unauthorized with WWW-Authenticate: Bearer"),
+        Clause("auth-invalid", "2.1", "a request with an unknown token answers 401 unauthorized with WWW-Authenticate: Bearer"),
+        Clause("date-header", "2.1", "every response carries an HTTP Date header"),
+        Clause("content-type", "2.1", "every response body is JSON: Content-Type application/json, UTF-8"),
+        Clause("timestamps", "2.2", "every timestamp is RFC 3339 with a time zone offset"),
+        Clause("money", "2.3", "money is an exact decimal (plain decimal text or a JSON number), never binary floating-point digits"),
+        Clause("record-keys", "2.4", "every record carries every key of its shape (section 3) with its type, null only where allowed"),
+        Clause("unknown-status", "2.5", "a PATCH with an unknown status answers 422 invalid_value (field status) and changes nothing",
+            collections: writable),
+        Clause("tombstones", "3.6", "a tombstone is {id, deleted_at} and the deleted record's GET answers 404",
+            onlyWhenObserved: true),
+        Clause("unknown-collection", "4", "an unknown collection answers 404 not_found"),
+        Clause("health", "4.1", "GET /api/v1/health answers 200 {\"status\":\"ok\",\"time\":…} without a token"),
+        Clause("feed-paging", "4.2", "the feed pages to has_more false; every page decodes as the daemon decodes it, with a next_cursor",
+            collections: all),
+        Clause("feed-limit", "4.2", "no page holds more entries (data plus deleted) than limit", collections: all),
+        Clause("feed-unique", "4.2", "an id appears once per page, and no record version is delivered twice in one read",
+            collections: all),
+        Clause("feed-cursor", "4.2", "a cursor keeps working: sent again it answers the same entries; the last one answers nothing already delivered",
+            collections: all),
+        Clause("feed-reread", "4.2", "reading the feed a second time, with another limit, gives the same records", collections: all),
+        Clause("feed-limit-range", "4.2", "a limit outside 1…1000 or not an integer answers 400 invalid_request (field limit)"),
+        Clause("feed-unknown-cursor", "4.2", "an unknown cursor answers 410 cursor_expired"),
+        Clause("feed-expired", "4.2", "a cursor that expires during a read answers 410 cursor_expired, and the feed reads again from the start",
+            onlyWhenObserved: true),
+        Clause("record-get", "4.3", "GET /{collection}/{id} answers the record as the feed has it; an unknown id answers 404 not_found",
+            collections: all),
+        Clause("patch-if-match", "4.4", "a PATCH with the current If-Match answers 200 with the whole record, version + 1 and its ETag",
+            collections: writable),
+        Clause("patch-stale", "4.4", "a PATCH with a stale If-Match answers 412 version_mismatch with current, and changes nothing",
+            collections: writable),
+        Clause("patch-invalid-field", "4.4", "a PATCH of a key that cannot be changed answers 422 invalid_field naming it",
+            collections: writable),
+        Clause("edit-in-feed", "4.4", "the edited record appears, at its new version, in the feed after the cursor that preceded the edit",
+            collections: writable),
+        Clause("message-create", "4.5", "POST /tickets/{id}/messages answers 201 with the new message, sender_type staff"),
+        Clause("message-dedupe", "4.5", "the same message POSTed again (same id, another key) answers 200 with it: one message, one ticket write"),
+        Clause("message-in-feed", "4.5", "the new message, and its ticket with message_count + 1, appear in their feeds after the cursors that preceded them"),
+        Clause("dashboard", "4.6", "GET /dashboard/stats answers every metric; an unknown period answers 400 invalid_request (field period)"),
+        Clause("idempotent-replay", "5", "a request replayed with its Idempotency-Key answers the original status and body with Idempotent-Replayed: true, and writes nothing",
+            collections: [.orders, .devices, .ticketMessages]),
+        Clause("idempotency-reuse", "5", "an Idempotency-Key sent with another body answers 422 idempotency_key_reused", collections: writable),
+        Clause("error-shape", "6", "every error body is {\"error\": {\"code\", \"message\"}} with string values"),
+        Clause("rate-limit", "6", "a 429 carries Retry-After and rate_limited, and the request goes through after the wait",
+            onlyWhenObserved: true),
+    ]
+
+    /// Every check, in catalog order.
+    public static var checkIDs: [CheckID] { clauses.flatMap(\.checkIDs) }
+
+    public static func clause(_ id: String) -> Clause? { clauses.first { $0.id == id } }
+}

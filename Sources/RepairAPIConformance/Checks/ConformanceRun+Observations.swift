@@ -1,0 +1,132 @@
+internal import Foundation
+internal import RepairSyncControl
+internal import RepairSyncModels
+
+/// Clauses judged over every exchange of the run (2.1, 6), and those only the server can provoke (410 mid-read,
+/// 429), judged when they occurred.
+extension ConformanceRun {
+    func judgeObservations() {
+        let exchanges = client.recorder.all.filter { $0.status != nil }
+        judgeDates(exchanges)
+        judgeContentTypes(exchanges)
+        judgeErrorBodies(exchanges)
+        judgeExpiredCursors()
+        judgeRateLimits()
+        let keys = findings.examinedCount(RecordInspector.keysCheck)
+        findings.summary(
+            RecordInspector.keysCheck, "\(plural(keys, "record")) (in pages, GETs and write answers) carried every key of their shape, typed")
+        findings.summary(
+            RecordInspector.timestampsCheck, "\(plural(findings.examinedCount(RecordInspector.timestampsCheck), "timestamp")), all RFC 3339")
+        findings.summary(
+            RecordInspector.moneyCheck, "\(plural(findings.examinedCount(RecordInspector.moneyCheck), "amount")), all exact decimals")
+        let tombstones = CheckID(clause: "tombstones")
+        if !findings.hasProblems(tombstones) {
+            let seen = reads.values.reduce(0) { $0 + $1.tombstones.count }
+            findings.summary(tombstones, "\(plural(seen, "tombstone")) of {id, deleted_at}; a deleted record's GET answered 404")
+            findings.notExercised(tombstones, "no feed held a tombstone (delete a record on the server to exercise it)")
+        }
+    }
+
+    /// 2.1: `Date` in IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`) on every response.
+    private func judgeDates(_ exchanges: [Exchange]) {
+        let id = CheckID(clause: "date-header")
+        var missing = 0
+        for exchange in exchanges {
+            guard let date = exchange.header("Date") else {
+                missing += 1
+                findings.problem(id, "\(exchange.requestLine) answered \(exchange.status ?? 0) without a Date header")
+                continue
+            }
+            if date.wholeMatch(of: /[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT/) == nil {
+                findings.problem(id, "\(exchange.requestLine): Date \"\(date)\" is not an HTTP date (IMF-fixdate)")
+            } else {
+                findings.examined(id)
+            }
+        }
+        if missing == 0 { findings.summary(id, "all \(exchanges.count) responses carried an HTTP date") }
+    }
+
+    /// 2.1: bodies are JSON, labelled `application/json` (UTF-8 when a charset is named).
+    private func judgeContentTypes(_ exchanges: [Exchange]) {
+        let id = CheckID(clause: "content-type")
+        var bodies = 0
+        for exchange in exchanges where !exchange.body.isEmpty {
+            bodies += 1
+            let type = exchange.header("Content-Type")?.lowercased() ?? ""
+            let parts = type.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
+            let media = parts.first ?? ""
+            let charset = parts.dropFirst().first { $0.hasPrefix("charset=") }?.dropFirst("charset=".count)
+                .trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+            if media != "application/json" && !media.hasSuffix("+json") {
+                findings.problem(id, "\(exchange.requestLine) answered Content-Type \(type.isEmpty ? "none" : type)")
+            } else if let charset, charset != "utf-8" {
+                findings.problem(id, "\(exchange.requestLine) answered charset \(charset), not utf-8")
+            } else if (try? JSONText.parse(exchange.body)) == nil {
+                findings.problem(id, "\(exchange.requestLine) answered a body that is not JSON")
+            } else {
+                findings.examined(id)
+            }
+        }
+        findings.summary(id, "all \(bodies) bodies were JSON labelled application/json")
+    }
+
+    /// 6: every error is `{"error": {"code": …, "message": …}}` (with a string `field` when there is one).
+    private func judgeErrorBodies(_ exchanges: [Exchange]) {
+        let id = CheckID(clause: "error-shape")
+        var errors = 0
+        for exchange in exchanges where (exchange.status ?? 0) >= 400 {
+            errors += 1
+            let error = (try? JSONText.parse(exchange.body))?["error"]
+            guard let error, error["code"]?.stringValue != nil, error["message"]?.stringValue != nil else {
+                findings.problem(id, "\(exchange.requestLine) answered \(exchange.status ?? 0) without {\"error\": {\"code\", \"message\"}}")
+                continue
+            }
+            if let field = error["field"], field.stringValue == nil, field != .null {
+                findings.problem(id, "\(exchange.requestLine): error.field is \(field.typeName), not a string")
+                continue
+            }
+            findings.examined(id)
+        }
+        findings.summary(id, "all \(errors) error answers had the contract's error body")
+    }
+
+    /// 4.2: a 410 in the middle of a read says `cursor_expired`, and reading from the start then worked.
+    private func judgeExpiredCursors() {
+        let id = CheckID(clause: "feed-expired")
+        for (collection, exchange, recovered) in expiredCursors {
+            if exchange.errorCode != "cursor_expired" {
+                findings.problem(id, "\(exchange.requestLine) answered 410 \(exchange.errorCode ?? "without the error body"), not cursor_expired")
+            } else if !recovered {
+                findings.problem(id, "after a 410 the \(collection.name) feed could not be read from its start")
+            } else {
+                findings.examined(id)
+            }
+        }
+        findings.summary(
+            id, "\(plural(expiredCursors.count, "cursor")) expired (410 cursor_expired); each feed then read from its start")
+        findings.notExercised(id, "no cursor expired during the run (the server decides when; it cannot be provoked)")
+    }
+
+    /// 6: a 429 names `rate_limited` and a `Retry-After` (seconds or an HTTP date), and the request then went through.
+    private func judgeRateLimits() {
+        let id = CheckID(clause: "rate-limit")
+        let observations = client.rateLimits
+        for observation in observations {
+            let exchange = observation.exchange
+            let retryAfter = exchange.header("Retry-After")?.trimmingCharacters(in: .whitespaces)
+            let valid = retryAfter.map { Int($0).map { $0 >= 0 } ?? ($0.hasSuffix("GMT")) } ?? false
+            if exchange.errorCode != "rate_limited" {
+                findings.problem(id, "\(exchange.requestLine) answered 429 \(exchange.errorCode ?? "without the error body"), not rate_limited")
+            } else if !valid {
+                findings.problem(id, "\(exchange.requestLine) answered 429 with Retry-After \(retryAfter ?? "missing")")
+            } else if !observation.retrySucceeded {
+                findings.problem(id, "\(exchange.requestLine) was still refused after waiting out Retry-After three times")
+            } else {
+                findings.examined(id)
+            }
+        }
+        findings.summary(
+            id, "\(plural(observations.count, "429 answer")) with Retry-After; every request went through after the wait")
+        findings.notExercised(id, "the server never answered 429 (it cannot be provoked without flooding it)")
+    }
+}

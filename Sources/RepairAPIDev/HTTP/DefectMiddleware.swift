@@ -1,0 +1,117 @@
+internal import Foundation
+internal import HTTPTypes
+internal import Hummingbird
+internal import NIOCore
+internal import RepairSyncModels
+internal import Synchronization
+
+/// Makes the switched-on defects (`Defect`) happen to `/api/v1` requests, around the real handlers: it edits the
+/// request on the way in (drops `If-Match` or `Idempotency-Key`, points a cursor one page back) and the body on the
+/// way out (money through a double, a `next_cursor` that skips an entry). With no defect on it passes everything
+/// through untouched. (`drop_date_header` is done below the router, by `DateHeaderDefectHandler`: the framework
+/// adds `Date` after every middleware.)
+struct DefectMiddleware: RouterMiddleware {
+    typealias Context = DevRequestContext
+    let defects: DefectSwitches
+    let store: BackendStore
+
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        let active = defects.active
+        guard !active.isEmpty, request.uri.path.hasPrefix("/api/v1/") else { return try await next(request, context) }
+        var head = request.head
+        if active.contains(.ignoreIfMatch) { head.headerFields[.ifMatch] = nil }
+        if active.contains(.forgetIdempotencyKeys) { head.headerFields[.idempotencyKey] = nil }
+
+        let feed = Self.feedCollection(request.uri.path)
+        var cursor: String? = request.uri.queryParameters.get("cursor").map { String($0) }
+        var repeating = false
+        if active.contains(.repeatPage), let feed, let sent = cursor, case .some(let previous) = defects.repeatInstead(of: sent) {
+            var path = "/api/v1/\(feed.name)/changes"
+            var query: [String] = []
+            if let limit = request.uri.queryParameters.get("limit") { query.append("limit=\(Self.escape(String(limit)))") }
+            if let previous { query.append("cursor=\(Self.escape(previous))") }
+            if !query.isEmpty { path += "?" + query.joined(separator: "&") }
+            head.path = path
+            cursor = previous
+            repeating = true
+        }
+        let response = try await next(Request(head: head, body: request.body), context)
+
+        let rewritesBody =
+            active.contains(.floatMoney) || (feed != nil && (active.contains(.repeatPage) || active.contains(.skipRecords)))
+        guard rewritesBody, [200, 201, 412].contains(response.status.code) else { return response }
+        var text = String(buffer: try await Self.collect(response.body))
+        if let feed, response.status.code == 200 {
+            if let next = Self.nextCursor(in: text) {
+                if active.contains(.repeatPage) { defects.issued(next, after: cursor) }
+                // A repeated page always says there is more, so a client comes back with the same cursor.
+                if repeating { text = text.replacingOccurrences(of: #""has_more":false"#, with: #""has_more":true"#) }
+                if active.contains(.skipRecords), text.contains(#""has_more":true"#), !repeating,
+                    let skipping = try await skippingCursor(after: next, in: feed)
+                {
+                    text = text.replacingOccurrences(of: #""next_cursor":"\#(next)""#, with: #""next_cursor":"\#(skipping)""#)
+                }
+            }
+        }
+        if active.contains(.floatMoney) { text = Self.moneyThroughDouble(text) }
+        var headers = response.headers
+        headers[.contentLength] = nil
+        return Response(status: response.status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+    }
+
+    /// `orders` for `/api/v1/orders/changes`.
+    static func feedCollection(_ path: String) -> SyncCollection? {
+        let parts = path.split(separator: "/")
+        guard parts.count == 4, parts[3] == "changes" else { return nil }
+        return SyncCollection(rawValue: String(parts[2]))
+    }
+
+    static func nextCursor(in text: String) -> String? {
+        guard let match = text.firstMatch(of: /"next_cursor":"([^"]*)"/) else { return nil }
+        return String(match.1)
+    }
+
+    /// A cursor just past the entry that follows `next`: the entry is never delivered.
+    private func skippingCursor(after next: String, in collection: SyncCollection) async throws -> String? {
+        guard let cursor = FeedCursor(encoded: next),
+            let skipped = try await store.sequence(after: cursor.sequence, in: collection)
+        else { return nil }
+        return FeedCursor(collection: collection, epoch: cursor.epoch, sequence: skipped).encoded
+    }
+
+    /// Every money string (`"total":"149.99"`) becomes the nearest double printed to 17 significant digits, as a JSON
+    /// number (`"total":149.99000000000001`), the way a server that keeps money in floating point answers.
+    static func moneyThroughDouble(_ text: String) -> String {
+        text.replacing(/"(total|deposit|balance|price|total_spent|current|change)":"(-?[0-9]+(?:\.[0-9]+)?)"/) { match in
+            let value = Double(String(match.2)) ?? 0
+            return "\"\(match.1)\":\(String(format: "%.17g", value))"
+        }
+    }
+
+    private static func escape(_ value: String) -> String {
+        value.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? value
+    }
+
+    private static func collect(_ body: ResponseBody) async throws -> ByteBuffer {
+        let sink = BodySink()
+        try await body.write(CollectingWriter(sink: sink))
+        return sink.buffer.withLock { $0 }
+    }
+}
+
+/// Where `CollectingWriter` puts the bytes (the writer itself is consumed by `ResponseBody.write`).
+private final class BodySink: Sendable {
+    let buffer = Mutex(ByteBuffer())
+}
+
+private struct CollectingWriter: ResponseBodyWriter {
+    let sink: BodySink
+
+    mutating func write(_ buffer: ByteBuffer) async throws {
+        sink.buffer.withLock { _ = $0.writeImmutableBuffer(buffer) }
+    }
+
+    consuming func finish(_ trailingHeaders: HTTPFields?) async throws {}
+}

@@ -1,0 +1,135 @@
+import BackendTestSupport
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import NIOHTTP1
+import RepairAPIConformance
+import RepairAPIDev
+import RepairSyncModels
+import Testing
+
+/// The checks against repair-api-dev, which implements docs/api.md: everything a client can provoke passes.
+@Suite("Conformance of repair-api-dev")
+struct DevBackendConformanceTests {
+    @Test("every check passes; only a 429 and a cursor expiring mid-read, which a client cannot provoke, are not exercised")
+    func everyCheckPasses() async throws {
+        try await RunningBackend.with(seed: ConformanceHarness.seed) { backend in
+            try await ConformanceHarness.deleteSome(backend)
+            // The run writes to the record each feed delivers last (the latest changed).
+            let order = try await ConformanceHarness.lastRecord(backend, "orders")
+            let device = try await ConformanceHarness.lastRecord(backend, "devices")
+            let ticket = try await ConformanceHarness.lastRecord(backend, "tickets")
+            let before = try await backend.get("/api/v1/orders/\(order)").object()
+            let (report, announced) = await ConformanceHarness.run(backend)
+
+            #expect(report.failed.isEmpty, "\(report.text)")
+            #expect(report.exitCode == 0)
+            #expect(report.results.count == ConformanceCatalog.checkIDs.count)
+            let notExercised = ConformanceHarness.ids(report.results.filter { $0.outcome == .notExercised })
+            #expect(notExercised == ["feed-expired", "rate-limit"], "\(report.text)")
+            #expect(report.count(.skipped) == 0, "\(report.text)")
+            #expect(report.results.first { $0.id.clause == "tombstones" }?.outcome == .passed)
+
+            // It said which records it would write to, and wrote only what it needs: per collection one PATCH that
+            // is applied and one that restores; three replays; two 412s; one message.
+            #expect(announced.contains { $0.contains("orders \(order):") }, "\(announced)")
+            #expect(announced.contains { $0.contains("devices \(device):") }, "\(announced)")
+            #expect(announced.contains { $0.contains("tickets \(ticket):") }, "\(announced)")
+            #expect(Set(report.writes.map(\.collection)) == [.orders, .devices, .tickets])
+            let counters = try await ConformanceHarness.counters(backend)
+            #expect(counters["patches_applied"] as? Int == 4)
+            #expect(counters["idempotent_replays"] as? Int == 3)
+            #expect(counters["version_conflicts"] as? Int == 2)
+            #expect(counters["messages_created"] as? Int == 1)
+            #expect(counters["message_replays"] as? Int == 1)
+
+            // The field it changed is back; only the version moved (by its two applied PATCHes).
+            let after = try await backend.get("/api/v1/orders/\(order)").object()
+            #expect(after["notes"] as? String == before["notes"] as? String)
+            #expect(after["status"] as? String == before["status"] as? String)
+            #expect(after["version"] as? Int == (before["version"] as? Int ?? 0) + 2)
+            #expect(report.writes.allSatisfy { $0.restoration != nil }, "\(report.writes)")
+            #expect(report.writes.first { $0.collection == .orders }?.restoration?.contains("restored") == true)
+        }
+    }
+
+    @Test("--dry-run names the records a run writes to, and writes nothing; runs keep to the same records")
+    func dryRun() async throws {
+        try await RunningBackend.with(seed: ConformanceHarness.seed) { backend in
+            let before = try await ConformanceHarness.counters(backend)
+            let (report, announced) = await ConformanceHarness.run(backend, dryRun: true)
+            let after = try await ConformanceHarness.counters(backend)
+            #expect(after["max_seq"] as? Int == before["max_seq"] as? Int, "the dry run wrote to the feeds")
+            #expect(after["patches_applied"] as? Int == 0)
+            #expect(after["messages_created"] as? Int == 0)
+            #expect(announced.first?.contains("--dry-run") == true, "\(announced)")
+            #expect(report.failed.isEmpty, "\(report.text)")
+            func targets(_ report: ConformanceReport) -> Set<String> {
+                Set(report.writes.map { "\($0.collection.name) \($0.id)" })
+            }
+            #expect(targets(report).count == 3)
+            let (written, _) = await ConformanceHarness.run(backend)
+            #expect(targets(written) == targets(report))
+            #expect(written.failed.isEmpty, "\(written.text)")
+            let (again, _) = await ConformanceHarness.run(backend, dryRun: true)
+            #expect(targets(again) == targets(report), "a second run picks other records")
+            let skipped = ConformanceHarness.ids(report.results.filter { $0.outcome == .skipped })
+            #expect(
+                skipped
+                    == ConformanceHarness.checks(
+                        "unknown-status", "patch-if-match", "patch-stale", "patch-invalid-field", "edit-in-feed",
+                        "idempotent-replay", "idempotency-reuse", "message-create", "message-dedupe", "message-in-feed"))
+        }
+    }
+
+    @Test("--only runs the checks of one section and writes nothing it does not need")
+    func onlyOneSection() async throws {
+        try await RunningBackend.with(seed: ConformanceHarness.seed) { backend in
+            let (report, _) = await ConformanceHarness.run(backend, only: ["2.1"])
+            #expect(ConformanceHarness.ids(report.results) == ["auth-missing", "auth-invalid", "date-header", "content-type"])
+            #expect(report.failed.isEmpty, "\(report.text)")
+            let counters = try await ConformanceHarness.counters(backend)
+            #expect(counters["patches_applied"] as? Int == 0)
+            #expect((counters["pages_served"] as? [String: Int] ?? [:]).isEmpty, "2.1 needs no feed read")
+        }
+    }
+
+    @Test("a server that does not answer stops the run with exit status 1, every check skipped")
+    func unreachable() async throws {
+        // A port held by a socket that never listens: connecting is refused, and no other test can take the port.
+        let socket = try ReservedPort()
+        let report = await ConformanceRun(options: .init(baseURL: "http://127.0.0.1:\(socket.port)", token: "t")).run()
+        #expect(report.exitCode == 1)
+        #expect(report.abortedBecause?.contains("does not answer") == true)
+        #expect(report.results.allSatisfy { $0.outcome == .skipped })
+    }
+}
+
+/// A loopback TCP port bound by a socket that does not listen, for as long as the value lives.
+final class ReservedPort {
+    let port: Int
+    private let descriptor: Int32
+
+    init() throws {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
+                bind(descriptor, address, length) == 0 && getsockname(descriptor, address, &length) == 0
+            }
+        }
+        guard descriptor >= 0, bound else {
+            if descriptor >= 0 { close(descriptor) }
+            throw POSIXError(.EADDRNOTAVAIL)
+        }
+        self.descriptor = descriptor
+        port = Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    deinit { close(descriptor) }
+}
+

@@ -1,0 +1,116 @@
+import BackendTestSupport
+import Foundation
+import NIOHTTP1
+import RepairAPIDev
+import RepairSyncTestSupport
+import Testing
+
+/// The built `repair-api-conformance` as a backend team's CI runs it.
+@Suite("repair-api-conformance executable")
+struct ExecutableTests {
+    static var executable: URL {
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+            .appendingPathComponent("repair-api-conformance")
+    }
+
+    struct Run {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+
+        func json() throws -> [String: Any] {
+            try #require(try JSONSerialization.jsonObject(with: Data(stdout.utf8)) as? [String: Any], "\(stdout)")
+        }
+    }
+
+    /// Runs the binary to its end without blocking a thread of the test's pool (output goes to files).
+    static func run(_ arguments: [String]) async throws -> Run {
+        let path = executable.path
+        try #require(FileManager.default.isExecutableFile(atPath: path), "build repair-api-conformance first: \(path)")
+        let directory = try TemporaryDirectory(prefix: "conformance-cli")
+        let out = directory.path("stdout"), err = directory.path("stderr")
+        try Data().write(to: URL(fileURLWithPath: out))
+        try Data().write(to: URL(fileURLWithPath: err))
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: out))
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: err))
+        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
+            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
+            do { try process.run() } catch { continuation.resume(throwing: error) }
+        }
+        return Run(
+            status: status, stdout: try String(contentsOfFile: out, encoding: .utf8),
+            stderr: try String(contentsOfFile: err, encoding: .utf8))
+    }
+
+    static func tokenFile(_ directory: TemporaryDirectory, _ token: String = RunningBackend.token) throws -> String {
+        let path = directory.path("token")
+        try "\n\(token)\n".write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    @Test("--json against repair-api-dev: exit 0, every check in the document, conforms true")
+    func jsonReport() async throws {
+        try await RunningBackend.with(seed: ConformanceHarness.seed) { backend in
+            let directory = try TemporaryDirectory(prefix: "conformance-token")
+            let run = try await Self.run([backend.baseURL, "--token-file", try Self.tokenFile(directory), "--json",
+                "--page-limit", "40"])
+            #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+            let document = try run.json()
+            #expect(document["conforms"] as? Bool == true)
+            let checks = try #require(document["checks"] as? [[String: Any]])
+            #expect(checks.count == 64)
+            #expect(checks.allSatisfy { ["passed", "not_exercised"].contains($0["outcome"] as? String) })
+            #expect(checks.allSatisfy { ($0["section"] as? String)?.isEmpty == false && ($0["reason"] as? String)?.isEmpty == false })
+            // The announcement of the writes goes to standard error, so standard output stays one JSON document.
+            #expect(run.stderr.contains("  orders ord_"), "\(run.stderr)")
+            #expect(!run.stdout.contains(RunningBackend.token) && !run.stderr.contains(RunningBackend.token))
+        }
+    }
+
+    @Test("text output: a departure gives FAIL with its section and exit 1; --only narrows the run")
+    func textReportWithADefect() async throws {
+        try await RunningBackend.with(seed: ConformanceHarness.seed) { backend in
+            try await ConformanceHarness.setDefects(backend, [.dropDateHeader])
+            let directory = try TemporaryDirectory(prefix: "conformance-token")
+            let run = try await Self.run([backend.baseURL, "--token-file", try Self.tokenFile(directory), "--only", "2.1"])
+            #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
+            let lines = run.stdout.split(separator: "\n")
+            #expect(lines.contains { $0.hasPrefix("FAIL  2.1  date-header") && $0.contains("without a Date header") }, "\(run.stdout)")
+            #expect(lines.contains { $0.hasPrefix("PASS  2.1  auth-missing") }, "\(run.stdout)")
+            #expect(lines.last == "4 checks: 3 passed, 1 failed, 0 not exercised, 0 skipped", "\(run.stdout)")
+        }
+    }
+
+    @Test("--dry-run lists the writes and makes none")
+    func dryRun() async throws {
+        try await RunningBackend.with(seed: ConformanceHarness.seed) { backend in
+            let directory = try TemporaryDirectory(prefix: "conformance-token")
+            let run = try await Self.run([backend.baseURL, "--token-file", try Self.tokenFile(directory), "--dry-run",
+                "--order", "ord_5"])
+            #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+            #expect(run.stdout.contains("orders ord_5: PATCH notes"), "\(run.stdout)")
+            #expect(run.stdout.contains("not written (--dry-run)"), "\(run.stdout)")
+            let counters = try await ConformanceHarness.counters(backend)
+            #expect(counters["patches_applied"] as? Int == 0)
+            #expect(counters["messages_created"] as? Int == 0)
+        }
+    }
+
+    @Test("bad input: an unknown --only, a missing token file, a URL without a scheme")
+    func badInput() async throws {
+        let directory = try TemporaryDirectory(prefix: "conformance-token")
+        let token = try Self.tokenFile(directory)
+        let unknown = try await Self.run(["http://127.0.0.1:9", "--token-file", token, "--only", "9.9"])
+        #expect(unknown.status == 64)
+        #expect(unknown.stderr.contains("--only 9.9 selects no check"), "\(unknown.stderr)")
+        let missing = try await Self.run(["http://127.0.0.1:9", "--token-file", directory.path("absent")])
+        #expect(missing.status == 64)
+        #expect(missing.stderr.contains("cannot read --token-file"), "\(missing.stderr)")
+        let scheme = try await Self.run(["minder.example.com", "--token-file", token])
+        #expect(scheme.status == 64)
+        #expect(scheme.stderr.contains("http:// or https://"), "\(scheme.stderr)")
+    }
+}

@@ -1,0 +1,67 @@
+import BackendTestSupport
+import Foundation
+import NIOHTTP1
+import RepairAPIConformance
+import RepairAPIDev
+import RepairSyncEngine
+import Synchronization
+import Testing
+
+/// The clauses a client cannot provoke are judged when the server gives them: here repair-api-dev is made to
+/// answer a 429 and to expire every cursor in the middle of a read, and those checks pass instead of staying
+/// "not exercised".
+@Suite("Clauses only the server can provoke")
+struct ObservedClauseTests {
+    @Test("a 429 and cursors expired mid-read are checked when they occur, and pass against repair-api-dev")
+    func observedWhenTheyOccur() async throws {
+        try await RunningBackend.with(seed: ConformanceHarness.seed) { backend in
+            let queued = try await backend.send(
+                .POST, "/admin/faults/next",
+                json: #"{"kind":"429","method":"GET","path_prefix":"/api/v1/clients/changes","count":1}"#, token: nil)
+            try #require(queued.status == 200, "\(queued.text)")
+            // The 4th request with a cursor is the second page of the orders feed's first read (the clients feed
+            // sent 3 before it: one in its read, two sent again).
+            let transport = ExpiringCursors(backend: backend, afterCursorRequests: 4)
+            let report = await ConformanceRun(
+                options: .init(baseURL: backend.baseURL, token: RunningBackend.token, pageLimit: ConformanceHarness.pageLimit),
+                transport: transport
+            ).run()
+            #expect(transport.expired, "the cursors were never expired")
+            #expect(report.failed.isEmpty, "\(report.text)")
+            let rateLimit = report.results.first { $0.id.clause == "rate-limit" }
+            #expect(rateLimit?.outcome == .passed, "\(rateLimit?.reason ?? "")")
+            let expired = report.results.first { $0.id.clause == "feed-expired" }
+            #expect(expired?.outcome == .passed, "\(expired?.reason ?? "")")
+        }
+    }
+}
+
+/// The HTTP transport, which expires every cursor on the server (`POST /admin/cursors/expire`) once, just before
+/// the n-th request that sends a cursor: that request and the read it belongs to meet a 410.
+final class ExpiringCursors: APITransport {
+    private let inner: HTTPTransport
+    private let backend: RunningBackend
+    private let remaining: Mutex<Int>
+    private let done = Mutex(false)
+
+    init(backend: RunningBackend, afterCursorRequests count: Int) {
+        self.inner = HTTPTransport(baseURL: backend.baseURL)
+        self.backend = backend
+        self.remaining = Mutex(count)
+    }
+
+    var expired: Bool { done.withLock { $0 } }
+
+    func send(_ request: TransportRequest, timeout: Duration) async throws(TransportFailure) -> TransportResponse {
+        let due = request.path.contains("/changes?") && request.path.contains("cursor=")
+            && remaining.withLock { remaining in
+                remaining -= 1
+                return remaining == 0
+            }
+        if due {
+            let reply = try? await backend.send(.POST, "/admin/cursors/expire", token: nil)
+            done.withLock { $0 = reply?.status == 200 }
+        }
+        return try await inner.send(request, timeout: timeout)
+    }
+}

@@ -41,8 +41,8 @@ struct SimServer {
     var keyReuses = 0
     /// Message POSTs refused as `duplicate_id` (the client's fault: must stay 0).
     var duplicateIds = 0
-    /// The step at which each (collection, id, field, value) was last written, by anyone.
-    var written: [String: Int] = [:]
+    /// Every value each field was given, by anyone, with the step ("collection|id|field" → [(step, JSON text)]).
+    var written: [String: [(step: Int, value: String)]] = [:]
     /// Pages served per collection (for stale pages), the latest last.
     var served: [SyncCollection: [Data]] = [:]
     var requests = 0
@@ -159,6 +159,14 @@ struct SimServer {
         remembered = backup.remembered
         epoch += 1
         unannounced = []
+        for (collection, stored) in records {
+            for (id, record) in stored {
+                guard case .object(let members) = record.body else { continue }
+                for (field, value) in members {
+                    written["\(collection.name)|\(id)|\(field)", default: []].append((step, value.text))
+                }
+            }
+        }
         // A key the restored server forgot may be applied again: that is a first application on this history.
         for key in applications.keys where remembered[key] == nil { applications[key] = nil }
     }
@@ -186,7 +194,7 @@ struct SimServer {
         everStored.insert("\(collection.name)|\(id)")
         tombstones[collection]?[id] = nil
         if case .object(let members) = body {
-            for (field, value) in members { written["\(collection.name)|\(id)|\(field)|\(value.text)"] = step }
+            for (field, value) in members { written["\(collection.name)|\(id)|\(field)", default: []].append((step, value.text)) }
         }
     }
 
@@ -194,11 +202,14 @@ struct SimServer {
 
     func ids(_ collection: SyncCollection) -> [String] { (records[collection] ?? [:]).keys.sorted() }
 
-    /// True when the server holds `value` in the field now, or had it written at or after `step`.
+    /// True when the server has held `value` in the field at any time from `step` on: it held it then, or was given
+    /// it later.
     func held(_ collection: SyncCollection, _ id: String, _ field: String, _ value: String?, since step: Int) -> Bool {
         let json: SimJSON = value.map { .string($0) } ?? .null
         if record(collection, id)?[field] == json { return true }
-        return (written["\(collection.name)|\(id)|\(field)|\(json.text)"] ?? -1) >= step
+        let history = written["\(collection.name)|\(id)|\(field)"] ?? []
+        if history.last(where: { $0.step <= step })?.value == json.text { return true }
+        return history.contains { $0.step >= step && $0.value == json.text }
     }
 
     var serverNow: Timestamp { Timestamp(millisecondsSince1970: nowMilliseconds + skewMilliseconds) }

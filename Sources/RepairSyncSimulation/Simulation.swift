@@ -148,6 +148,7 @@ public final class Simulation {
         coverage.count(operation)
         note("\(step). \(operation)")
         await execute(operation)
+        settleHeldEdits()
         guard await settle() else { return }
         if outstanding.value == 0 { await checkIdle() }
         checkRuns()
@@ -720,6 +721,16 @@ public final class Simulation {
         }
     }
 
+    /// An edit whose value the server holds now has reached it (or agreed with it): settled, whatever comes later.
+    private func settleHeldEdits() {
+        for index in ledger.indices where !ledger[index].settled {
+            let edit = ledger[index]
+            if let field = edit.field, server.held(edit.collection, edit.id, field, edit.value, since: edit.step) {
+                ledger[index].settled = true
+            }
+        }
+    }
+
     /// 4: every run ended, and sent a number of requests in proportion to its work.
     private func checkRuns() {
         for (report, requests) in runs.drain() {
@@ -731,6 +742,7 @@ public final class Simulation {
             }
             coverage.runs += 1
             coverage.record(report)
+            note("   run \(report.run) ended: \(report.stop ?? "ok")\(report.failedCollections.isEmpty ? "" : " \(report.failedCollections.sorted { $0.key < $1.key })")")
         }
     }
 

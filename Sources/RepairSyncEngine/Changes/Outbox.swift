@@ -46,9 +46,9 @@ enum Outbox {
             if remaining.isEmpty {
                 try remove(db, seq: entry.seq)
             } else {
-                try db.execute(
-                    sql: "UPDATE outbox SET fields = ? WHERE seq = ?",
-                    arguments: [FieldValuesJSON.encode(remaining), entry.seq])
+                // Fewer fields make another request: one that may have been sent gets a new key (never the old key
+                // with another body).
+                try rewrite(db, entry, fields: remaining)
             }
         }
         if let open = try ConflictLog.open(db, collection: collection, id: id) {

@@ -28,6 +28,8 @@ public struct EngineConfiguration: Sendable {
     /// Records of one page whose copy is older than the replica's that are checked with `GET /{collection}/{id}`
     /// (a stale copy is ignored, a server whose history went back is followed).
     public var maxVerificationsPerPage: Int
+    /// Records a resync did not return that are checked with `GET /{collection}/{id}` (and deleted on a 404) per run.
+    public var maxSweepChecks: Int
     /// A number in 0…1 for retry jitter (seeded in the simulator).
     public var random: @Sendable () -> Double
 
@@ -36,13 +38,14 @@ public struct EngineConfiguration: Sendable {
         completedHold: Duration = .seconds(2), maxRebasesPerRun: Int = 3,
         dashboardPeriods: [String] = ["today", "week", "month"], passcodeCipher: PasscodeCipher? = nil,
         pushConcurrency: Int = 8, pullAhead: Bool = true, maxStalledPages: Int = 3, maxPagesPerRun: Int = 100_000,
-        maxVerificationsPerPage: Int = 64, random: @escaping @Sendable () -> Double = { Double.random(in: 0...1) }
+        maxVerificationsPerPage: Int = 64, maxSweepChecks: Int = 500, random: @escaping @Sendable () -> Double = { Double.random(in: 0...1) }
     ) {
         self.pushConcurrency = pushConcurrency
         self.pullAhead = pullAhead
         self.maxStalledPages = maxStalledPages
         self.maxPagesPerRun = maxPagesPerRun
         self.maxVerificationsPerPage = maxVerificationsPerPage
+        self.maxSweepChecks = maxSweepChecks
         self.random = random
         self.passcodeCipher = passcodeCipher
         self.pageSize = pageSize

@@ -216,6 +216,11 @@ struct Puller {
                     .pageApplied(
                         collection: collection, records: applied.records, deleted: applied.deleted,
                         hasMore: page.hasMore))
+                if !page.hasMore, sweeping {
+                    let swept = try await sweep(collection)
+                    report.deleted += swept.deleted
+                    report.conflicts += swept.conflicts
+                }
                 // Pages of unknown number: approach 1 without reaching it until the feed is caught up.
                 await progress(page.hasMore ? 1 - 1 / Double(pages + 1) : 1)
                 if !page.hasMore { return }
@@ -345,11 +350,6 @@ struct Puller {
                         DELETE FROM resync_marks WHERE collection = ?
                         AND record_id IN (\(databaseQuestionMarks(count: chunk.count)))
                         """, arguments: StatementArguments([R.collection.name] + chunk))
-            }
-            if !page.hasMore {
-                let swept = try Self.sweep(R.collection, policy: policy, now: now, db)
-                applied.deleted += swept.deleted
-                applied.conflicts += swept.conflicts
             }
         }
         try Self.saveCursor(R.collection, nextCursor: page.nextCursor, hasMore: page.hasMore, now: now, db)
@@ -487,25 +487,103 @@ struct Puller {
         }
     }
 
-    /// At the end of a resync: the ids still marked are records the server no longer has. Deleted with their
-    /// children, pending changes to the conflict log (as for a tombstone); records created here and not yet on
-    /// the server stay.
-    static func sweep(_ collection: SyncCollection, policy: String, now: Timestamp, _ db: Database) throws
-        -> (deleted: Int, conflicts: Int)
-    {
-        let marked = try String.fetchAll(
-            db,
-            sql: """
-                SELECT record_id FROM resync_marks m WHERE collection = ?
-                AND NOT EXISTS (SELECT 1 FROM outbox o WHERE o.collection = m.collection AND o.record_id = m.record_id
-                                AND o.kind = 'create')
-                """, arguments: [collection.name])
-        var conflicts = 0
-        for id in marked {
-            conflicts += try deleteWithPendingChildren(collection, id: id, policy: policy, now: now, db)
+    /// At the end of a resync: the ids still marked were not returned by it, so the server no longer has them —
+    /// unless the feed lied (a stale cached page saying it had ended, a lagging replica behind the API). Before a
+    /// record goes, its own endpoint is asked: a 404 (the API's) deletes it with its children, pending changes to the
+    /// conflict log as for a tombstone; a record the server still has is kept and updated. At most `maxSweepChecks`
+    /// a run; the rest stay marked for the next run. Records created here and not yet on the server are never marked
+    /// for deletion.
+    private func sweep(_ collection: SyncCollection) async throws(SyncStop) -> (deleted: Int, conflicts: Int) {
+        let ids: [String]
+        do {
+            ids = try await store.write { db in
+                // Marks whose row went meanwhile (with a parent) need no check.
+                try db.execute(
+                    sql: """
+                        DELETE FROM resync_marks WHERE collection = ?
+                        AND record_id NOT IN (SELECT id FROM \(collection.name))
+                        """, arguments: [collection.name])
+                return try String.fetchAll(
+                    db,
+                    sql: """
+                        SELECT record_id FROM resync_marks m WHERE collection = ?
+                        AND NOT EXISTS (SELECT 1 FROM outbox o WHERE o.collection = m.collection
+                                        AND o.record_id = m.record_id AND o.kind = 'create')
+                        ORDER BY record_id LIMIT ?
+                        """, arguments: [collection.name, configuration.maxSweepChecks])
+            }
+        } catch {
+            throw .failed("\(collection): store: \(error)")
         }
-        try db.execute(sql: "DELETE FROM resync_marks WHERE collection = ?", arguments: [collection.name])
-        return (marked.count, conflicts)
+        guard !ids.isEmpty else { return (0, 0) }
+        var gone: [String] = []
+        var found: [(id: String, body: Data)] = []
+        for id in ids {
+            do throws(APIError) {
+                found.append((id, try await api.record(collection, id: id).body))
+            } catch {
+                if error.isFinalAnswer, error.status == 404, error.code == "not_found" {
+                    gone.append(id)
+                    continue
+                }
+                let message = "\(collection): checking \(id), which the resync did not return, before deleting it: \(error)"
+                try await recordFailure(collection, message)
+                throw SyncStop.from(error).endsRun ? SyncStop.from(error) : .failed(message)
+            }
+        }
+        if !found.isEmpty {
+            logger.warning(
+                "the resync did not return records the server still has (a stale or inconsistent feed); kept",
+                metadata: ["collection": "\(collection)", "records": "\(found.count)"])
+        }
+        let policy = configuration.policy(for: collection).rawValue
+        let rebase = rebase(collection, clock.now())
+        let now = clock.now()
+        let (checkedGone, checkedFound) = (gone, found)
+        do {
+            return try await store.write { db in
+                var conflicts = 0
+                for id in checkedGone {
+                    conflicts += try Self.deleteWithPendingChildren(collection, id: id, policy: policy, now: now, db)
+                }
+                for (_, body) in checkedFound { try Self.take(body, collection, rebase, db) }
+                let checked = checkedGone + checkedFound.map(\.id)
+                try db.execute(
+                    sql: """
+                        DELETE FROM resync_marks WHERE collection = ?
+                        AND record_id IN (\(databaseQuestionMarks(count: checked.count)))
+                        """, arguments: StatementArguments([collection.name] + checked))
+                return (checkedGone.count, conflicts)
+            }
+        } catch {
+            throw .failed("\(collection): store: \(error)")
+        }
+    }
+
+    /// A record's current copy from its own endpoint: applied with the version check, and adopted when the server's
+    /// history went back (it is older than the row although it is the server's current record).
+    static func take(_ body: Data, _ collection: SyncCollection, _ rebase: RecordRebase, _ db: Database) throws {
+        func plain<R: ReplicaRecord>(_ type: R.Type) throws {
+            let record = try JSONDecoder().decode(R.self, from: body)
+            let local = try localVersions(R.self, ids: [record.id], db)[record.id]
+            if let local, record.version < local {
+                try rebase.adoptRewound(plain: record, previousVersion: local, db)
+            } else {
+                try record.upsert(db, syncedAt: rebase.now)
+            }
+        }
+        func editable<R: EditableRecord>(_ type: R.Type) throws {
+            let record = try JSONDecoder().decode(R.self, from: body)
+            let local = try localVersions(R.self, ids: [record.id], db)[record.id]
+            if let local, record.version < local { try rebase.adoptRewound(record, db) } else { try rebase.apply(record, db) }
+        }
+        switch collection {
+        case .clients: try plain(Client.self)
+        case .tickets: try plain(Ticket.self)
+        case .ticketMessages: try plain(TicketMessage.self)
+        case .orders: try editable(Order.self)
+        case .devices: try editable(Device.self)
+        }
     }
 
     // MARK: Store

@@ -94,6 +94,7 @@ enum EngineMigrations {
 
                 -- Rows whose changeable columns were written, by anyone, since the engine last looked: the engine
                 -- queues what another program wrote and never queued (its `queueChange` may come late, or never).
+                -- (Not INSERT OR IGNORE: an upsert that fires the trigger imposes its own conflict handling.)
                 CREATE TABLE edited_rows (
                     collection TEXT NOT NULL,
                     record_id TEXT NOT NULL,
@@ -101,12 +102,14 @@ enum EngineMigrations {
                 ) STRICT, WITHOUT ROWID;
                 CREATE TRIGGER orders_edited AFTER UPDATE OF status, notes ON orders
                 WHEN OLD.status IS NOT NEW.status OR OLD.notes IS NOT NEW.notes BEGIN
-                    INSERT OR IGNORE INTO edited_rows (collection, record_id) VALUES ('orders', NEW.id);
+                    INSERT INTO edited_rows (collection, record_id) SELECT 'orders', NEW.id
+                    WHERE NOT EXISTS (SELECT 1 FROM edited_rows WHERE collection = 'orders' AND record_id = NEW.id);
                 END;
                 CREATE TRIGGER devices_edited AFTER UPDATE OF status, diagnosis, resolution ON devices
                 WHEN OLD.status IS NOT NEW.status OR OLD.diagnosis IS NOT NEW.diagnosis
                     OR OLD.resolution IS NOT NEW.resolution BEGIN
-                    INSERT OR IGNORE INTO edited_rows (collection, record_id) VALUES ('devices', NEW.id);
+                    INSERT INTO edited_rows (collection, record_id) SELECT 'devices', NEW.id
+                    WHERE NOT EXISTS (SELECT 1 FROM edited_rows WHERE collection = 'devices' AND record_id = NEW.id);
                 END;
                 """)
     }

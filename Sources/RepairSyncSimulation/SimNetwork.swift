@@ -20,16 +20,21 @@ public final class SimNetwork: APITransport {
     /// Told of every request that arrives (the simulator waits on it).
     private let wakeups: AsyncStream<Void>.Continuation
 
-    init(wakeups: AsyncStream<Void>.Continuation, requestCount: Int = 0) {
+    /// Every request's method and path, in order, over the whole simulation (crashes included).
+    let log: RequestLog
+
+    init(wakeups: AsyncStream<Void>.Continuation, log: RequestLog) {
         self.wakeups = wakeups
-        state = Mutex(State(nextId: requestCount))
+        self.log = log
+        state = Mutex(State())
     }
 
     /// Requests sent so far (over every network of one simulation, carried across crashes).
-    var requestCount: Int { state.withLock { $0.nextId } }
+    var requestCount: Int { log.count }
 
     public func send(_ request: TransportRequest, timeout: Duration) async throws(TransportFailure) -> TransportResponse {
         let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<TransportResponse, TransportFailure>, Never>) in
+            log.append("\(request.method) \(request.path)")
             state.withLock { state in
                 state.nextId += 1
                 state.pending.append(Pending(id: state.nextId, request: request) { continuation.resume(returning: $0) })
@@ -47,5 +52,18 @@ public final class SimNetwork: APITransport {
     /// Removes the oldest waiting request, to answer it.
     func take() -> Pending? {
         state.withLock { state in state.pending.isEmpty ? nil : state.pending.removeFirst() }
+    }
+}
+
+/// The requests of one simulation, in order.
+final class RequestLog: Sendable {
+    private let entries = Mutex<[String]>([])
+
+    var count: Int { entries.withLock { $0.count } }
+
+    func append(_ entry: String) { entries.withLock { $0.append(entry) } }
+
+    func slice(_ range: Range<Int>) -> [String] {
+        entries.withLock { entries in Array(entries[max(0, range.lowerBound)..<min(entries.count, range.upperBound)]) }
     }
 }

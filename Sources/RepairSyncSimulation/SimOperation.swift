@@ -93,6 +93,11 @@ public enum SimOperation: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The operation as Swift source (for a regression test that keeps a shrunk list).
+    public var swiftLiteral: String {
+        "." + String(reflecting: self).split(separator: ".", maxSplits: 2).dropFirst(2).joined()
+    }
+
     static let collections = ["orders", "devices", "clients", "tickets", "ticket_messages"]
 
     static func collectionName(_ index: Int) -> String { collections[index % collections.count] }

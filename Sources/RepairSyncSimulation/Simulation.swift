@@ -27,6 +27,7 @@ public final class Simulation {
     /// Engine calls started and not yet returned.
     private let outstanding = CallCounter()
     private let runs = RunLog()
+    private let requests = RequestLog()
 
     private var step = 0
     private var ledger: [LedgerEntry] = []
@@ -69,7 +70,7 @@ public final class Simulation {
         var setup = SplitMix64(seed: seed ^ 0x5EED_5E77_1465)
         let policies = ConflictPolicy.allCases
         settings = SimSettings(
-            steps: 60 + Int(setup.next() % 140), faultRate: [0.0, 0.15, 0.3, 0.5][Int(setup.next() % 4)],
+            steps: 40 + Int(setup.next() % 100), faultRate: [0.0, 0.15, 0.3, 0.5][Int(setup.next() % 4)],
             crashes: setup.next() % 3 != 0,
             policies: [
                 .orders: policies[Int(setup.next() % 5)], .devices: policies[Int(setup.next() % 5)],
@@ -79,6 +80,9 @@ public final class Simulation {
             skewMilliseconds: [0, 0, 3_600_000, -3_600_000, 90_000][Int(setup.next() % 5)],
             orders: 3 + Int(setup.next() % 4))
         generator = SplitMix64(seed: seed)
+        for collection in [SyncCollection.orders, .devices] {
+            coverage.policies["\(collection.name): \(settings.policies[collection]!.rawValue)", default: 0] += 1
+        }
         let start = Timestamp(millisecondsSince1970: 1_795_000_000_000)
         clock = SimClock(start: start)
         server = SimServer(orders: settings.orders, random: &setup, now: start)
@@ -89,13 +93,19 @@ public final class Simulation {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         wakeups = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .unbounded)
         wakeIterator = wakeups.stream.makeAsyncIterator()
-        network = SimNetwork(wakeups: wakeups.continuation)
+        network = SimNetwork(wakeups: wakeups.continuation, log: requests)
         store = try ReplicaStore.open(at: directory + "/replica.sqlite")
         engine = try Self.makeEngine(
             store: store, network: network, clock: clock, settings: settings, seed: seed, runs: runs)
     }
 
-    deinit { try? FileManager.default.removeItem(atPath: directory) }
+    deinit {
+        heartbeat?.cancel()
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    /// Wakes the simulator twice a second, so that a stalled engine is noticed (see `settle`).
+    private var heartbeat: Task<Void, Never>?
 
     static func makeEngine(
         store: ReplicaStore, network: SimNetwork, clock: SimClock, settings: SimSettings, seed: UInt64, runs: RunLog
@@ -122,6 +132,13 @@ public final class Simulation {
 
     /// Runs the seed's own operations, or `script` (a list being shrunk or replayed), then the quiet end.
     func run(script: [SimOperation]?) async -> SimulationResult {
+        let wakeups = wakeups.continuation
+        heartbeat = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .milliseconds(500))
+                wakeups.yield()
+            }
+        }
         if let script {
             for operation in script {
                 await perform(operation)
@@ -172,13 +189,7 @@ public final class Simulation {
                 fail("the engine neither sent a request nor finished within 10 s (a stalled run)")
                 return false
             }
-            let wakeups = wakeups.continuation
-            let watchdog = Task {
-                try? await Task.sleep(for: .milliseconds(500))
-                wakeups.yield()
-            }
             _ = await wakeIterator.next()
-            watchdog.cancel()
         }
         return true
     }
@@ -323,17 +334,20 @@ public final class Simulation {
     private func localMessage(_ ticket: Int, _ content: Int, _ sameId: Bool) async {
         let (ticketId, text, id): (String, String, String)
         if sameId, let last = lastMessage {
-            (ticketId, text, id) = (last.ticket, last.content, last.id)
+            // A caller retrying after a lost reply (same content), or reusing an id by mistake (other content,
+            // which the engine must refuse rather than send).
+            (ticketId, text, id) = (last.ticket, content % 2 == 0 ? last.content : "m\(content)", last.id)
         } else {
             guard let chosen = replicaIds(.tickets).element(ticket) else { return note("   (no ticket)") }
             (ticketId, text, id) = (chosen, "m\(content)", uuid())
         }
         do {
-            _ = try await engine.createTicketMessage(ticketId: ticketId, content: text, id: id)
+            let message = try await engine.createTicketMessage(ticketId: ticketId, content: text, id: id)
+            if message.content != text { fail("a message id reused with other content returned the first message") }
             if !ledger.contains(where: { $0.collection == .ticketMessages && $0.id == id }) {
                 ledger.append(LedgerEntry(collection: .ticketMessages, id: id, field: nil, value: text, step: step, auditMark: auditMark()))
             }
-            lastMessage = (ticketId, text, id)
+            if !sameId { lastMessage = (ticketId, text, id) }
             note("   message \(id.prefix(8)) on \(ticketId)")
         } catch {
             note("   refused: \(error)")
@@ -532,7 +546,7 @@ public final class Simulation {
             store = try ReplicaStore.open(at: directory + "/replica.sqlite")
             let problems = try store.integrityProblems()
             if !problems.isEmpty { fail("integrity_check after a crash: \(problems.joined(separator: "; "))") }
-            network = SimNetwork(wakeups: wakeups.continuation, requestCount: network.requestCount)
+            network = SimNetwork(wakeups: wakeups.continuation, log: requests)
             engine = try Self.makeEngine(
                 store: store, network: network, clock: clock, settings: settings, seed: seed &+ UInt64(step), runs: runs)
         } catch {
@@ -733,7 +747,24 @@ public final class Simulation {
 
     /// 4: every run ended, and sent a number of requests in proportion to its work.
     private func checkRuns() {
-        for (report, requests) in runs.drain() {
+        for (report, requests, range) in runs.drain() {
+            // One collection's failure never stops the others: a run that failed on a collection by itself (not
+            // offline, a refused token, a wait or a crash) asked for every collection after it in its pull.
+            if !report.failedCollections.isEmpty, report.offline == false, report.retryAfterMilliseconds == nil,
+                report.stop?.hasPrefix("pull failed") == true
+            {
+                let asked = Set(self.requests.slice(range).compactMap { line -> String? in
+                    guard line.hasPrefix("GET /api/v1/"), line.contains("/changes") else { return nil }
+                    return line.split(separator: "/").dropFirst(3).first.map(String.init)
+                })
+                let failed = report.failedCollections.keys.compactMap(SyncCollection.init(rawValue:))
+                if let first = SyncCollection.pullOrder.firstIndex(where: failed.contains) {
+                    let requested = Set(report.requestedCollections.compactMap(SyncCollection.init(rawValue:)))
+                    for later in SyncCollection.pullOrder[(first + 1)...] where requested.contains(later) && !asked.contains(later.name) {
+                        fail("run \(report.run): \(failed.map(\.name)) failed and \(later.name) was never asked for")
+                    }
+                }
+            }
             let work = report.pushed + report.pushFailures + report.dead + report.conflicts
             let pages = (report.pulled.values.reduce(0, +) + report.deleted) / max(1, settings.pageSize)
             let bound = 25 + 6 * work + 3 * pages + 2 * (report.rewound + report.staleCopies) + 8 * 5

@@ -21,6 +21,8 @@ public struct SimCoverage: Sendable {
     public var deliveries: [String: Int] = [:]
     public var crashes: [String: Int] = [:]
     public var outcomes: [String: Int] = [:]
+    /// Seeds per conflict policy of orders and of devices ("orders: merge").
+    public var policies: [String: Int] = [:]
     public var runs = 0
 
     mutating func count(_ operation: SimOperation) {
@@ -86,6 +88,7 @@ public struct SimCoverage: Sendable {
         deliveries.merge(other.deliveries, uniquingKeysWith: +)
         crashes.merge(other.crashes, uniquingKeysWith: +)
         outcomes.merge(other.outcomes, uniquingKeysWith: +)
+        policies.merge(other.policies, uniquingKeysWith: +)
         runs += other.runs
     }
 }
@@ -99,12 +102,13 @@ final class RunLog: Sendable {
         state.withLock { $0.reports.append((report, requests)) }
     }
 
-    /// The finished runs since the last call, each with the requests it sent.
-    func drain() -> [(SyncReport, Int)] {
+    /// The finished runs since the last call, each with the number of requests it sent and their positions in the
+    /// request log.
+    func drain() -> [(SyncReport, Int, Range<Int>)] {
         state.withLock { state in
-            var result: [(SyncReport, Int)] = []
+            var result: [(SyncReport, Int, Range<Int>)] = []
             for (report, total) in state.reports {
-                result.append((report, total - state.lastCount))
+                result.append((report, total - state.lastCount, state.lastCount..<total))
                 state.lastCount = total
             }
             state.reports.removeAll()

@@ -58,13 +58,17 @@ public enum Simulator {
 
     /// Runs `seeds`, `parallel` at a time (each seed is independent and deterministic on its own), until they are
     /// done or `deadline` passes.
-    public static func run(seeds: [UInt64], parallel: Int, deadline: Date? = nil) async -> Batch {
+    public static func run(
+        seeds: [UInt64], parallel: Int, deadline: Date? = nil, stopAtFirstFailure: Bool = false
+    ) async -> Batch {
         let started = Date()
         var batch = Batch()
         var remaining = seeds[...]
         await withTaskGroup(of: SimulationResult.self) { group in
             func launch() {
-                guard let seed = remaining.popFirst(), deadline.map({ Date() < $0 }) ?? true else { return }
+                guard !(stopAtFirstFailure && !batch.failures.isEmpty), let seed = remaining.popFirst(),
+                    deadline.map({ Date() < $0 }) ?? true
+                else { return }
                 group.addTask { await run(seed: seed) }
             }
             for _ in 0..<max(1, parallel) { launch() }

@@ -31,6 +31,12 @@ struct Simulate: AsyncParsableCommand {
     @Flag(help: "List every failing seed with its first violation (no shrinking).")
     var list = false
 
+    @Flag(help: "Stop at the first failing seed found.")
+    var stopAtFirst = false
+
+    @Option(help: ArgumentHelp("Write the figures into this Markdown file, between its simulator markers.", valueName: "path"))
+    var writeDoc: String?
+
     func run() async throws {
         if let seed {
             let result = await Simulator.run(seed: seed, tracing: true)
@@ -45,12 +51,13 @@ struct Simulate: AsyncParsableCommand {
         let deadline = minutes.map { Date().addingTimeInterval($0 * 60) }
         let batch = await Simulator.run(
             seeds: Array(first..<(first + UInt64(count))).prefix(minutes == nil ? count : 50_000_000).map { $0 },
-            parallel: parallel, deadline: deadline)
+            parallel: parallel, deadline: deadline, stopAtFirstFailure: stopAtFirst)
         print(
             "\(batch.seeds) seeds in \(String(format: "%.1f", batch.seconds)) s "
                 + "(\(String(format: "%.1f", Double(batch.seeds) / max(batch.seconds, 0.001))) seeds/s), "
                 + "\(batch.failures.count) failing")
         if coverage { print(Self.describe(batch.coverage)) }
+        if let writeDoc { try Self.write(batch, first: first, into: writeDoc) }
         if list {
             for failure in batch.failures.sorted(by: { $0.seed < $1.seed }) {
                 print("seed \(failure.seed): \(failure.violations.first ?? "")")
@@ -65,7 +72,40 @@ struct Simulate: AsyncParsableCommand {
         print(shrunk.trace.joined(separator: "\n"))
         print("seed \(failing.seed) FAILED: \(failing.violations.first ?? "")")
         print("shrunk from \(failing.operations.count) to \(shrunk.operations.count) operations; replay: scripts/simulate --seed \(failing.seed)")
+        print("as a regression test: Simulator.replay(seed: \(failing.seed), operations: [")
+        for operation in shrunk.operations { print("    \(operation.swiftLiteral),") }
+        print("])")
         throw ExitCode(1)
+    }
+
+    /// Replaces what lies between `<!-- simulate:begin -->` and `<!-- simulate:end -->` with this batch's figures.
+    static func write(_ batch: Simulator.Batch, first: UInt64, into path: String) throws {
+        var text = try String(contentsOfFile: path, encoding: .utf8)
+        guard let begin = text.range(of: "<!-- simulate:begin -->"), let end = text.range(of: "<!-- simulate:end -->")
+        else { throw ValidationError("\(path) has no <!-- simulate:begin --> … <!-- simulate:end --> markers") }
+        let environment = ProcessInfo.processInfo.environment
+        func rows(_ counts: [String: Int]) -> String {
+            counts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+        }
+        let date = ISO8601DateFormatter().string(from: Date())
+        let figures = """
+
+            Run of \(date) on commit \(environment["SOAK_COMMIT"] ?? "unknown") (\(environment["SOAK_MACHINE"] ?? "this machine"), release build):
+            **\(batch.seeds) seeds** from seed \(first) in \(Int(batch.seconds)) s — \(String(format: "%.1f", Double(batch.seeds) / max(batch.seconds, 0.001))) seeds/s —
+            **\(batch.failures.count) failing**\(batch.failures.isEmpty ? "" : " (first: \(batch.failures.map(\.seed).min()!))").
+
+            | reached | counts over all seeds |
+            | --- | --- |
+            | operations | \(rows(batch.coverage.operations)) |
+            | deliveries | \(rows(batch.coverage.deliveries)) |
+            | crash points | \(rows(batch.coverage.crashes)) |
+            | policies (seeds) | \(rows(batch.coverage.policies)) |
+            | engine outcomes | \(rows(batch.coverage.outcomes)) |
+            | runs | \(batch.coverage.runs) |
+
+            """
+        text.replaceSubrange(begin.upperBound..<end.lowerBound, with: figures)
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
     }
 
     static func describe(_ coverage: SimCoverage) -> String {
@@ -74,7 +114,8 @@ struct Simulate: AsyncParsableCommand {
         }
         return [
             table("operations", coverage.operations), table("deliveries", coverage.deliveries),
-            table("crash points", coverage.crashes), table("engine outcomes", coverage.outcomes),
+            table("crash points", coverage.crashes), table("policies", coverage.policies),
+            table("engine outcomes", coverage.outcomes),
             "runs: \(coverage.runs)",
         ].joined(separator: "\n")
     }

@@ -185,6 +185,7 @@ public actor SyncEngine {
         report.conflicts = pushed.conflicts + pulled.conflicts
         report.pulled = Dictionary(uniqueKeysWithValues: pulled.records.map { ($0.key.name, $0.value) })
         report.deleted = pulled.deleted
+        report.requestedCollections = SyncCollection.pullOrder.filter(request.collections.contains).map(\.name)
         report.failedCollections = Dictionary(uniqueKeysWithValues: pulled.failed.map { ($0.key.name, $0.value) })
         report.rewound = pulled.rewound
         report.staleCopies = pulled.stale

@@ -18,6 +18,8 @@ public struct SyncReport: Sendable, Hashable, Codable {
     public var retryAfterMilliseconds: Int64? = nil
     /// How long until the earliest change waiting for a retry is due (nil: none waits).
     public var nextChangeDueMilliseconds: Int64? = nil
+    /// The collections the run was asked to pull, in pull order.
+    public var requestedCollections: [String] = []
     /// Collections whose pull failed in this run (name → why); the others pulled.
     public var failedCollections: [String: String] = [:]
     /// Records whose server copy went back (older than the replica's, confirmed by the server) and was adopted.

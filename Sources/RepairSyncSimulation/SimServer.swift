@@ -406,6 +406,8 @@ struct SimServer {
             }
             let version = current["version"]?.int ?? 0
             if expected != version {
+                // The client is told the record as it is: a silent rewind is silent no more.
+                unannounced.remove("\(collection.name)|\(id)")
                 return json(412, .object([
                     "error": .object([
                         "code": .string("version_mismatch"), "message": .string("If-Match \(expected) ≠ \(version)"),

@@ -34,6 +34,17 @@ public final class Simulation {
     private var externalWrites: [(collection: SyncCollection, id: String, field: String, step: Int, auditMark: Int64)] = []
     private var lastMessage: (ticket: String, content: String, id: String)?
     private var retryAfterUntil: Int64?
+    /// The end of the latest wait a server asked for (server clock), to catch a client that waits far longer.
+    private var askedToWaitUntil: Int64 = 0
+    /// Feed faults that last: collection → further requests answered the same way.
+    private var stickyFeed: [String: (delivery: SimOperation.Delivery, remaining: Int)] = [:]
+    /// The last step at which someone other than this workstation wrote a field ("collection|id|field") or a whole
+    /// record ("collection|id": deleted, created again, put back); and of the last whole-server restore.
+    private var otherWrites: [String: Int] = [:]
+    private var lastRestore = 0
+    /// The last step at which another program wrote a field of the replica ("collection|id|field").
+    private var externalSteps: [String: Int] = [:]
+    private var faultsOn = true
     public private(set) var trace: [String] = []
     public private(set) var violations: [String] = []
     public private(set) var operations: [SimOperation] = []
@@ -237,10 +248,12 @@ public final class Simulation {
             guard let id = server.ids(collection).element(record) else { return }
             note("   deletes \(collection.name) \(id)")
             server.delete(collection, id)
+            otherWrites["\(collection.name)|\(id)"] = step
         case .serverRecreate(let collection, let record):
             let collection = SyncCollection.pullOrder[collection % 4]
             guard let id = server.ids(collection).element(record), var body = server.record(collection, id) else { return }
             note("   deletes and creates again \(collection.name) \(id)")
+            otherWrites["\(collection.name)|\(id)"] = step
             server.delete(collection, id)
             body["version"] = .int(1)
             body["created_at"] = .string(server.serverNow.rfc3339)
@@ -253,6 +266,7 @@ public final class Simulation {
             else { return note("   (no history)") }
             note("   \(collection.name) \(id) back to version \(older["version"]?.int ?? 0)\(inFeed ? "" : ", unannounced")")
             server.insert(collection, older, keepPlace: !inFeed)
+            otherWrites["\(collection.name)|\(id)"] = step
         case .serverCreateMessage(let ticket):
             guard let ticketId = server.ids(.tickets).element(ticket) else { return }
             let stamp = server.serverNow.rfc3339
@@ -264,6 +278,7 @@ public final class Simulation {
             guard let backup = server.backups.element(index) else { return note("   (no backup)") }
             note("   back to feed position \(backup.seq)")
             server.restore(backup)
+            lastRestore = step
         case .startSync(let kind):
             switch kind {
             case .full: call { _ = await $0.sync(Set(SyncCollection.allCases), dashboard: false) }
@@ -369,6 +384,7 @@ public final class Simulation {
             try queue.close()
             guard changed else { return note("   \(collection.name) \(id).\(name) already \(text ?? "null")") }
             externalWrites.append((collection, id, name, step, auditMark()))
+            externalSteps["\(collection.name)|\(id)|\(name)"] = step
             // The tool's newer value replaces any earlier acknowledged edit of the field, queued or not.
             for index in ledger.indices
             where ledger[index].collection == collection && ledger[index].id == id && ledger[index].field == name {
@@ -431,6 +447,7 @@ public final class Simulation {
             default: Self.value(name, collection, value)
             }
         note("   \(collection.name) \(id).\(name) = \(text ?? "null") on the server")
+        otherWrites["\(collection.name)|\(id)|\(name)"] = step
         _ = server.write(collection, id) { $0[name] = text.map { .string($0) } ?? .null }
     }
 
@@ -452,6 +469,15 @@ public final class Simulation {
         }
         retryAfterUntil = nil
         let isFeed = request.method == "GET" && request.path.contains("/changes")
+        let feedName = isFeed ? request.path.split(separator: "/").dropFirst(2).first.map(String.init) ?? "" : ""
+        var delivery = delivery
+        if isFeed, case .normal = delivery, faultsOn, let sticky = stickyFeed[feedName], sticky.remaining > 0 {
+            delivery = sticky.delivery
+            stickyFeed[feedName] = (sticky.delivery, sticky.remaining - 1)
+            note("   (the feed fault lasts)")
+        } else if isFeed, [.stuckFeed, .emptyFeed].contains(delivery) {
+            stickyFeed[feedName] = (delivery, 2 + Int(generator.next() % 6))
+        }
         let response: Result<TransportResponse, TransportFailure>
         switch delivery {
         case .normal: response = .success(server.handle(request))
@@ -466,11 +492,13 @@ public final class Simulation {
             let until = server.serverNow.adding(milliseconds: Int64(seconds) * 1000)
             reply.headers.append(("Retry-After", asDate ? until.httpDate : "\(seconds)"))
             retryAfterUntil = asDate ? (until.millisecondsSince1970 / 1000) * 1000 - 1000 : until.millisecondsSince1970 - 1000
+            askedToWaitUntil = max(askedToWaitUntil, until.millisecondsSince1970)
             response = .success(reply)
         case .unavailableRetryAfter(let seconds):
             var reply = server.error(503, "unavailable", "maintenance")
             reply.headers.append(("Retry-After", "\(seconds)"))
             retryAfterUntil = server.serverNow.millisecondsSince1970 + Int64(seconds) * 1000 - 1000
+            askedToWaitUntil = max(askedToWaitUntil, server.serverNow.millisecondsSince1970 + Int64(seconds) * 1000)
             response = .success(reply)
         case .unauthorized:
             var reply = server.error(401, "unauthorized", "token refused")
@@ -629,6 +657,7 @@ public final class Simulation {
     /// one quiet full sync runs; then the replica must equal the server with the pending changes on top.
     private func quietEnd() async {
         note("-- faults stop")
+        faultsOn = false
         var deliveries = 0
         while outstanding.value > 0 {
             guard await settle() else { return }
@@ -655,6 +684,42 @@ public final class Simulation {
         checkRuns()
         await checkIdle()
         checkConvergence()
+        checkLastEdits()
+        // A fixpoint: another quiet run finds nothing left to send (no write replayed or re-sent without end).
+        let before = requests.count
+        call { _ = await $0.sync(Set(SyncCollection.allCases), dashboard: false) }
+        while outstanding.value > 0 {
+            guard await settle() else { return }
+            if network.waitingCount > 0 { deliver(.normal) }
+        }
+        let writes = requests.slice(before..<requests.count).filter { $0.hasPrefix("PATCH") || $0.hasPrefix("POST") }
+        if !writes.isEmpty { fail("after the quiet sync, the next run still sent \(writes.count) writes: \(writes.prefix(3))") }
+        checkRuns()
+    }
+
+    /// The strongest form of "no lost update": when this workstation's last edit of a field reached the server and
+    /// nobody changed that field since — no other user, no other program, no policy decision or deletion in the
+    /// audit log, no change still in the outbox — the server ends with that value. (An older change sent after a
+    /// newer one would break it.)
+    private func checkLastEdits() {
+        guard let entries = try? engine.outboxEntries(), let audit = try? engine.conflicts(limit: 100_000) else { return }
+        var last: [String: LedgerEntry] = [:]
+        for edit in ledger where edit.field != nil { last["\(edit.collection.name)|\(edit.id)|\(edit.field!)"] = edit }
+        for (key, edit) in last.sorted(by: { $0.key < $1.key }) {
+            let field = edit.field!
+            let record = "\(edit.collection.name)|\(edit.id)"
+            guard let current = server.record(edit.collection, edit.id),
+                server.held(edit.collection, edit.id, field, edit.value, since: edit.step),
+                (otherWrites[key] ?? -1) < edit.step, (otherWrites[record] ?? -1) < edit.step, lastRestore < edit.step,
+                (externalSteps[key] ?? -1) <= edit.step,
+                !audit.contains(where: { $0.collection == edit.collection && $0.recordId == edit.id && $0.id > edit.auditMark }),
+                !entries.contains(where: { $0.collection == edit.collection && $0.recordId == edit.id })
+            else { continue }
+            let expected: SimJSON = edit.value.map { .string($0) } ?? .null
+            if current[field] != expected {
+                fail("the last local edit \(key) = \(edit.value ?? "null") (step \(edit.step)) reached the server and was overwritten with \(current[field]?.text ?? "nothing") by an older change")
+            }
+        }
     }
 
     private func shutDown() async {
@@ -760,14 +825,25 @@ public final class Simulation {
                 let failed = report.failedCollections.keys.compactMap(SyncCollection.init(rawValue:))
                 if let first = SyncCollection.pullOrder.firstIndex(where: failed.contains) {
                     let requested = Set(report.requestedCollections.compactMap(SyncCollection.init(rawValue:)))
-                    for later in SyncCollection.pullOrder[(first + 1)...] where requested.contains(later) && !asked.contains(later.name) {
+                    for later in SyncCollection.pullOrder[(first + 1)...]
+                    where requested.contains(later) && !failed.contains(later) && !asked.contains(later.name) {
                         fail("run \(report.run): \(failed.map(\.name)) failed and \(later.name) was never asked for")
                     }
                 }
             }
+            // A request loop is not bounded by its own results (a stuck feed "pulls" the same records again and
+            // again): pages are bounded by what the server holds, twice over (a resync), plus a few per collection.
             let work = report.pushed + report.pushFailures + report.dead + report.conflicts
-            let pages = (report.pulled.values.reduce(0, +) + report.deleted) / max(1, settings.pageSize)
-            let bound = 25 + 6 * work + 3 * pages + 2 * (report.rewound + report.staleCopies) + 8 * 5
+            let held = SyncCollection.allCases.reduce(0) { total, collection in
+                total + (server.records[collection]?.count ?? 0) + (server.tombstones[collection]?.count ?? 0)
+            }
+            let pages = 2 * (held / max(1, settings.pageSize) + 1) + 6 * 5
+            let bound = 25 + 6 * work + 3 * pages + 2 * (report.rewound + report.staleCopies)
+            if let stop = report.stop, stop.contains("more for Retry-After"),
+                server.serverNow.millisecondsSince1970 > askedToWaitUntil + 2000
+            {
+                fail("run \(report.run) still held requests back after the server's Retry-After had passed: \(stop)")
+            }
             if requests > bound {
                 fail("run \(report.run) sent \(requests) requests for \(work) changes and \(pages) pages (bound \(bound))")
             }

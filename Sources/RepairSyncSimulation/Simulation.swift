@@ -15,7 +15,11 @@ internal import Synchronization
 public final class Simulation {
     public let seed: UInt64
     let settings: SimSettings
+    /// Draws the operations (used only while drawing, so a list replays the same without it).
     private var generator: SplitMix64
+    /// What executing an operation needs at random (message ids, cursors' nonces, how long a fault lasts): the same
+    /// for a seed whether its operations are drawn or replayed.
+    private var execution: SplitMix64
     private var server: SimServer
     let clock: SimClock
     private var network: SimNetwork
@@ -91,6 +95,7 @@ public final class Simulation {
             skewMilliseconds: [0, 0, 3_600_000, -3_600_000, 90_000][Int(setup.next() % 5)],
             orders: 3 + Int(setup.next() % 4))
         generator = SplitMix64(seed: seed)
+        execution = SplitMix64(seed: seed ^ 0xE8EC_0710)
         for collection in [SyncCollection.orders, .devices] {
             coverage.policies["\(collection.name): \(settings.policies[collection]!.rawValue)", default: 0] += 1
         }
@@ -338,8 +343,8 @@ public final class Simulation {
     }
 
     private func uuid() -> String {
-        let a = generator.next()
-        let b = generator.next()
+        let a = execution.next()
+        let b = execution.next()
         let hex = String(format: "%016llx%016llx", a, b)
         let c = Array(hex)
         return String(c[0..<8]) + "-" + String(c[8..<12]) + "-" + String(c[12..<16]) + "-" + String(c[16..<20]) + "-"
@@ -476,7 +481,7 @@ public final class Simulation {
             stickyFeed[feedName] = (sticky.delivery, sticky.remaining - 1)
             note("   (the feed fault lasts)")
         } else if isFeed, [.stuckFeed, .emptyFeed].contains(delivery) {
-            stickyFeed[feedName] = (delivery, 2 + Int(generator.next() % 6))
+            stickyFeed[feedName] = (delivery, 2 + Int(execution.next() % 6))
         }
         let response: Result<TransportResponse, TransportFailure>
         switch delivery {
@@ -537,7 +542,7 @@ public final class Simulation {
         case .emptyFeed:
             return server.json(200, .object([
                 "data": .array([]), "deleted": .array([]), "has_more": .bool(true),
-                "next_cursor": .string(server.cursor(after: after, nonce: generator.next() % 1_000_000)),
+                "next_cursor": .string(server.cursor(after: after, nonce: execution.next() % 1_000_000)),
             ]))
         case .stalePage(let back):
             guard let pages = server.served[collection], !pages.isEmpty else { return server.handle(request) }

@@ -15,7 +15,7 @@ import Testing
         }
         #expect(
             tables == [
-                "clients", "conflicts", "dashboard_snapshots", "devices", "grdb_migrations", "orders", "outbox",
+                "clients", "conflicts", "dashboard_snapshots", "devices", "edited_rows", "grdb_migrations", "orders", "outbox",
                 "resync_marks", "sqlite_sequence", "sync_bases", "sync_metadata", "ticket_messages", "tickets",
             ])
         let metadata = try store.read { db in try SyncMetadata.fetchAll(db) }

@@ -497,20 +497,18 @@ struct Puller {
         let ids: [String]
         do {
             ids = try await store.write { db in
-                // Marks whose row went meanwhile (with a parent) need no check.
+                // Marks whose row went meanwhile (with a parent) need no check; records created here and not yet
+                // on the server are never swept.
                 try db.execute(
                     sql: """
                         DELETE FROM resync_marks WHERE collection = ?
-                        AND record_id NOT IN (SELECT id FROM \(collection.name))
+                        AND (record_id NOT IN (SELECT id FROM \(collection.name))
+                             OR EXISTS (SELECT 1 FROM outbox o WHERE o.collection = resync_marks.collection
+                                        AND o.record_id = resync_marks.record_id AND o.kind = 'create'))
                         """, arguments: [collection.name])
                 return try String.fetchAll(
-                    db,
-                    sql: """
-                        SELECT record_id FROM resync_marks m WHERE collection = ?
-                        AND NOT EXISTS (SELECT 1 FROM outbox o WHERE o.collection = m.collection
-                                        AND o.record_id = m.record_id AND o.kind = 'create')
-                        ORDER BY record_id LIMIT ?
-                        """, arguments: [collection.name, configuration.maxSweepChecks])
+                    db, sql: "SELECT record_id FROM resync_marks WHERE collection = ? ORDER BY record_id LIMIT ?",
+                    arguments: [collection.name, configuration.maxSweepChecks])
             }
         } catch {
             throw .failed("\(collection): store: \(error)")

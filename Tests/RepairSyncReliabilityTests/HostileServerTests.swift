@@ -290,6 +290,21 @@ struct HostileServerTests {
         }
     }
 
+    @Test("a sync waited for over the socket that the server rate-limits is run again by the scheduler after Retry-After")
+    func waitedSyncThatIsRateLimitedComesBack() async throws {
+        try await HostileStack.with("waited-429") { s in
+            try await s.sync()
+            let plan = #"{"rate":0,"kinds":{},"retry_after":2}"#
+            #expect(try await s.admin.send("PUT", "/admin/faults", json: plan).status == 200)
+            try await s.fault("429", "GET", "/api/v1/clients/changes")
+            let report = try await s.sync()
+            #expect(report["stop"]?.stringValue?.contains("rate limited") == true, "\(report)")
+            let after = try await s.daemon.waitForStatus(timeout: 30) { $0["state"]?.stringValue == "completed" }
+            #expect(after != nil, "the scheduler came back by itself after the wait")
+            #expect(try await s.admin.counters().retryAfterViolations == 0)
+        }
+    }
+
     // MARK: 10: only the API decides
 
     @Test("a proxy's HTML 404, 401 and 403 are not the API's answer: nothing deleted, nothing dead, no stop for a token; the change goes out later", arguments: ["html_404", "html_401", "html_403"])

@@ -149,13 +149,7 @@ public struct ControlMethods: Sendable {
                             "offline: the API is unreachable; pending changes go out when it is back")
                     }
                 }
-                let report: SyncReport
-                if let collections {
-                    report = await engine.sync(collections)
-                } else {
-                    report = await engine.performFullSync()
-                }
-                return try JSONValue.encoding(report)
+                return try JSONValue.encoding(await scheduler.runNow(collections))
             }
             await scheduler.requestRun(collections)
             return .object([("started", .bool(true))])

@@ -28,6 +28,10 @@ public enum SimOperation: Sendable, Hashable, CustomStringConvertible {
     /// The engine dies mid-operation and is opened again on the same file. `afterApply`: the server had applied the
     /// request in flight (if any) when the process died.
     case crash(afterApply: Bool)
+    /// A real process death: the engine runs a sync in a child process (`repairsync-test-helper`) against this
+    /// server over loopback and SIGKILLs itself at the `count`th event of a kind (sending, accepted, pushed, a page
+    /// received, a page applied) — wherever SQLite is at that instant; then the file is opened here again.
+    case processCrash(event: Int, count: Int)
     case advance(milliseconds: Int64)
     /// The workstation's wall clock is set (the monotonic clock does not move).
     case jumpWall(milliseconds: Int64)
@@ -88,6 +92,8 @@ public enum SimOperation: Sendable, Hashable, CustomStringConvertible {
         case .startSync(let kind): "start sync \(kind)"
         case .deliver(let delivery): "deliver: \(delivery)"
         case .crash(let afterApply): "crash\(afterApply ? " after the server applied the request in flight" : "")"
+        case .processCrash(let event, let count):
+            "a child process syncs and is killed at \(Self.killEvents[event % Self.killEvents.count]):\(count)"
         case .advance(let ms): "advance the clock \(ms) ms"
         case .jumpWall(let ms): "set the wall clock by \(ms) ms"
         }
@@ -97,6 +103,8 @@ public enum SimOperation: Sendable, Hashable, CustomStringConvertible {
     public var swiftLiteral: String {
         "." + String(reflecting: self).split(separator: ".", maxSplits: 2).dropFirst(2).joined()
     }
+
+    static let killEvents = ["sending", "accepted", "pushed", "page-received", "page-applied"]
 
     static let collections = ["orders", "devices", "clients", "tickets", "ticket_messages"]
 

@@ -73,6 +73,8 @@ public final class Simulation {
         var steps: Int
         var faultRate: Double
         var crashes: Bool
+        /// Some crashes are a child process's SIGKILL (one seed in four that has crashes).
+        var processCrashes: Bool
         var policies: [SyncCollection: ConflictPolicy]
         var pageSize: Int
         var skewMilliseconds: Int64
@@ -86,7 +88,7 @@ public final class Simulation {
         let policies = ConflictPolicy.allCases
         settings = SimSettings(
             steps: 40 + Int(setup.next() % 100), faultRate: [0.0, 0.15, 0.3, 0.5][Int(setup.next() % 4)],
-            crashes: setup.next() % 3 != 0,
+            crashes: setup.next() % 3 != 0, processCrashes: setup.next() % 4 == 0,
             policies: [
                 .orders: policies[Int(setup.next() % 5)], .devices: policies[Int(setup.next() % 5)],
                 .clients: .serverWins, .tickets: .serverWins,
@@ -296,6 +298,8 @@ public final class Simulation {
             deliver(delivery)
         case .crash(let afterApply):
             await crash(afterApply: afterApply)
+        case .processCrash(let event, let count):
+            await processCrash(event: SimOperation.killEvents[event % SimOperation.killEvents.count], count: count)
         case .advance(let milliseconds):
             advance(milliseconds)
         case .jumpWall(let milliseconds):
@@ -575,6 +579,11 @@ public final class Simulation {
             if let pending = network.take() { pending.reply(.failure(.interrupted("sim: the process died"))) }
         }
         retryAfterUntil = nil
+        await reopen()
+    }
+
+    /// A new engine on the same file, as a restarted daemon: the store's integrity first.
+    private func reopen() async {
         do {
             store = try ReplicaStore.open(at: directory + "/replica.sqlite")
             let problems = try store.integrityProblems()
@@ -585,6 +594,44 @@ public final class Simulation {
         } catch {
             fail("the store did not open again after a crash: \(error)")
         }
+    }
+
+    /// The helper next to this executable (or test bundle); nil when it was not built.
+    static let helper: URL? = {
+        let candidate = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+            .appendingPathComponent("repairsync-test-helper")
+        return FileManager.default.isExecutableFile(atPath: candidate.path) ? candidate : nil
+    }()
+
+    private func processCrash(event: String, count: Int) async {
+        guard outstanding.value == 0 else { return note("   (a run is in progress)") }
+        guard let helper = Self.helper else { return note("   (repairsync-test-helper is not built here)") }
+        coverage.crashes["SIGKILL at \(event)", default: 0] += 1
+        try? store.close()
+        do {
+            let front = try SimHTTPFront(server: server)
+            let process = Process()
+            process.executableURL = helper
+            process.arguments = [
+                "--store", directory + "/replica.sqlite", "--api", "http://127.0.0.1:\(front.port)", "--token",
+                SimServer.token, "--page-size", "\(settings.pageSize)", "--push-concurrency", "1", "--no-pull-ahead",
+                "--kill-on", "\(event):\(count)",
+            ]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            let status: Int32 = await withCheckedContinuation { continuation in
+                Thread {
+                    process.waitUntilExit()
+                    continuation.resume(returning: process.terminationReason == .uncaughtSignal ? -process.terminationStatus : process.terminationStatus)
+                }.start()
+            }
+            server = front.close()
+            note(status == -SIGKILL ? "   killed at \(event):\(count)" : "   the child's sync ended (\(status)) before \(event):\(count)")
+        } catch {
+            fail("the child process could not run: \(error)")
+        }
+        await reopen()
     }
 
     // MARK: Drawing operations
@@ -632,6 +679,9 @@ public final class Simulation {
         case ..<0.84:
             return .jumpWall(milliseconds: chance(0.5) ? 3_600_000 : -3_600_000)
         case ..<0.87:
+            if settings.processCrashes, chance(0.4) {
+                return .processCrash(event: small(), count: 1 + Int(generator.next() % 4))
+            }
             return settings.crashes ? .crash(afterApply: false) : .advance(milliseconds: 100)
         case ..<0.91:
             return .retryDead(index: small())

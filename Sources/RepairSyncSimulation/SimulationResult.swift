@@ -45,6 +45,7 @@ public struct SimCoverage: Sendable {
             case .startSync: "sync started"
             case .deliver: "delivery"
             case .crash: "crash"
+            case .processCrash: "process killed (SIGKILL)"
             case .advance: "clock advanced"
             case .jumpWall: "wall clock set"
             }

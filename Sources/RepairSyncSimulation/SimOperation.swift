@@ -59,6 +59,8 @@ public enum SimOperation: Sendable, Hashable, CustomStringConvertible {
         case proxyPage(Int)
         /// The server applied it and answered 2xx with half the body.
         case truncated
+        /// A write the server refuses for good: `422 invalid_value`, not applied (remembered for its key).
+        case refused
         // Feed faults (a normal delivery for other requests).
         case stuckFeed
         case emptyFeed

@@ -518,6 +518,10 @@ public final class Simulation {
                 TransportResponse(
                     status: status, headers: [("Content-Type", "text/html")],
                     body: Data("<html><body>proxy error \(status)</body></html>".utf8)))
+        case .refused where request.method == "PATCH" || request.method == "POST":
+            response = .success(server.refuse(request))
+        case .refused:
+            response = .success(server.handle(request))
         case .truncated:
             var reply = server.handle(request)
             if (200..<300).contains(reply.status) { reply.body = reply.body.prefix(reply.body.count / 2) }
@@ -607,6 +611,8 @@ public final class Simulation {
         guard outstanding.value == 0 else { return note("   (a run is in progress)") }
         guard let helper = Self.helper else { return note("   (repairsync-test-helper is not built here)") }
         coverage.crashes["SIGKILL at \(event)", default: 0] += 1
+        // A new process does not know what the last one was told to wait for.
+        retryAfterUntil = nil
         try? store.close()
         do {
             let front = try SimHTTPFront(server: server)
@@ -700,6 +706,7 @@ public final class Simulation {
             .unavailableRetryAfter(seconds: 1 + Int(generator.next() % 30)), .unauthorized,
             .proxyPage([401, 403, 404][Int(generator.next() % 3)]), .truncated,
         ]
+        if !isFeed { kinds += [.refused, .refused] }
         if isFeed {
             kinds += [.stuckFeed, .emptyFeed, .stalePage(back: small()), .malformedRecord, .cursorExpired, .cursorExpired]
         }

@@ -65,6 +65,7 @@ public struct SimCoverage: Sendable {
             case .unauthorized: "401"
             case .proxyPage(let status): "proxy HTML \(status)"
             case .truncated: "truncated body"
+            case .refused: "422 (a write refused)"
             case .stuckFeed: "stuck feed"
             case .emptyFeed: "empty feed"
             case .stalePage: "stale page"

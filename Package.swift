@@ -19,7 +19,8 @@ let package = Package(
         .library(name: "RepairSyncModels", targets: ["RepairSyncModels"]),
         .library(name: "RepairSyncStore", targets: ["RepairSyncStore"]),
         .library(name: "RepairSyncEngine", targets: ["RepairSyncEngine"]),
-        .library(name: "RepairSyncControl", targets: ["RepairSyncControl"]),
+        .library(name: "RepairSyncProtocol", targets: ["RepairSyncProtocol"]),
+        .library(name: "RepairSyncControlClient", targets: ["RepairSyncControlClient"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
@@ -65,6 +66,8 @@ let package = Package(
             dependencies: [
                 "RepairSyncModels",
                 "RepairSyncStore",
+                // For the project's one JSON string escaper (an outbox entry's fields are JSON text).
+                "RepairSyncProtocol",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -75,10 +78,26 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // The control socket: a strict bounded JSON parser, JSON-RPC 2.0, and (with the daemon) the socket server.
+        // The control protocol, shared by the daemon and every client: the JSON value, the bounded parser and
+        // serializer, the JSON-RPC envelope and error codes, and one type per method (name, access, params, result).
+        // FoundationEssentials at most: no NIO, no GRDB, so a client that links it starts in a few milliseconds.
         .target(
-            name: "RepairSyncControl",
+            name: "RepairSyncProtocol",
+            dependencies: ["RepairSyncModels"],
+            swiftSettings: swiftSettings
+        ),
+        // The blocking Unix-socket client of the control protocol (repairctl, tools, tests): the C library only.
+        .target(
+            name: "RepairSyncControlClient",
+            dependencies: ["RepairSyncProtocol"],
+            swiftSettings: swiftSettings
+        ),
+        // The control socket's server (NIO): framing, limits, connections, subscriptions, the JSON-RPC dispatcher.
+        .target(
+            name: "RepairSyncControlServer",
             dependencies: [
+                "RepairSyncProtocol",
+                "RepairSyncControlClient",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
@@ -92,7 +111,10 @@ let package = Package(
                 "RepairSyncModels",
                 "RepairSyncStore",
                 "RepairSyncEngine",
-                "RepairSyncControl",
+                "RepairSyncProtocol",
+                "RepairSyncControlServer",
+                // `repairsyncd doctor` asks the socket whether a daemon answers.
+                "RepairSyncControlClient",
                 "CSystemd",
                 "CNetlink",
                 .product(name: "Configuration", package: "swift-configuration"),
@@ -103,7 +125,6 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
-                .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -113,18 +134,19 @@ let package = Package(
                 "RepairSyncDaemon",
                 "RepairSyncModels",
                 "RepairSyncStore",
+                "RepairSyncProtocol",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),
+        // The command-line client: the protocol, the socket client and ArgumentParser, nothing else (no SQLite, no
+        // libsystemd, no NIO: a test reads the binary to hold it to that).
         .executableTarget(
             name: "repairctl",
             dependencies: [
-                "RepairSyncModels",
-                "RepairSyncControl",
-                // For `doctor` only: it reads the configuration and, without the daemon, the store.
-                "RepairSyncDaemon",
+                "RepairSyncProtocol",
+                "RepairSyncControlClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
@@ -160,7 +182,8 @@ let package = Package(
             name: "repairsync-bench",
             dependencies: [
                 "RepairSyncStore",
-                "RepairSyncControl",
+                "RepairSyncProtocol",
+                "RepairSyncControlClient",
                 // The process helpers (spawn, sd_notify readiness, status subscriptions) the reliability suite uses.
                 "RepairSyncReliability",
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -169,6 +192,12 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        // The floor of the badge scenario of scripts/bench: connect, send `status`, print the pending count — the C
+        // library only. Built the same way as repairctl, never installed.
+        .executableTarget(
+            name: "repairsync-badge-floor",
             swiftSettings: swiftSettings
         ),
         // Runs one engine sync in a process that crash tests kill at precise points. Built, never installed.
@@ -190,7 +219,10 @@ let package = Package(
             name: "RepairSyncReliability",
             dependencies: [
                 "RepairSyncModels",
-                "RepairSyncControl",
+                "RepairSyncProtocol",
+                "RepairSyncControlClient",
+                // The fuzz scenario drives the server's dispatcher in process.
+                "RepairSyncControlServer",
                 // The configuration keys (every one is tried with a wrong value).
                 "RepairSyncDaemon",
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -257,9 +289,16 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "RepairSyncProtocolTests",
+            dependencies: ["RepairSyncProtocol", "RepairSyncModels", "RepairSyncTestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "RepairSyncControlTests",
             dependencies: [
-                "RepairSyncControl",
+                "RepairSyncProtocol",
+                "RepairSyncControlClient",
+                "RepairSyncControlServer",
                 "RepairSyncTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -274,7 +313,9 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 "RepairSyncEngine",
                 "RepairSyncModels",
-                "RepairSyncControl",
+                "RepairSyncProtocol",
+                "RepairSyncControlClient",
+                "RepairSyncControlServer",
                 "RepairSyncReliability",
                 "RepairSyncTestSupport",
                 "BackendTestSupport",
@@ -285,7 +326,7 @@ let package = Package(
         ),
         .testTarget(
             name: "RepairSyncReliabilityTests",
-            dependencies: ["RepairSyncReliability", "RepairSyncControl"],
+            dependencies: ["RepairSyncReliability", "RepairSyncProtocol", "RepairSyncControlClient"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -1,8 +1,8 @@
 import ArgumentParser
-import RepairSyncModels
+import RepairSyncProtocol
 
 @main
-struct Repairctl: AsyncParsableCommand {
+struct Repairctl: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "repairctl",
         abstract: "Talk to repairsyncd: sync status, local changes, conflicts, and the local replica.",
@@ -13,9 +13,10 @@ struct Repairctl: AsyncParsableCommand {
             """,
         version: ProductInfo.version,
         subcommands: [
-            Status.self, Watch.self, Queue.self, Sync.self, Pending.self, Retry.self, Conflicts.self, Resolve.self,
-            Pause.self, Resume.self, Reload.self, OrderCommand.self, DeviceCommand.self, TicketCommand.self,
-            Orders.self, Devices.self, Clients.self, Tickets.self, Dashboard.self, Ping.self, Stats.self, Backup.self, Purge.self, DoctorCommand.self,
+            Status.self, Watch.self, Queue.self, Sync.self, Pending.self, Retry.self, Discard.self, Conflicts.self,
+            Resolve.self, Pause.self, Resume.self, Reload.self, OrderCommand.self, DeviceCommand.self,
+            TicketCommand.self, Orders.self, Devices.self, Clients.self, Tickets.self, Dashboard.self, Ping.self,
+            Stats.self, Backup.self, Purge.self, Doctor.self,
         ]
     )
 }

@@ -35,8 +35,11 @@ struct Status: ParsableCommand {
     }
 
     /// "in 14 min (periodic)", or why nothing is planned.
-    static func nextRun(_ next: StatusSnapshot.NextRun?) -> String {
-        guard let next else { return "when the API is reachable again" }
+    static func nextRun(_ status: StatusSnapshot) -> String {
+        guard let next = status.nextRun else {
+            if !status.online { return "when the API is reachable again" }
+            return status.paused ? "none while paused (`repairctl sync` still runs one)" : "none planned"
+        }
         return "\(Output.until(next.at)) (\(next.reason ?? "?"))"
     }
 
@@ -56,7 +59,7 @@ struct Status: ParsableCommand {
             "state:      \(coloured)\(status.paused ? " (automatic sync paused)" : "")",
             "network:    \(status.online ? "online" : Output.yellow("offline")) "
                 + "(probe: \(status.probe), changed \(Output.relative(status.lastOnlineChange)))",
-            "next sync:  \(nextRun(status.nextRun))",
+            "next sync:  \(nextRun(status))",
             "last sync:  \(Output.relative(status.lastSyncAt)) (last success \(Output.relative(status.lastSuccessAt)))",
             "changes:    \(status.pending) pending, \(status.failed) failed, \(status.dead) dead, "
                 + "\(status.openConflicts) open conflicts",

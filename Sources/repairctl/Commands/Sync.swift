@@ -9,7 +9,7 @@ struct Sync: ParsableCommand {
         abstract: "Start a sync now (push, then pull the collections named, or all).")
 
     @OptionGroup var options: GlobalOptions
-    @Argument(help: "Collections to pull: clients, orders, devices, tickets, ticket_messages (default: all).")
+    @Argument(help: "Collections to pull (default: all).")
     var collections: [SyncCollection] = []
     @Flag(help: "Wait for the run to end (with a progress bar on a terminal); exit 1 if it failed.") var wait = false
 

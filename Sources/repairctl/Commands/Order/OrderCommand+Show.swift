@@ -23,9 +23,9 @@ extension OrderCommand {
             Output.line(Output.bold("Order #\(order.orderNumber) (\(order.id))"))
             Output.line("status:   \(order.status.rawValue)")
             Output.line("client:   \(Output.cell(order.clientName)) <\(Output.cell(client?.email))> \(Output.cell(client?.phone))")
-            Output.line(
-                "total:    \(Output.money(order.total))   deposit: \(Output.money(order.deposit))   balance: \(Output.money(order.balance))")
-            Output.line("notes:    \(Output.cell(order.notes))")
+            let money = { (amount: Money?) in amount?.displayText ?? "-" }
+            Output.line("total:    \(money(order.total))   deposit: \(money(order.deposit))   balance: \(money(order.balance))")
+            Output.line("notes:    \(order.notes.map(Output.cell) ?? "-")")
             Output.line("updated:  \(Output.relative(order.updatedAt))")
             Output.line("")
             Output.table(

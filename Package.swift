@@ -9,6 +9,16 @@ let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("InternalImportsByDefault"),
 ]
 
+/// The Swift runtime linked into the executable (repairctl and the floor it is measured against, built the same way).
+/// SwiftPM does not pass the libraries the modules name for autolinking when linking statically: name those that
+/// FoundationEssentials needs (what `swiftc -static-stdlib` links for a program that imports it).
+let staticSwift: [LinkerSetting] = [
+    .unsafeFlags(["-static-stdlib"]),
+    .linkedLibrary("_FoundationCShims"), .linkedLibrary("_FoundationCollections"),
+    .linkedLibrary("swiftSynchronization"), .linkedLibrary("swift_StringProcessing"),
+    .linkedLibrary("swift_RegexParser"),
+]
+
 let package = Package(
     name: "repairsyncd",
     platforms: [.macOS(.v15)],
@@ -141,7 +151,9 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         // The command-line client: the protocol, the socket client and ArgumentParser, nothing else (no SQLite, no
-        // libsystemd, no NIO: a test reads the binary to hold it to that).
+        // libsystemd, no NIO: a test reads the binary to hold it to that). The Swift runtime and FoundationEssentials
+        // are linked in statically: a status bar starts it every few seconds, and resolving their symbols at every
+        // start was most of what it cost (docs/performance.md).
         .executableTarget(
             name: "repairctl",
             dependencies: [
@@ -149,7 +161,8 @@ let package = Package(
                 "RepairSyncControlClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
-            swiftSettings: swiftSettings
+            swiftSettings: swiftSettings,
+            linkerSettings: staticSwift
         ),
         // The development backend: a real HTTP server that implements docs/api.md, with its own storage, a seeder,
         // and an admin surface for tests (edits as another user, deletes, counters, fault injection).
@@ -198,7 +211,8 @@ let package = Package(
         // library only. Built the same way as repairctl, never installed.
         .executableTarget(
             name: "repairsync-badge-floor",
-            swiftSettings: swiftSettings
+            swiftSettings: swiftSettings,
+            linkerSettings: staticSwift
         ),
         // Runs one engine sync in a process that crash tests kill at precise points. Built, never installed.
         .executableTarget(
@@ -322,6 +336,8 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
+            // Expected outputs, read from the source tree by the golden tests.
+            exclude: ["Golden"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

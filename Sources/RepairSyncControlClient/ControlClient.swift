@@ -119,6 +119,16 @@ public final class ControlClient {
         }
     }
 
+    /// Calls the view's method (it takes no params) and decodes only the view's members of the result.
+    public func call<View: ControlResultView>(_ view: View.Type) throws(Failure) -> View where View.Method.Params == NoParams {
+        let json = try send(View.Method.name, nil) { _ in }
+        do {
+            return try JSONValueDecoder().decode(View.self, from: json)
+        } catch {
+            throw .protocolError("the result of \(View.Method.name) is not what this client expects (\(error))")
+        }
+    }
+
     /// Calls a method that takes no params.
     public func call<M: ControlMethod>(_ method: M.Type, onNotification: (Notification) -> Void = { _ in }) throws(Failure)
         -> M.Result where M.Params == NoParams

@@ -1,7 +1,9 @@
 import ArgumentParser
 import RepairSyncProtocol
 
-@main
+/// Every command names itself (`commandName:`): without a name ArgumentParser derives one from the type with
+/// `String(describing:)`, whose protocol-conformance lookups scanned every conformance record of the process for each
+/// of the 30 commands at every start — three quarters of `repairctl status --badge`'s instructions.
 struct Repairctl: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "repairctl",
@@ -19,4 +21,16 @@ struct Repairctl: ParsableCommand {
             Stats.self, Backup.self, Purge.self, Doctor.self,
         ]
     )
+}
+
+/// The entry point: the status bar's `status --badge` straight away, everything else through ArgumentParser.
+@main
+enum RepairctlMain {
+    static func main() {
+        if let socket = StatusBadge.fastPath(CommandLine.arguments) {
+            Output.line(StatusBadge.line(socket: socket))
+            return
+        }
+        Repairctl.main()
+    }
 }

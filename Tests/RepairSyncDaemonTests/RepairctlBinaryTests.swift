@@ -15,15 +15,15 @@ struct RepairctlBinaryTests {
         "libFoundationNetworking",
     ]
     static let forbiddenModules = [
-        "NIOCore", "NIOPosix", "NIOHTTP1", "AsyncHTTPClient", "GRDB", "Hummingbird", "RepairSyncDaemon",
+        "NIOCore", "NIOPosix", "NIOHTTP1", "AsyncHTTPClient", "GRDB", "Hummingbird", "RepairSyncDaemon", "Foundation",
         "RepairSyncEngine", "RepairSyncStore", "RepairSyncControlServer", "Configuration", "Prometheus",
     ]
 
-    @Test("repairctl links neither libsqlite3, libsystemd nor full Foundation, and none of NIO, AsyncHTTPClient, GRDB or the daemon")
+    @Test("repairctl links neither libsqlite3, libsystemd nor full Foundation, and none of NIO, AsyncHTTPClient, GRDB or the daemon, dynamically or statically")
     func linksOnlyTheClient() throws {
         let repairctl = try ELFFile(path: DaemonHarness.binaries.appendingPathComponent("repairctl").path)
         #expect(!repairctl.symbols.isEmpty, "the symbol table was read")
-        #expect(repairctl.needed.contains { $0.hasPrefix("libswiftCore") }, "the dynamic section was read: \(repairctl.needed)")
+        #expect(repairctl.needed.contains { $0.hasPrefix("libc.so") }, "the dynamic section was read: \(repairctl.needed)")
         let linked = repairctl.links(libraries: Self.forbiddenLibraries, modules: Self.forbiddenModules)
         #expect(linked.isEmpty, "repairctl links \(linked); it needs: \(repairctl.needed)")
         // The same reading of the daemon finds them: the check can fail.
@@ -74,6 +74,27 @@ struct RepairctlBinaryTests {
             let name = line.trimmingCharacters(in: .whitespaces).split(separator: " ").first.map(String.init)
             return name.map { [$0] }
         }.filter { $0 != ["help"] }
+    }
+
+    @Test("status --badge: every spelling gives the badge, anything else is ArgumentParser's, and no daemon is `offline`")
+    func badgeCommandLines() async throws {
+        try await DaemonHarness.with(orders: 5) { h in
+            try await h.start()
+            _ = try await h.call("sync", .object(["wait": .bool(true)]))
+            _ = try await h.call("pause")
+            _ = try await h.call("updateOrder", .object(["id": .string("ord_1"), "notes": .string("badge")]))
+            let environment = ["REPAIRSYNCD_SOCKET": h.socketPath, "PATH": "/usr/bin:/bin"]
+            for arguments in [
+                ["status", "--badge"], ["status", "--badge", "--socket", h.socketPath], ["status", "--socket", h.socketPath, "--badge"],
+                ["status", "--socket=\(h.socketPath)", "--badge"], ["status", "--badge", "--json"],
+            ] {
+                let result = try Self.run(arguments, environment: environment)
+                #expect(result.status == 0 && result.stdout == "1\n", "\(arguments): \(result)")
+            }
+            #expect(try Self.run(["status", "--badge", "--bogus"], environment: environment).status == 64, "ArgumentParser's usage error")
+            let elsewhere = try Self.run(["status", "--badge", "--socket", h.directory.path("nothing.sock")], environment: environment)
+            #expect(elsewhere.status == 0 && elsewhere.stdout == "offline\n", "a bar never breaks: \(elsewhere)")
+        }
     }
 
     @Test("colour only on a terminal, and never with NO_COLOR; a pipe gets plain text")

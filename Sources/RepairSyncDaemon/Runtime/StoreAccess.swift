@@ -42,7 +42,14 @@ struct StoreAccess {
             logger.error("cannot give the store's directory to its group", metadata: ["directory": "\(directory)", "errno": "\(errno)"])
         }
         // After chown, which clears the setgid bit on some systems; and explicitly, since mkdir applies the umask.
-        chmod(directory, mode_t(directoryMode))
+        if chmod(directory, mode_t(directoryMode)) != 0, directoryMode & 0o2000 != 0 {
+            // systemd's RestrictSUIDSGID= refuses the setgid bit. The group still gets the directory; the store's
+            // files are given to it below, and they exist for as long as the daemon runs.
+            chmod(directory, mode_t(directoryMode & 0o777))
+            logger.notice(
+                "the store's directory cannot be setgid here (RestrictSUIDSGID?); it is 0770 and the daemon gives the store's files to the group itself",
+                metadata: ["directory": "\(directory)"])
+        }
     }
 
     /// Gives the database, its WAL and shared-memory files their mode and group.

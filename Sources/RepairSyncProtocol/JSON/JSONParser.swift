@@ -70,7 +70,12 @@ public struct JSONParser: Sendable {
         }
 
         mutating func skipWhitespace() {
-            while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }
+            while index < bytes.count {
+                switch bytes[index] {
+                case 0x20, 0x09, 0x0A, 0x0D: index += 1
+                default: return
+                }
+            }
         }
 
         func fail(_ message: String) -> Failure { .syntax(offset: index, message) }
@@ -185,7 +190,19 @@ public struct JSONParser: Sendable {
 
         mutating func string() throws(Failure) -> String {
             index += 1
+            // Most strings are plain ASCII with no escape: taken whole, in one step.
+            let start = index
+            while index < bytes.count, bytes[index] >= 0x20, bytes[index] < 0x80, bytes[index] != UInt8(ascii: "\""),
+                bytes[index] != UInt8(ascii: "\\")
+            {
+                index += 1
+            }
+            if index < bytes.count, bytes[index] == UInt8(ascii: "\"") {
+                index += 1
+                return String(decoding: bytes[start..<(index - 1)], as: UTF8.self)
+            }
             var scalars = String.UnicodeScalarView()
+            scalars.append(contentsOf: String(decoding: bytes[start..<index], as: UTF8.self).unicodeScalars)
             while true {
                 guard index < bytes.count else { throw fail("unterminated string") }
                 let byte = bytes[index]

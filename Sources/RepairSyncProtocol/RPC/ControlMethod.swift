@@ -65,3 +65,9 @@ public protocol ControlNotification: Sendable {
     associatedtype Params: Codable & Sendable
     static var name: String { get }
 }
+
+/// A part of a method's result that a client may decode alone (the rest of the result is skipped), for a client
+/// that needs only a few members and runs often — a status-bar badge.
+public protocol ControlResultView: Decodable, Sendable {
+    associatedtype Method: ControlMethod
+}

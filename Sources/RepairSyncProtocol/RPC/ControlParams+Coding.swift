@@ -31,6 +31,8 @@ extension ControlParams {
 
     /// The params as a request carries them; nil when there are none (the request then has no `params`).
     public func encoded() throws -> JSONValue? {
+        // A method without params encodes nothing: no runtime type checks at all on the badge's path.
+        if Self.names.isEmpty { return nil }
         let json = try JSONValueEncoder().encode(self)
         if case .object(let members) = json, members.isEmpty { return nil }
         return json

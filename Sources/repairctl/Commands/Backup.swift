@@ -12,6 +12,7 @@ import RepairSyncProtocol
 /// `repairctl backup FILE`: a consistent copy of the store, taken while the daemon runs.
 struct Backup: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "backup",
         abstract: "Copy the local replica to FILE (consistent, while the daemon runs; readable only by you).",
         discussion: "Restore: docs/operations.md, \"Backing up and restoring the store\".")
 

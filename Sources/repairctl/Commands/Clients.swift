@@ -4,7 +4,7 @@ import RepairSyncProtocol
 
 /// `repairctl clients [search]`.
 struct Clients: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "List or search clients in the local replica.")
+    static let configuration = CommandConfiguration(commandName: "clients", abstract: "List or search clients in the local replica.")
     @OptionGroup var options: GlobalOptions
     @OptionGroup var paging: Paging
     @Argument(help: "Part of a name, email, phone or company.") var search: String?

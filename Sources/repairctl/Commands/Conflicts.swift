@@ -4,7 +4,7 @@ import RepairSyncProtocol
 
 /// `repairctl conflicts [--all]`.
 struct Conflicts: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "List conflicts waiting for a decision (--all: the audit log).")
+    static let configuration = CommandConfiguration(commandName: "conflicts", abstract: "List conflicts waiting for a decision (--all: the audit log).")
 
     @OptionGroup var options: GlobalOptions
     @Flag(help: "The whole audit log, resolved ones included.") var all = false

@@ -5,7 +5,7 @@ import RepairSyncProtocol
 
 /// `repairctl dashboard [--period P]`.
 struct Dashboard: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Show the cached dashboard figures.")
+    static let configuration = CommandConfiguration(commandName: "dashboard", abstract: "Show the cached dashboard figures.")
     @OptionGroup var options: GlobalOptions
     @Option(help: "today, week or month.") var period = RPC.DashboardStats.Period.today
 

@@ -4,7 +4,7 @@ import RepairSyncProtocol
 
 /// `repairctl devices [--order ID] [--status S]`.
 struct Devices: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "List devices from the local replica.")
+    static let configuration = CommandConfiguration(commandName: "devices", abstract: "List devices from the local replica.")
     @OptionGroup var options: GlobalOptions
     @OptionGroup var paging: Paging
     @Option var order: String?

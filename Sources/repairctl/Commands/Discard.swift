@@ -5,6 +5,7 @@ import RepairSyncProtocol
 /// `repairctl discard <seq>`: give up a dead change for good.
 struct Discard: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "discard",
         abstract: "Give up a dead change for good (the record shows the server's values again).",
         discussion: "The change's values stay in the conflict audit log (`repairctl conflicts --all`, outcome discarded).")
 

@@ -10,6 +10,7 @@ import RepairSyncProtocol
 /// store); when the socket does not answer, says so and points to `repairsyncd doctor`, which works without it.
 struct Doctor: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "doctor",
         abstract: "Ask the daemon to check its configuration, token, API, clock, store, changes and connectivity.",
         discussion: """
             Exit 0 when nothing fails (warnings allowed), 1 otherwise. Without a daemon answering on the socket, run \

@@ -4,7 +4,7 @@ import RepairSyncProtocol
 
 /// `repairctl orders [--status S] [--client ID]`.
 struct Orders: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "List orders from the local replica, newest first.")
+    static let configuration = CommandConfiguration(commandName: "orders", abstract: "List orders from the local replica, newest first.")
     @OptionGroup var options: GlobalOptions
     @OptionGroup var paging: Paging
     @Option var status: String?

@@ -4,7 +4,7 @@ import RepairSyncProtocol
 
 /// `repairctl pending [--failed]`.
 struct Pending: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "List local changes not yet on the server.")
+    static let configuration = CommandConfiguration(commandName: "pending", abstract: "List local changes not yet on the server.")
 
     @OptionGroup var options: GlobalOptions
     @Flag(help: "Only changes that failed and wait for a retry, or are dead.") var failed = false

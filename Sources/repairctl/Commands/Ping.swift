@@ -4,7 +4,7 @@ import RepairSyncProtocol
 
 /// `repairctl ping`.
 struct Ping: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Check that the daemon answers.")
+    static let configuration = CommandConfiguration(commandName: "ping", abstract: "Check that the daemon answers.")
     @OptionGroup var options: GlobalOptions
 
     func run() throws {

@@ -5,6 +5,7 @@ import RepairSyncProtocol
 /// `repairctl purge [--force]`: wipe the local replica (logout, decommission).
 struct Purge: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "purge",
         abstract: "Delete the local replica (store, WAL, cursors, outbox) and stop the daemon.",
         discussion: """
             Refuses while local changes are not on the server yet, unless --force (they are then lost). The \

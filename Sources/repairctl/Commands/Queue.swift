@@ -6,6 +6,7 @@ import RepairSyncProtocol
 /// `repairctl queue order-updated <id>`: tell the daemon another program changed a record.
 struct Queue: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "queue",
         abstract: "Queue a change another program made in the store (order-updated, device-updated, ticket-message-created).")
 
     @OptionGroup var options: GlobalOptions

@@ -4,7 +4,7 @@ import RepairSyncProtocol
 
 /// `repairctl reload`.
 struct Reload: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Reload the daemon's configuration (like SIGHUP).")
+    static let configuration = CommandConfiguration(commandName: "reload", abstract: "Reload the daemon's configuration (like SIGHUP).")
     @OptionGroup var options: GlobalOptions
 
     func run() throws {

@@ -5,7 +5,7 @@ import RepairSyncProtocol
 
 /// `repairctl resolve <id> --keep local|remote`.
 struct Resolve: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Decide an open conflict.")
+    static let configuration = CommandConfiguration(commandName: "resolve", abstract: "Decide an open conflict.")
 
     @OptionGroup var options: GlobalOptions
     @Argument(help: "The conflict's id from `repairctl conflicts`.") var id: Int64

@@ -4,7 +4,7 @@ import RepairSyncProtocol
 
 /// `repairctl resume`.
 struct Resume: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Resume automatic sync.")
+    static let configuration = CommandConfiguration(commandName: "resume", abstract: "Resume automatic sync.")
     @OptionGroup var options: GlobalOptions
 
     func run() throws {

@@ -5,6 +5,7 @@ import RepairSyncProtocol
 /// `repairctl stats`: how well sync has been doing, over the daemon's lifetime and the last 24 hours.
 struct Stats: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "stats",
         abstract: "Sync success rate, durations, conflicts, pushes and pulls, HTTP responses.")
 
     @OptionGroup var options: GlobalOptions

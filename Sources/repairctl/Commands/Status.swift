@@ -4,7 +4,7 @@ import RepairSyncProtocol
 
 /// `repairctl status`: state, connectivity, last sync, counts; `--badge` for a status bar.
 struct Status: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Show the sync status.")
+    static let configuration = CommandConfiguration(commandName: "status", abstract: "Show the sync status.")
 
     @OptionGroup var options: GlobalOptions
 
@@ -13,25 +13,13 @@ struct Status: ParsableCommand {
 
     func run() throws {
         if badge {
-            // A badge must never break a status bar: print something and exit 0 even without the daemon.
-            guard let client = try? ControlClient(path: options.socketPath), let status = try? client.call(RPC.Status.self) else {
-                Output.line("offline")
-                return
-            }
-            Output.line(Self.badge(status))
+            // The usual command lines never get here (see StatusBadge); `--badge --json` and the like do.
+            Output.line(StatusBadge.line(socket: options.socketPath))
             return
         }
         let reply = try options.call(RPC.Status.self)
         if options.printJSONIfAsked(reply.json) { return }
         for line in Self.render(reply.result) { Output.line(line) }
-    }
-
-    static func badge(_ status: StatusSnapshot) -> String {
-        switch status.state {
-        case .error: "!"
-        case .offline: "offline"
-        default: String(status.pending)
-        }
     }
 
     /// "in 14 min (periodic)", or why nothing is planned.

@@ -6,6 +6,7 @@ import RepairSyncProtocol
 /// `repairctl sync [collection...] [--wait]`.
 struct Sync: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "sync",
         abstract: "Start a sync now (push, then pull the collections named, or all).")
 
     @OptionGroup var options: GlobalOptions

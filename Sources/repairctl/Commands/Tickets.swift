@@ -4,7 +4,7 @@ import RepairSyncProtocol
 
 /// `repairctl tickets [--status S]`.
 struct Tickets: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "List tickets from the local replica.")
+    static let configuration = CommandConfiguration(commandName: "tickets", abstract: "List tickets from the local replica.")
     @OptionGroup var options: GlobalOptions
     @OptionGroup var paging: Paging
     @Option var status: String?

@@ -7,6 +7,7 @@ import RepairSyncProtocol
 /// reading a pipe sees them immediately.
 struct Watch: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "watch",
         abstract: "Print one line per status change (Ctrl-C to stop); --badge for a status bar.")
 
     @OptionGroup var options: GlobalOptions
@@ -35,7 +36,7 @@ struct Watch: ParsableCommand {
     }
 
     func line(_ status: StatusSnapshot, json: JSONValue) -> String {
-        if badge { return Status.badge(status) }
+        if badge { return status.badge.text }
         if options.json { return json.serialized }
         var text = status.state.rawValue
         if let step = status.step { text += " \(step) \(status.progress?.description ?? "")" }

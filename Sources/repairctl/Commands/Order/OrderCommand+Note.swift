@@ -5,7 +5,7 @@ import RepairSyncProtocol
 extension OrderCommand {
     /// `repairctl order note <id> <text>`.
     struct Note: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Replace an order's notes.")
+        static let configuration = CommandConfiguration(commandName: "note", abstract: "Replace an order's notes.")
         @OptionGroup var options: GlobalOptions
         @Argument var id: String
         @Argument var text: String

@@ -5,7 +5,7 @@ import RepairSyncProtocol
 extension OrderCommand {
     /// `repairctl order show <id|#number>`.
     struct Show: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Show an order with its client and devices (id or #number).")
+        static let configuration = CommandConfiguration(commandName: "show", abstract: "Show an order with its client and devices (id or #number).")
         @OptionGroup var options: GlobalOptions
         @Argument(help: "An order id, or #number (e.g. #1042).") var reference: String
         @Flag(help: "Also show the devices' passcodes (logged by the daemon).") var showPasscodes = false

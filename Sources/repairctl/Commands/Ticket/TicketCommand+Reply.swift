@@ -6,6 +6,7 @@ extension TicketCommand {
     /// `repairctl ticket reply <ticket> <text> [--internal] [--id UUID]`.
     struct Reply: ParsableCommand {
         static let configuration = CommandConfiguration(
+        commandName: "reply",
             abstract: "Add a message to a ticket.",
             discussion: """
                 With --id (a UUID you choose), running the same command again is safe: the message is written once. \

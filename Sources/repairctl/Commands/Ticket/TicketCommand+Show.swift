@@ -5,7 +5,7 @@ import RepairSyncProtocol
 extension TicketCommand {
     /// `repairctl ticket show <id>`.
     struct Show: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Show a ticket and its messages.")
+        static let configuration = CommandConfiguration(commandName: "show", abstract: "Show a ticket and its messages.")
         @OptionGroup var options: GlobalOptions
         @Argument var id: String
 

@@ -86,6 +86,29 @@ struct DaemonEndToEndTests {
                 #expect(error.code == -32602)
                 #expect(error.data?["param"] == .string("colour"))
             }
+
+            // replyToTicket with the caller's id: a repeat answers the same message; other content is -32002 on id.
+            let reply = JSONValue.object([
+                ("ticketId", .string("tkt_3")), ("content", .string("once")), ("id", .string("0b9c1d52-8f1e-4c59-9a3e-5f1d2a7c6b40")),
+            ])
+            let first = try await h.call("replyToTicket", reply)
+            #expect(try await h.call("replyToTicket", reply) == first)
+            do {
+                _ = try await h.call("replyToTicket", .object([
+                    ("ticketId", .string("tkt_3")), ("content", .string("twice")), ("id", .string("0b9c1d52-8f1e-4c59-9a3e-5f1d2a7c6b40")),
+                ]))
+                Issue.record("the same id with other content was accepted")
+            } catch let ControlClient.Failure.rpc(error) {
+                #expect(error.kind == .invalidValue)
+                #expect(error.data?["field"] == .string("id"))
+            }
+            // discard takes only a dead change.
+            do {
+                _ = try await h.call("discard", .object(["seq": .number(424_242)]))
+                Issue.record("discarded a change that does not exist")
+            } catch let ControlClient.Failure.rpc(error) {
+                #expect(error.kind == .notFound)
+            }
         }
     }
 

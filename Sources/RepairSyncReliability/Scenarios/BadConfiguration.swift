@@ -18,6 +18,7 @@ public struct BadConfiguration: Sendable {
     static let wrongValues: [String: String] = [
         "api.base_url": "ftp://api.example", "api.token_file": "/", "api.allow_insecure_http": "maybe",
         "api.request_timeout": "soon", "store.path": "relative/replica.sqlite", "store.group_readable": "maybe",
+        "store.group_writable": "sometimes",
         "store.passcode_key_file": "/nonexistent/passcode.key", "control.socket": "relative.sock",
         "control.group": "no-such-group-here", "control.public_status": "maybe", "control.max_connections": "-1",
         "control.max_connections_per_uid": "0", "control.max_line_bytes": "12", "sync.interval": "0s",

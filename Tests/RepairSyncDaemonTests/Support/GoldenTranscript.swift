@@ -36,12 +36,25 @@ struct GoldenTranscript {
         text += "\n"
     }
 
+    /// The output with placeholders. A placeholder changes a cell's width, and a table pads every row (its header
+    /// too) for its widest cell: in a block of lines (up to an empty line) where anything was replaced, runs of
+    /// spaces are compared as two.
     func normalized(_ output: String) -> String {
-        output.split(separator: "\n", omittingEmptySubsequences: false).map { line in
-            let replaced = placeholders(String(line))
-            // A placeholder changes a cell's width: columns padded for the real value are compared without it.
-            return replaced == line ? replaced : replaced.replacing(#/ {2,}/#, with: "  ")
-        }.joined(separator: "\n")
+        let lines = output.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        var result = lines.map(placeholders)
+        var start = 0
+        while start < lines.count {
+            guard !lines[start].isEmpty else {
+                start += 1
+                continue
+            }
+            let end = lines[start...].firstIndex(where: \.isEmpty) ?? lines.count
+            if result[start..<end] != lines[start..<end] {
+                for index in start..<end { result[index] = result[index].replacing(#/ {2,}/#, with: "  ") }
+            }
+            start = end
+        }
+        return result.joined(separator: "\n")
     }
 
     func placeholders(_ line: String) -> String {

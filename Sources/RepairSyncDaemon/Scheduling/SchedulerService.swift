@@ -62,7 +62,6 @@ public final class SchedulerService: Service, Sendable {
     public var snapshot: Snapshot { snapshotValue.withLock { $0 } }
 
     /// The replica's path (for the status's size).
-    public var storePath: String? { engine.store.path }
 
     /// The periodic interval in force.
     public var interval: Duration { schedule.withLock { $0.policy.interval } }

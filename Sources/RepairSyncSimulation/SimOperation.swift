@@ -103,7 +103,24 @@ public enum SimOperation: Sendable, Hashable, CustomStringConvertible {
 
     /// The operation as Swift source (for a regression test that keeps a shrunk list).
     public var swiftLiteral: String {
-        "." + String(reflecting: self).split(separator: ".", maxSplits: 2).dropFirst(2).joined()
+        if case .expireCursors = self { return ".expireCursors" }
+        return Self.literal(self)
+    }
+
+    private static func literal(_ value: Any) -> String {
+        let mirror = Mirror(reflecting: value)
+        switch mirror.displayStyle {
+        case .enum?:
+            guard let payload = mirror.children.first, let name = payload.label else { return ".\(value)" }
+            let fields = Mirror(reflecting: payload.value).children
+            if fields.isEmpty { return ".\(name)(\(literal(payload.value)))" }
+            let arguments = fields.map { field in
+                (field.label.map { $0.hasPrefix(".") ? "" : "\($0): " } ?? "") + literal(field.value)
+            }
+            return ".\(name)(\(arguments.joined(separator: ", ")))"
+        default:
+            return "\(value)"
+        }
     }
 
     static let killEvents = ["sending", "accepted", "pushed", "page-received", "page-applied"]

@@ -480,7 +480,8 @@ public final class Simulation {
         let isFeed = request.method == "GET" && request.path.contains("/changes")
         let feedName = isFeed ? request.path.split(separator: "/").dropFirst(2).first.map(String.init) ?? "" : ""
         var delivery = delivery
-        if isFeed, case .normal = delivery, faultsOn, let sticky = stickyFeed[feedName], sticky.remaining > 0 {
+        let knownCursor = SimServer.split(request.path).1["cursor"].map { server.position($0) != nil } ?? true
+        if isFeed, knownCursor, case .normal = delivery, faultsOn, let sticky = stickyFeed[feedName], sticky.remaining > 0 {
             delivery = sticky.delivery
             stickyFeed[feedName] = (sticky.delivery, sticky.remaining - 1)
             note("   (the feed fault lasts)")
@@ -527,7 +528,10 @@ public final class Simulation {
             if (200..<300).contains(reply.status) { reply.body = reply.body.prefix(reply.body.count / 2) }
             response = .success(reply)
         case .stuckFeed, .emptyFeed, .stalePage, .malformedRecord, .cursorExpired:
-            response = .success(isFeed ? feedFault(delivery, request) : server.handle(request))
+            // A feed fault stands in for a real page: a cursor the server no longer knows still answers 410.
+            let cursor = SimServer.split(request.path).1["cursor"]
+            let known = cursor.map { server.position($0) != nil } ?? true
+            response = .success(isFeed && known ? feedFault(delivery, request) : server.handle(request))
         }
         switch response {
         case .success(let reply): note("   → \(reply.status)\(reply.header("Idempotent-Replayed") != nil ? " (replayed)" : "")")

@@ -112,6 +112,7 @@ public enum SimOperation: Sendable, Hashable, CustomStringConvertible {
         switch mirror.displayStyle {
         case .enum?:
             guard let payload = mirror.children.first, let name = payload.label else { return ".\(value)" }
+            if Mirror(reflecting: payload.value).displayStyle == .enum { return ".\(name)(\(literal(payload.value)))" }
             let fields = Mirror(reflecting: payload.value).children
             if fields.isEmpty { return ".\(name)(\(literal(payload.value)))" }
             let arguments = fields.map { field in

@@ -35,7 +35,7 @@ public final class Simulation {
 
     private var step = 0
     private var ledger: [LedgerEntry] = []
-    private var externalWrites: [(collection: SyncCollection, id: String, field: String, step: Int, auditMark: Int64)] = []
+    private var externalWrites: [(collection: SyncCollection, id: String, field: String, value: String?, step: Int, auditMark: Int64)] = []
     private var lastMessage: (ticket: String, content: String, id: String)?
     private var retryAfterUntil: Int64?
     /// The end of the latest wait a server asked for (server clock), to catch a client that waits far longer.
@@ -392,7 +392,7 @@ public final class Simulation {
             }
             try queue.close()
             guard changed else { return note("   \(collection.name) \(id).\(name) already \(text ?? "null")") }
-            externalWrites.append((collection, id, name, step, auditMark()))
+            externalWrites.append((collection, id, name, text, step, auditMark()))
             externalSteps["\(collection.name)|\(id)|\(name)"] = step
             // The tool's newer value replaces any earlier acknowledged edit of the field, queued or not.
             for index in ledger.indices
@@ -415,20 +415,12 @@ public final class Simulation {
             let writes = externalWrites.filter { $0.collection == collection && $0.id == chosen.id }
             let fields = Set(writes.map(\.field))
             externalWrites.removeAll { $0.collection == collection && $0.id == chosen.id }
-            let names = fields.sorted()
-            let row = try await store.read { db -> [String: String?] in
-                guard let row = try Row.fetchOne(
-                    db, sql: "SELECT * FROM \(collection.name) WHERE id = ?", arguments: [chosen.id])
-                else { return [:] }
-                return Dictionary(uniqueKeysWithValues: names.map { ($0, row[$0] as String?) })
-            }
-            for field in names {
-                let value: String? = row[field] ?? nil
-                // The edit was made when the tool wrote it, not when it said so.
+            // Acknowledged: what the tool wrote, field by field (its last value of each), as of when it wrote it.
+            for field in fields.sorted() {
                 let written = writes.last { $0.field == field }!
                 ledger.append(
                     LedgerEntry(
-                        collection: collection, id: chosen.id, field: field, value: value, step: written.step,
+                        collection: collection, id: chosen.id, field: field, value: written.value, step: written.step,
                         auditMark: written.auditMark))
             }
             note("   \(result)")

@@ -23,6 +23,9 @@ public enum ConfigurationLoader {
         ("api.token_file", "/etc/repairsyncd/token"),
         ("api.allow_insecure_http", "false"),
         ("api.request_timeout", "30s"),
+        ("api.ca_file", nil),
+        ("api.tls_min_version", "1.2"),
+        ("api.proxy", nil),
         ("store.path", "/var/lib/repairsyncd/replica.sqlite"),
         ("store.group_readable", "false"),
         ("store.passcode_key_file", nil),
@@ -208,7 +211,8 @@ public enum ConfigurationLoader {
         return DaemonConfiguration(
             api: .init(
                 baseURL: baseURL, tokenFile: tokenFile, allowInsecureHTTP: insecure,
-                requestTimeout: try P.duration(values.withDefault("api.request_timeout"), key: "api.request_timeout")),
+                requestTimeout: try P.duration(values.withDefault("api.request_timeout"), key: "api.request_timeout"),
+                transport: try transport(values, baseURL: baseURL)),
             store: .init(
                 path: try P.absolutePath(values.withDefault("store.path"), key: "store.path"),
                 groupReadable: try P.boolean(values.withDefault("store.group_readable"), key: "store.group_readable")),

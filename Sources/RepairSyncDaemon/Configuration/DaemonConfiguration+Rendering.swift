@@ -18,6 +18,7 @@ extension DaemonConfiguration {
             ("api.token_file", "\(api.tokenFile)  # token \(token)"),
             ("api.allow_insecure_http", "\(api.allowInsecureHTTP)"),
             ("api.request_timeout", text(api.requestTimeout)),
+        ] + api.transport.renderedLines + [
             ("store.path", store.path),
             ("store.group_readable", "\(store.groupReadable)"),
             ("store.passcode_key_file", passcodeKey == nil ? "(none: passcodes are not stored)" : "key \(passcodeKey!)"),

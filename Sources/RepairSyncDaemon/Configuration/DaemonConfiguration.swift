@@ -10,6 +10,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
         /// Plain http is refused for anything but loopback unless this is set.
         public var allowInsecureHTTP: Bool
         public var requestTimeout: Duration
+        /// Trust, TLS version and proxy (`api.ca_file`, `api.tls_min_version`, `api.proxy`).
+        public var transport: Transport
     }
 
     public struct Store: Sendable, Equatable {

@@ -19,15 +19,15 @@ struct DaemonChecks {
     func run() async -> [DoctorCheck] {
         var checks: [DoctorCheck] = []
         let api = engine.api
+        var healthError: APIError?
         do {
             _ = try await api.health()
             checks.append(DoctorCheck("api", .ok, "\(api.configuration.baseURL) answers /health"))
         } catch {
-            checks.append(
-                DoctorCheck(
-                    "api", .fail, "\(api.configuration.baseURL) does not answer: \(error)",
-                    fix: "check the network, the firewall and api.base_url"))
+            healthError = error
+            checks.append(Doctor.apiFailure(api.configuration.baseURL, error))
         }
+        checks.append(await CertificateCheck.run(api: api, healthError: healthError))
         do {
             _ = try await api.changes(.clients, cursor: nil, limit: 1)
             checks.append(DoctorCheck("token", .ok, "the API accepts the token"))

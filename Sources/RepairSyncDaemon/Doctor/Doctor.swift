@@ -1,3 +1,4 @@
+internal import AsyncHTTPClient
 internal import Foundation
 internal import GRDB
 internal import RepairSyncControl
@@ -52,6 +53,17 @@ public enum Doctor {
         return checks
     }
 
+    /// The `api` line when /health failed: a TLS failure points at the `certificate` line, which names the reason.
+    static func apiFailure(_ baseURL: String, _ error: APIError) -> DoctorCheck {
+        if case .tls = error {
+            return DoctorCheck(
+                "api", .fail, "\(baseURL): the TLS handshake failed, nothing was sent (see the certificate line)",
+                fix: "fix what the certificate line says; repairsyncd never falls back to plain http")
+        }
+        return DoctorCheck(
+            "api", .fail, "\(baseURL) does not answer: \(error)", fix: "check the network, the firewall and api.base_url")
+    }
+
     /// The token file: present, and private to its owner.
     static func tokenFileCheck(_ path: String) -> DoctorCheck {
         if path.hasPrefix("(environment") { return DoctorCheck("token file", .ok, "the token comes from the environment") }
@@ -90,17 +102,29 @@ public enum Doctor {
     /// Without the daemon: the API's health (no token needed) and the store, read-only, if this user may read it.
     static func offlineChecks(_ configuration: DaemonConfiguration) async -> [DoctorCheck] {
         var checks: [DoctorCheck] = []
+        // The daemon's own TLS and proxy settings, so the answer is the one the daemon gets.
+        let settings = configuration.api.transport.settings()
+        let http: HTTPClient
+        do {
+            http = try settings.makeHTTPClient()
+        } catch {
+            checks.append(DoctorCheck("api", .fail, "\(error)", fix: "correct api.ca_file or api.proxy"))
+            return checks
+        }
         let api = APIClient(
-            configuration: .init(baseURL: configuration.api.baseURL, token: "", requestTimeout: configuration.probe.timeout))
+            configuration: .init(baseURL: configuration.api.baseURL, token: "", requestTimeout: configuration.probe.timeout),
+            clock: SystemEngineClock(),
+            transport: HTTPTransport(baseURL: configuration.api.baseURL, http: http, settings: settings))
+        var healthError: APIError?
         do {
             _ = try await api.health()
             checks.append(DoctorCheck("api", .ok, "\(configuration.api.baseURL) answers /health"))
         } catch {
-            checks.append(
-                DoctorCheck(
-                    "api", .fail, "\(configuration.api.baseURL) does not answer: \(error)",
-                    fix: "check the network, the firewall and api.base_url"))
+            healthError = error
+            checks.append(apiFailure(configuration.api.baseURL, error))
         }
+        checks.append(await CertificateCheck.run(api: api, healthError: healthError))
+        try? await http.shutdown()
         checks.append(DoctorCheck("token", .skipped, "checking the token needs the daemon"))
         let path = configuration.store.path
         guard FileManager.default.isReadableFile(atPath: path) else {

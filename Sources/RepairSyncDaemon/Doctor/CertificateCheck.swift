@@ -7,15 +7,14 @@ internal import RepairSyncEngine
 enum CertificateCheck {
     static let warnWithin: TimeInterval = 14 * 86_400
 
-    /// `healthError` is how the health request just made with `api` failed (nil: it succeeded).
-    static func run(api: APIClient, healthError: APIError?) async -> DoctorCheck {
+    /// `healthError` is how the health request just made with `api` failed (nil: it succeeded). Nil for plain http
+    /// (loopback): there is no certificate to check.
+    static func run(api: APIClient, healthError: APIError?) async -> DoctorCheck? {
         let baseURL = api.configuration.baseURL
         if case .tls(let reason)? = healthError {
             return DoctorCheck("certificate", .fail, reason, fix: fix(for: reason))
         }
-        guard baseURL.lowercased().hasPrefix("https://") else {
-            return DoctorCheck("certificate", .skipped, "plain http to \(baseURL): no TLS")
-        }
+        guard baseURL.lowercased().hasPrefix("https://") else { return nil }
         let settings = (api.transport as? HTTPTransport)?.settings ?? TransportSettings()
         let route = settings.proxy.map { " (through the proxy \($0))" } ?? ""
         let certificate: ServerCertificate

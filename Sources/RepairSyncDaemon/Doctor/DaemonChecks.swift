@@ -27,7 +27,7 @@ struct DaemonChecks {
             healthError = error
             checks.append(Doctor.apiFailure(api.configuration.baseURL, error))
         }
-        checks.append(await CertificateCheck.run(api: api, healthError: healthError))
+        if let certificate = await CertificateCheck.run(api: api, healthError: healthError) { checks.append(certificate) }
         do {
             _ = try await api.changes(.clients, cursor: nil, limit: 1)
             checks.append(DoctorCheck("token", .ok, "the API accepts the token"))

@@ -123,7 +123,7 @@ public enum Doctor {
             healthError = error
             checks.append(apiFailure(configuration.api.baseURL, error))
         }
-        checks.append(await CertificateCheck.run(api: api, healthError: healthError))
+        if let certificate = await CertificateCheck.run(api: api, healthError: healthError) { checks.append(certificate) }
         try? await http.shutdown()
         checks.append(DoctorCheck("token", .skipped, "checking the token needs the daemon"))
         let path = configuration.store.path

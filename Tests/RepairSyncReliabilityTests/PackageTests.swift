@@ -303,6 +303,42 @@ struct PackageTests {
         }
     }
 
+    @Test("scripts/install --deb installs the package with apt; --uninstall keeps the configuration, --purge removes it")
+    func installScript() async throws {
+        try await Self.inWorkspace("package-install-script") { workspace in
+            guard let package = try await Self.unpack(workspace) else { return }
+            guard Self.isRoot else {
+                print("skipped: installing on a copy-on-write view of the system needs root (mount namespace, overlayfs)")
+                return
+            }
+            let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .deletingLastPathComponent().path
+            let script = """
+                set -e
+                layers="$1"; deb="$2"; cd "$3"
+                for d in /etc /var /usr; do
+                    mkdir -p "$layers/upper$d" "$layers/work$d"
+                    mount -t overlay overlay -o "lowerdir=$d,upperdir=$layers/upper$d,workdir=$layers/work$d" "$d"
+                done
+                scripts/install --deb "$deb" >"$layers/install.log" 2>&1 || { cat "$layers/install.log"; exit 1; }
+                echo "installed=$(dpkg-query -W -f='${Version}' repairsyncd)"
+                echo "service=$([ -f /lib/systemd/system/repairsyncd.service ] && echo present || echo missing)"
+                scripts/install --uninstall >>"$layers/install.log" 2>&1
+                echo "after-uninstall=$(dpkg-query -W -f='${db:Status-Status}' repairsyncd) $([ -e /etc/repairsyncd/repairsyncd.yaml ] && echo config-kept)"
+                scripts/install --uninstall --purge >>"$layers/install.log" 2>&1
+                echo "after-purge=$(dpkg-query -W -f='${db:Status-Status}' repairsyncd 2>/dev/null || echo unknown) $([ -e /etc/repairsyncd ] && echo config-left || echo config-gone)"
+                """
+            let (status, output) = try await Self.run(
+                ["/usr/bin/unshare", "--mount", "--propagation", "private", "--", "/bin/sh", "-c", script, "sh",
+                 workspace.file("layers"), package.deb, repository], workspace)
+            #expect(status == 0, "\(output)")
+            #expect(output.contains("installed=\(package.control["Version"] ?? "?")"), "\(output)")
+            #expect(output.contains("service=present"))
+            #expect(output.contains("after-uninstall=config-files config-kept"), "\(output)")
+            #expect(output.contains("config-gone"), "\(output)")
+        }
+    }
+
     @Test("lintian: no error or warning, other than the overrides the package carries with their reasons")
     func lintian() async throws {
         try await Self.inWorkspace("package-lintian") { workspace in

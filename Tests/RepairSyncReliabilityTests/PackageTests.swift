@@ -7,7 +7,7 @@ import Testing
     import Glibc
 #endif
 
-/// The Debian package of `scripts/package`, named by `REPAIRSYNCD_PACKAGE` (`scripts/test` sets it when it builds
+/// The Debian package of `scripts/package`, named by `REPAIRSYNC_PACKAGE` (`scripts/test` sets it when it builds
 /// one): what it holds, what it loads, that it runs with the Swift toolchain out of sight, and what its maintainer
 /// scripts do — on a copy-on-write view of this machine (overlayfs in a private mount namespace), so nothing of the
 /// install stays. Without a package, or without root for the namespaces, each test says why it is skipped.
@@ -30,11 +30,11 @@ struct PackageTests {
     }
 
     static func unpack(_ workspace: Workspace) async throws -> Unpacked? {
-        guard let deb = ProcessInfo.processInfo.environment["REPAIRSYNCD_PACKAGE"], !deb.isEmpty else {
-            print("skipped: no package (REPAIRSYNCD_PACKAGE is unset; scripts/test --package builds one with scripts/package)")
+        guard let deb = ProcessInfo.processInfo.environment["REPAIRSYNC_PACKAGE"], !deb.isEmpty else {
+            print("skipped: no package (REPAIRSYNC_PACKAGE is unset; scripts/test --package builds one with scripts/package)")
             return nil
         }
-        try #require(FileManager.default.fileExists(atPath: deb), "REPAIRSYNCD_PACKAGE=\(deb) does not exist")
+        try #require(FileManager.default.fileExists(atPath: deb), "REPAIRSYNC_PACKAGE=\(deb) does not exist")
         let root = workspace.file("root")
         let (status, output) = try await run(["/usr/bin/dpkg-deb", "-x", deb, root], workspace)
         try #require(status == 0, "dpkg-deb -x: \(output)")

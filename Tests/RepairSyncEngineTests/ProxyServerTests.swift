@@ -31,10 +31,10 @@ struct ProxyServerTests {
         }
     }
 
-    @Test("the environment: https_proxy for https, http_proxy (never HTTP_PROXY) for http, all_proxy last; no_proxy wins")
+    @Test("the environment: https_proxy for https, http_proxy (never HTTP_PROXY) for http, all_proxy last; no_proxy wins; loopback never")
     func environment() throws {
         let https = URL(string: "https://api.repair.example")!
-        let http = URL(string: "http://127.0.0.1:8080")!
+        let http = URL(string: "http://api.repair.example:8080")!
         #expect(try ProxyServer.fromEnvironment(["https_proxy": "http://p:3128"], for: https)?.variable == "https_proxy")
         #expect(try ProxyServer.fromEnvironment(["HTTPS_PROXY": "http://p:3128"], for: https)?.proxy.host == "p")
         #expect(try ProxyServer.fromEnvironment(["http_proxy": "http://p:3128"], for: https) == nil)
@@ -43,6 +43,11 @@ struct ProxyServerTests {
         #expect(try ProxyServer.fromEnvironment(["all_proxy": "socks5://s"], for: https)?.proxy.kind == .socks5)
         #expect(try ProxyServer.fromEnvironment(["https_proxy": "http://p:3128", "no_proxy": ".example"], for: https) == nil)
         #expect(try ProxyServer.fromEnvironment(["https_proxy": "http://p:3128", "NO_PROXY": "*"], for: https) == nil)
+        for loopback in ["http://127.0.0.1:8080", "https://localhost:8443", "https://[::1]:8443"] {
+            let url = URL(string: loopback)!
+            #expect(try ProxyServer.fromEnvironment(["https_proxy": "http://p:3128", "http_proxy": "http://p:3128"], for: url) == nil,
+                "\(loopback) is never proxied")
+        }
         #expect(throws: TransportSettingsError.self) {
             try ProxyServer.fromEnvironment(["https_proxy": "https://p:3128"], for: https)
         }

@@ -95,11 +95,15 @@ extension ProxyServer {
 
     /// The proxy the environment asks for, the way curl reads it: `https_proxy` (or `HTTPS_PROXY`) for an https URL,
     /// `http_proxy` for an http one (never `HTTP_PROXY`, which a CGI request can set), else `all_proxy`/`ALL_PROXY`;
-    /// none when `no_proxy`/`NO_PROXY` covers the host. Returns the proxy and the variable it came from.
+    /// none when `no_proxy`/`NO_PROXY` covers the host, and none for a loopback host (`localhost`, 127.0.0.0/8, ::1:
+    /// a proxy cannot reach this machine's own loopback), as Go's and Python's clients do. Returns the proxy and the
+    /// variable it came from.
     public static func fromEnvironment(_ environment: [String: String], for url: URL) throws(TransportSettingsError)
         -> (proxy: ProxyServer, variable: String)?
     {
-        guard let host = url.host?.lowercased() else { return nil }
+        guard let host = url.host?.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]")),
+            !isLoopback(host)
+        else { return nil }
         let names =
             url.scheme?.lowercased() == "https"
             ? ["https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"] : ["http_proxy", "all_proxy", "ALL_PROXY"]
@@ -114,6 +118,10 @@ extension ProxyServer {
         } catch {
             throw TransportSettingsError("\(name): \(error.description)")
         }
+    }
+
+    static func isLoopback(_ host: String) -> Bool {
+        host == "localhost" || host.hasSuffix(".localhost") || host == "::1" || IPv4Block("127.0.0.0", prefix: 8)!.contains(host)
     }
 
     /// Whether `no_proxy` covers `host`: `*` covers everything; an entry `example.com` or `.example.com` covers that

@@ -4,6 +4,9 @@
 public enum SimOperation: Sendable, Hashable, CustomStringConvertible {
     // Local work, through the engine's own methods.
     case localUpdate(devices: Bool, record: Int, field: Int, value: Int)
+    /// A local edit of the record whose write the network carried last (the person at the counter goes on with the
+    /// record they just changed — while that write may still be in doubt).
+    case localUpdateLastWritten(field: Int, value: Int)
     case localMessage(ticket: Int, content: Int, sameIdAsLast: Bool)
     /// Another program writes a row of the replica; `queueChange` comes with a later `queueExternal` (or never).
     case externalWrite(devices: Bool, record: Int, field: Int, value: Int)
@@ -73,6 +76,7 @@ public enum SimOperation: Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .localUpdate(let devices, let record, let field, let value):
             "local update \(devices ? "device" : "order") #\(record) field \(field) = v\(value)"
+        case .localUpdateLastWritten(let field, let value): "local update of the record written last, field \(field) = v\(value)"
         case .localMessage(let ticket, let content, let same):
             "local message on ticket #\(ticket) content \(content)\(same ? " (same id as the last)" : "")"
         case .externalWrite(let devices, let record, let field, let value):

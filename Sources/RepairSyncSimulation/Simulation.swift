@@ -37,11 +37,14 @@ public final class Simulation {
     private var ledger: [LedgerEntry] = []
     private var externalWrites: [(collection: SyncCollection, id: String, field: String, value: String?, step: Int, auditMark: Int64)] = []
     private var lastMessage: (ticket: String, content: String, id: String)?
+    /// The record of the last write the network carried (`localUpdateLastWritten`).
+    private var lastWritten: (SyncCollection, String)?
+    private var lastWriteInDoubt = false
     private var retryAfterUntil: Int64?
     /// The end of the latest wait a server asked for (server clock), to catch a client that waits far longer.
     private var askedToWaitUntil: Int64 = 0
     /// Feed faults that last: collection → further requests answered the same way.
-    private var stickyFeed: [String: (delivery: SimOperation.Delivery, remaining: Int)] = [:]
+    private var stickyFeed: [String: (delivery: SimOperation.Delivery, remaining: Int, burst: Bool)] = [:]
     /// The last step at which someone other than this workstation wrote a field ("collection|id|field") or a whole
     /// record ("collection|id": deleted, created again, put back); and of the last whole-server restore.
     private var otherWrites: [String: Int] = [:]
@@ -185,8 +188,24 @@ public final class Simulation {
         await execute(operation)
         settleHeldEdits()
         guard await settle() else { return }
+        // A feed stuck for good answers at once: a client that does not notice loops for as long as the server lets
+        // it (bounded here only so that a broken engine still ends the seed).
+        var burst = 0
+        while faultsOn, burst < 5_000, let waiting = network.waiting, answersAtOnce(waiting.request) {
+            deliver(.normal)
+            burst += 1
+            guard await settle() else { return }
+        }
         if outstanding.value == 0 { await checkIdle() }
         checkRuns()
+    }
+
+    /// Whether `request` asks a feed that is stuck for good (its answers come without a delivery drawn by the seed).
+    private func answersAtOnce(_ request: TransportRequest) -> Bool {
+        guard request.method == "GET", request.path.contains("/changes") else { return false }
+        let feed = request.path.split(separator: "/").dropFirst(2).first.map(String.init) ?? ""
+        guard let sticky = stickyFeed[feed], sticky.burst, sticky.remaining > 0 else { return false }
+        return SimServer.split(request.path).1["cursor"].map { server.position($0) != nil } ?? true
     }
 
     private func note(_ line: @autoclosure () -> String) {
@@ -230,6 +249,9 @@ public final class Simulation {
         switch operation {
         case .localUpdate(let devices, let record, let field, let value):
             await localUpdate(devices ? .devices : .orders, record, field, value)
+        case .localUpdateLastWritten(let field, let value):
+            guard let (collection, id) = lastWritten else { return note("   (nothing written yet)") }
+            await localUpdate(collection, id: id, field, value)
         case .localMessage(let ticket, let content, let sameId):
             await localMessage(ticket, content, sameId)
         case .externalWrite(let devices, let record, let field, let value):
@@ -334,6 +356,10 @@ public final class Simulation {
 
     private func localUpdate(_ collection: SyncCollection, _ record: Int, _ field: Int, _ value: Int) async {
         guard let id = replicaIds(collection).element(record) else { return note("   (no record)") }
+        await localUpdate(collection, id: id, field, value)
+    }
+
+    private func localUpdate(_ collection: SyncCollection, id: String, _ field: Int, _ value: Int) async {
         let fields = SimServer.editable[collection]!
         let name = fields[field % fields.count]
         let text = Self.value(name, collection, value)
@@ -466,6 +492,14 @@ public final class Simulation {
         guard let pending = network.take() else { return note("   (nothing waiting)") }
         let request = pending.request
         coverage.count(delivery)
+        if request.method == "PATCH" {
+            let parts = request.path.split(separator: "/")
+            if parts.count >= 2, let collection = SyncCollection(rawValue: String(parts[parts.count - 2])) {
+                lastWritten = (collection, String(parts[parts.count - 1]))
+                // The client cannot tell whether the server applied it: the edits that follow meet a write in doubt.
+                lastWriteInDoubt = [.lostRequest, .lostResponse, .truncated, .unreachable].contains(delivery)
+            }
+        }
         note("   \(request.method) \(request.path)\(key(request))")
         if let until = retryAfterUntil, server.serverNow.millisecondsSince1970 < until {
             fail("a request was sent before the server's Retry-After was up: \(request.method) \(request.path)")
@@ -477,10 +511,13 @@ public final class Simulation {
         let knownCursor = SimServer.split(request.path).1["cursor"].map { server.position($0) != nil } ?? true
         if isFeed, knownCursor, case .normal = delivery, faultsOn, let sticky = stickyFeed[feedName], sticky.remaining > 0 {
             delivery = sticky.delivery
-            stickyFeed[feedName] = (sticky.delivery, sticky.remaining - 1)
+            stickyFeed[feedName] = (sticky.delivery, sticky.remaining - 1, sticky.burst)
             note("   (the feed fault lasts)")
         } else if isFeed, [.stuckFeed, .emptyFeed].contains(delivery) {
-            stickyFeed[feedName] = (delivery, 2 + Int(execution.next() % 6))
+            // Mostly a few pages; one time in four a server stuck for good (until the faults stop), which answers
+            // at once, page after page, without waiting for the seed (see `perform`).
+            let stuckForGood = execution.next() % 4 == 0
+            stickyFeed[feedName] = (delivery, stuckForGood ? 100_000 : 2 + Int(execution.next() % 6), stuckForGood)
         }
         let response: Result<TransportResponse, TransportFailure>
         switch delivery {
@@ -653,6 +690,9 @@ public final class Simulation {
         let roll = generator.unit()
         switch roll {
         case ..<0.22:
+            if lastWritten != nil, chance(lastWriteInDoubt ? 0.6 : 0.15) {
+                return .localUpdateLastWritten(field: small(), value: small())
+            }
             return .localUpdate(devices: chance(0.4), record: small(), field: small(), value: small())
         case ..<0.28:
             return .localMessage(ticket: small(), content: small(), sameIdAsLast: chance(0.2))

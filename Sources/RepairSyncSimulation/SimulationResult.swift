@@ -29,6 +29,7 @@ public struct SimCoverage: Sendable {
         let name: String =
             switch operation {
             case .localUpdate: "local update"
+            case .localUpdateLastWritten: "local update of the record written last"
             case .localMessage: "local message"
             case .externalWrite: "another program's write"
             case .queueExternal: "queueChange"

@@ -25,4 +25,37 @@ struct SimulatorTests {
         }
         #expect(batch.failures.isEmpty, "\(batch.failures.map(\.seed))")
     }
+
+    /// Shrunk operation lists of seeds that found bugs, replayed as they were found: each failed before its fix.
+    static let regressions: [(seed: UInt64, bug: String, operations: [SimOperation])] = [
+        (
+            421, "a change refused after a later edit of the same field kept that field; retried, it overwrote the later value",
+            [
+                .startSync(.full), .deliver(.stalePage(back: 61)), .deliver(.serverError(503)), .deliver(.normal),
+                .deliver(.cursorExpired), .deliver(.cursorExpired), .deliver(.normal), .deliver(.unreachable),
+                .localUpdate(devices: false, record: 9, field: 52, value: 4),
+                .localUpdate(devices: true, record: 50, field: 37, value: 24),
+                .startSync(.pushOnly), .deliver(.normal), .deliver(.normal), .deliver(.serverError(503)),
+                .advance(milliseconds: 90000), .localUpdate(devices: true, record: 24, field: 19, value: 13),
+                .startSync(.partial(mask: 2)), .deliver(.normal), .deliver(.refused), .retryDead(index: 14),
+            ]
+        ),
+        (
+            1056, "a resync that started again from the beginning kept the marks of its first start: a message pushed in between and lost by a server restore stayed as a ghost",
+            [
+                .processCrash(event: 6, count: 2), .startSync(.full), .deliver(.normal), .startSync(.full),
+                .deliver(.truncated), .decideConflict(index: 31, keepLocal: false), .deliver(.normal),
+                .deliver(.normal), .deliver(.normal), .deliver(.cursorExpired), .deliver(.serverError(503)),
+                .deliver(.lostResponse), .localMessage(ticket: 41, content: 56, sameIdAsLast: false),
+                .discardDead(index: 22), .processCrash(event: 3, count: 3), .serverRestore(backup: 33),
+            ]
+        ),
+    ]
+
+    @Test("the seeds that found bugs replay clean", arguments: regressions.indices)
+    func regression(_ index: Int) async {
+        let (seed, bug, operations) = Self.regressions[index]
+        let result = await Simulator.replay(seed: seed, operations: operations)
+        #expect(result.violations.isEmpty, "seed \(seed) (\(bug)): \(result.violations)")
+    }
 }

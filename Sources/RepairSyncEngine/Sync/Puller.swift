@@ -147,11 +147,13 @@ struct Puller {
             } catch {
                 throw .failed("\(collection): store: \(error)")
             }
-            if cursor == nil, !sweeping {
+            if cursor == nil {
                 // A pull from the beginning returns everything the server has now: whatever the replica holds and
                 // it does not return is gone (an earlier pull that never finished, a server restored meanwhile).
+                // Marks left by an earlier start are not enough: rows that came since (a local create pushed
+                // meanwhile, then lost by a restore) must be confirmed by this pass too.
                 let marked = try await markAll(collection)
-                if marked { continue resync }
+                if marked, !sweeping { continue resync }
             }
             var requested = cursor
             var seen: Set<String> = cursor.map { [$0] } ?? []

@@ -88,9 +88,14 @@ struct Simulate: AsyncParsableCommand {
             counts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
         }
         let date = ISO8601DateFormatter().string(from: Date())
+        #if DEBUG
+            let build = "debug build"
+        #else
+            let build = "release build"
+        #endif
         let figures = """
 
-            Run of \(date) on commit \(environment["SOAK_COMMIT"] ?? "unknown") (\(environment["SOAK_MACHINE"] ?? "this machine"), release build):
+            Run of \(date) on commit \(environment["SOAK_COMMIT"] ?? "unknown") (\(environment["SOAK_MACHINE"] ?? "this machine"), \(build)):
             **\(batch.seeds) seeds** from seed \(first) in \(Int(batch.seconds)) s — \(String(format: "%.1f", Double(batch.seeds) / max(batch.seconds, 0.001))) seeds/s —
             **\(batch.failures.count) failing**\(batch.failures.isEmpty ? "" : " (first: \(batch.failures.map(\.seed).min()!))").
 

@@ -96,7 +96,8 @@ struct PackageTests {
             guard let package = try await Self.unpack(workspace) else { return }
             #expect(package.deb.hasSuffix("repairsyncd_\(package.control["Version"] ?? "?")_\(package.control["Architecture"] ?? "?").deb"))
             for file in [
-                "/usr/bin/repairsyncd", "/usr/bin/repairctl", "/lib/systemd/system/repairsyncd.service",
+                "/usr/bin/repairsyncd", "/usr/bin/repairctl", "/usr/bin/repair-api-conformance",
+                "/usr/share/man/man1/repair-api-conformance.1.gz", "/lib/systemd/system/repairsyncd.service",
                 "/lib/systemd/system/repairsyncd.socket", "/usr/lib/sysusers.d/repairsyncd.conf",
                 "/usr/lib/tmpfiles.d/repairsyncd.conf", "/etc/repairsyncd/repairsyncd.yaml",
                 "/usr/share/man/man1/repairctl.1.gz", "/usr/share/man/man1/repairsyncd.1.gz",
@@ -111,7 +112,7 @@ struct PackageTests {
             #expect(!service.contains("/usr/local"))
             let conffiles = try await Self.run(["/bin/sh", "-c", "dpkg-deb --ctrl-tarfile \"$0\" | tar -xO ./conffiles", package.deb], workspace)
             #expect(conffiles.output.split(separator: "\n") == ["/etc/repairsyncd/repairsyncd.yaml"])
-            for binary in ["/usr/bin/repairsyncd", "/usr/bin/repairctl"] {
+            for binary in ["/usr/bin/repairsyncd", "/usr/bin/repairctl", "/usr/bin/repair-api-conformance"] {
                 let sections = try await Self.run(["/usr/bin/readelf", "-S", "-W", package.path(binary)], workspace).output
                 #expect(!sections.contains(".symtab"), "\(binary) is not stripped")
                 #expect(!sections.contains(".debug_info"), "\(binary) carries debug info")
@@ -151,7 +152,7 @@ struct PackageTests {
         try await Self.inWorkspace("package-ldd") { workspace in
             guard let package = try await Self.unpack(workspace) else { return }
             let toolchain = try Self.toolchainRoot()
-            for binary in ["/usr/bin/repairsyncd", "/usr/bin/repairctl"] {
+            for binary in ["/usr/bin/repairsyncd", "/usr/bin/repairctl", "/usr/bin/repair-api-conformance"] {
                 let (status, output) = try await Self.run(["/usr/bin/ldd", package.path(binary)], workspace)
                 #expect(status == 0, "\(output)")
                 let libraries = output.split(separator: "\n").compactMap { line -> String? in
@@ -218,6 +219,13 @@ struct PackageTests {
             let check = try await Self.run(hidden + [daemonBinary, "--check-config", "--config", daemon.configPath], workspace)
             #expect(check.status == 0, "\(check.output)")
             #expect(check.output.contains("\(daemon.configPath): valid"))
+
+            // The contract checker shipped for backend teams runs too, and passes against repair-api-dev.
+            let tokenFile = workspace.file("token")
+            try APIServerProcess.token.write(toFile: tokenFile, atomically: true, encoding: .utf8)
+            let conformance = try await Self.run(
+                hidden + [package.path("/usr/bin/repair-api-conformance"), server.baseURL, "--token-file", tokenFile], workspace)
+            #expect(conformance.status == 0, "\(conformance.output.suffix(3000))")
 
             try await daemon.start()
             let report = try await daemon.call("sync", .object(["wait": .bool(true)]))

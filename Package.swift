@@ -224,6 +224,8 @@ let package = Package(
             dependencies: [
                 "RepairAPIConformance",
                 "RepairSyncModels",
+                // --ca-file and --proxy: the daemon's TransportSettings.
+                "RepairSyncEngine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings

@@ -53,6 +53,16 @@ struct RepairAPIConformanceCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The ticket to add a message to (default: the last of its feed).", valueName: "id"))
     var ticket: String?
 
+    @Option(help: ArgumentHelp(
+        "A PEM file of CA certificates to trust besides the system's (a test tenant behind a private CA), as the daemon's api.ca_file.",
+        valueName: "file"))
+    var caFile: String?
+
+    @Option(help: ArgumentHelp(
+        "The proxy to reach the server through (http://[user:password@]host:port or socks5://host:port), as the daemon's api.proxy.",
+        valueName: "url"))
+    var proxy: String?
+
     func validate() throws {
         guard baseURL.hasPrefix("http://") || baseURL.hasPrefix("https://") else {
             throw ValidationError("base-url must start with http:// or https://, e.g. https://minder.example.com")
@@ -74,10 +84,19 @@ struct RepairAPIConformanceCommand: AsyncParsableCommand {
             FileHandle.standardOutput.write(
                 Data("repair-api-conformance \(ProductInfo.version): \(baseURL) against docs/api.md (Repair Minder API v1)\n".utf8))
         }
-        let report = await ConformanceRun(options: options(token: token)).run { line in
+        var custom: ConformanceTransport?
+        if caFile != nil || proxy != nil {
+            do {
+                custom = try ConformanceTransport(baseURL: baseURL, caFile: caFile, proxy: proxy)
+            } catch {
+                throw ValidationError("--ca-file / --proxy: \(error)")
+            }
+        }
+        let report = await ConformanceRun(options: options(token: token), transport: custom?.transport).run { line in
             let output = json ? FileHandle.standardError : FileHandle.standardOutput
             output.write(Data((line + "\n").utf8))
         }
+        await custom?.shutdown()
         FileHandle.standardOutput.write(Data((json ? report.json : report.text).utf8))
         throw ExitCode(report.exitCode)
     }

@@ -51,6 +51,27 @@ struct ExecutableTests {
         return path
     }
 
+    @Test("over HTTPS with a private CA: refused (named) without --ca-file, every check passes with it; a bad --ca-file is a usage error")
+    func privateCA() async throws {
+        try await RunningBackend.with(seed: ConformanceHarness.seed, scheme: .https) { backend in
+            let directory = try TemporaryDirectory(prefix: "conformance-tls")
+            let token = try Self.tokenFile(directory)
+            let caFile = try #require(backend.caFile)
+            let refused = try await Self.run([backend.baseURL, "--token-file", token, "--only", "3"])
+            #expect(refused.status == 1, "\(refused.stdout)\(refused.stderr)")
+            #expect(refused.stdout.contains("unknown CA"), "\(refused.stdout)")
+            let trusted = try await Self.run([
+                backend.baseURL, "--token-file", token, "--ca-file", caFile, "--page-limit", "40",
+            ])
+            #expect(trusted.status == 0, "\(trusted.stdout)\(trusted.stderr)")
+            let bad = directory.path("not-a-ca.pem")
+            try "not a certificate".write(toFile: bad, atomically: true, encoding: .utf8)
+            let usage = try await Self.run([backend.baseURL, "--token-file", token, "--ca-file", bad])
+            #expect(usage.status == 64, "\(usage.stdout)\(usage.stderr)")
+            #expect(usage.stderr.contains("--ca-file"), "\(usage.stderr)")
+        }
+    }
+
     @Test("--json against repair-api-dev: exit 0, every check in the document, conforms true")
     func jsonReport() async throws {
         try await RunningBackend.with(seed: ConformanceHarness.seed) { backend in

@@ -39,6 +39,8 @@ public final class Simulation {
     private var lastMessage: (ticket: String, content: String, id: String)?
     /// The record of the last write the network carried (`localUpdateLastWritten`).
     private var lastWritten: (SyncCollection, String)?
+    /// Audit-log entries already checked for a cause (`checkConflictsHaveACause`).
+    private var checkedConflicts: Set<Int64> = []
     private var lastWriteInDoubt = false
     private var retryAfterUntil: Int64?
     /// The end of the latest wait a server asked for (server clock), to catch a client that waits far longer.
@@ -496,8 +498,9 @@ public final class Simulation {
             let parts = request.path.split(separator: "/")
             if parts.count >= 2, let collection = SyncCollection(rawValue: String(parts[parts.count - 2])) {
                 lastWritten = (collection, String(parts[parts.count - 1]))
-                // The client cannot tell whether the server applied it: the edits that follow meet a write in doubt.
-                lastWriteInDoubt = [.lostRequest, .lostResponse, .truncated, .unreachable].contains(delivery)
+                // A write in doubt (the client cannot tell whether the server applied it) or refused: the edits
+                // that follow meet an entry that is unsettled or dead.
+                lastWriteInDoubt = [.lostRequest, .lostResponse, .truncated, .unreachable, .refused].contains(delivery)
             }
         }
         note("   \(request.method) \(request.path)\(key(request))")
@@ -859,6 +862,24 @@ public final class Simulation {
             }
         }
         checkLedger()
+        checkConflictsHaveACause()
+    }
+
+    /// A conflict needs someone else: an edit logged as decided against a remote change (kept local or remote,
+    /// merged, awaiting a decision) on a record nobody but this workstation ever wrote — no other user, no
+    /// deletion, re-creation or rewind, no restore of the server — is a phantom: the engine took its own write (one
+    /// in doubt, say) for another's, and a policy may have dropped a later local edit for it.
+    private func checkConflictsHaveACause() {
+        guard let audit = try? engine.conflicts(limit: 100_000), lastRestore == 0 else { return }
+        let decided: Set<ConflictRecord.Outcome> = [.keptLocal, .keptRemote, .merged, .awaitingDecision]
+        for entry in audit where decided.contains(entry.outcome) && !checkedConflicts.contains(entry.id) {
+            checkedConflicts.insert(entry.id)
+            let record = "\(entry.collection.name)|\(entry.recordId)"
+            let touched = otherWrites[record] != nil || otherWrites.keys.contains { $0.hasPrefix(record + "|") }
+            if !touched {
+                fail("conflict \(entry.id) (\(entry.outcome.rawValue)) on \(record), which nobody else wrote: the engine took its own write for another's")
+            }
+        }
     }
 
     /// 1: every acknowledged local edit is on the server, overridden in the audit log, superseded by a later edit,

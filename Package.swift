@@ -9,6 +9,16 @@ let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("InternalImportsByDefault"),
 ]
 
+/// The Swift runtime linked into the executable (repairctl and the floor it is measured against, built the same way).
+/// SwiftPM does not pass the libraries the modules name for autolinking when linking statically: name those that
+/// FoundationEssentials needs (what `swiftc -static-stdlib` links for a program that imports it).
+let staticSwift: [LinkerSetting] = [
+    .unsafeFlags(["-static-stdlib"]),
+    .linkedLibrary("_FoundationCShims"), .linkedLibrary("_FoundationCollections"),
+    .linkedLibrary("swiftSynchronization"), .linkedLibrary("swift_StringProcessing"),
+    .linkedLibrary("swift_RegexParser"),
+]
+
 let package = Package(
     name: "repairsyncd",
     platforms: [.macOS(.v15)],
@@ -20,7 +30,8 @@ let package = Package(
         .library(name: "RepairSyncModels", targets: ["RepairSyncModels"]),
         .library(name: "RepairSyncStore", targets: ["RepairSyncStore"]),
         .library(name: "RepairSyncEngine", targets: ["RepairSyncEngine"]),
-        .library(name: "RepairSyncControl", targets: ["RepairSyncControl"]),
+        .library(name: "RepairSyncProtocol", targets: ["RepairSyncProtocol"]),
+        .library(name: "RepairSyncControlClient", targets: ["RepairSyncControlClient"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
@@ -68,6 +79,8 @@ let package = Package(
             dependencies: [
                 "RepairSyncModels",
                 "RepairSyncStore",
+                // For the project's one JSON string escaper (an outbox entry's fields are JSON text).
+                "RepairSyncProtocol",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -78,10 +91,26 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // The control socket: a strict bounded JSON parser, JSON-RPC 2.0, and (with the daemon) the socket server.
+        // The control protocol, shared by the daemon and every client: the JSON value, the bounded parser and
+        // serializer, the JSON-RPC envelope and error codes, and one type per method (name, access, params, result).
+        // FoundationEssentials at most: no NIO, no GRDB, so a client that links it starts in a few milliseconds.
         .target(
-            name: "RepairSyncControl",
+            name: "RepairSyncProtocol",
+            dependencies: ["RepairSyncModels"],
+            swiftSettings: swiftSettings
+        ),
+        // The blocking Unix-socket client of the control protocol (repairctl, tools, tests): the C library only.
+        .target(
+            name: "RepairSyncControlClient",
+            dependencies: ["RepairSyncProtocol"],
+            swiftSettings: swiftSettings
+        ),
+        // The control socket's server (NIO): framing, limits, connections, subscriptions, the JSON-RPC dispatcher.
+        .target(
+            name: "RepairSyncControlServer",
             dependencies: [
+                "RepairSyncProtocol",
+                "RepairSyncControlClient",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
@@ -95,7 +124,10 @@ let package = Package(
                 "RepairSyncModels",
                 "RepairSyncStore",
                 "RepairSyncEngine",
-                "RepairSyncControl",
+                "RepairSyncProtocol",
+                "RepairSyncControlServer",
+                // `repairsyncd doctor` asks the socket whether a daemon answers.
+                "RepairSyncControlClient",
                 "CSystemd",
                 "CNetlink",
                 .product(name: "Configuration", package: "swift-configuration"),
@@ -106,7 +138,6 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
-                .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -116,21 +147,25 @@ let package = Package(
                 "RepairSyncDaemon",
                 "RepairSyncModels",
                 "RepairSyncStore",
+                "RepairSyncProtocol",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),
+        // The command-line client: the protocol, the socket client and ArgumentParser, nothing else (no SQLite, no
+        // libsystemd, no NIO: a test reads the binary to hold it to that). The Swift runtime and FoundationEssentials
+        // are linked in statically: a status bar starts it every few seconds, and resolving their symbols at every
+        // start was most of what it cost (docs/performance.md).
         .executableTarget(
             name: "repairctl",
             dependencies: [
-                "RepairSyncModels",
-                "RepairSyncControl",
-                // For `doctor` only: it reads the configuration and, without the daemon, the store.
-                "RepairSyncDaemon",
+                "RepairSyncProtocol",
+                "RepairSyncControlClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
-            swiftSettings: swiftSettings
+            swiftSettings: swiftSettings,
+            linkerSettings: staticSwift
         ),
         // The development backend: a real HTTP server that implements docs/api.md, with its own storage, a seeder,
         // and an admin surface for tests (edits as another user, deletes, counters, fault injection).
@@ -166,7 +201,7 @@ let package = Package(
                 "RepairSyncModels",
                 "RepairSyncEngine",
                 // The strict JSON parser that keeps number literals as written (money exactness, key presence).
-                "RepairSyncControl",
+                "RepairSyncProtocol",
             ],
             swiftSettings: swiftSettings
         ),
@@ -185,7 +220,8 @@ let package = Package(
             name: "repairsync-bench",
             dependencies: [
                 "RepairSyncStore",
-                "RepairSyncControl",
+                "RepairSyncProtocol",
+                "RepairSyncControlClient",
                 // The process helpers (spawn, sd_notify readiness, status subscriptions) the reliability suite uses.
                 "RepairSyncReliability",
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -195,6 +231,13 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
+        ),
+        // The floor of the badge scenario of scripts/bench: connect, send `status`, print the pending count — the C
+        // library only. Built the same way as repairctl, never installed.
+        .executableTarget(
+            name: "repairsync-badge-floor",
+            swiftSettings: swiftSettings,
+            linkerSettings: staticSwift
         ),
         // Runs one engine sync in a process that crash tests kill at precise points. Built, never installed.
         .executableTarget(
@@ -237,7 +280,10 @@ let package = Package(
             name: "RepairSyncReliability",
             dependencies: [
                 "RepairSyncModels",
-                "RepairSyncControl",
+                "RepairSyncProtocol",
+                "RepairSyncControlClient",
+                // The fuzz scenario drives the server's dispatcher in process.
+                "RepairSyncControlServer",
                 // The configuration keys (every one is tried with a wrong value).
                 "RepairSyncDaemon",
                 // The power-cut scenario opens the cut store as the daemon does and syncs it, against a development
@@ -272,6 +318,10 @@ let package = Package(
                 "RepairSyncModels",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
+                // The simulated server on loopback, for seeds whose crashes are a child process's SIGKILL.
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -307,7 +357,7 @@ let package = Package(
             name: "ConformanceTestSupport",
             dependencies: [
                 "RepairSyncModels",
-                "RepairSyncControl",
+                "RepairSyncProtocol",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -347,9 +397,16 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "RepairSyncProtocolTests",
+            dependencies: ["RepairSyncProtocol", "RepairSyncModels", "RepairSyncTestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "RepairSyncControlTests",
             dependencies: [
-                "RepairSyncControl",
+                "RepairSyncProtocol",
+                "RepairSyncControlClient",
+                "RepairSyncControlServer",
                 "RepairSyncTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -364,18 +421,22 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 "RepairSyncEngine",
                 "RepairSyncModels",
-                "RepairSyncControl",
+                "RepairSyncProtocol",
+                "RepairSyncControlClient",
+                "RepairSyncControlServer",
                 "RepairSyncReliability",
                 "RepairSyncTestSupport",
                 "BackendTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
+            // Expected outputs, read from the source tree by the golden tests.
+            exclude: ["Golden"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "RepairSyncReliabilityTests",
-            dependencies: ["RepairSyncReliability", "RepairSyncControl"],
+            dependencies: ["RepairSyncReliability", "RepairSyncProtocol", "RepairSyncControlClient"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -402,7 +463,7 @@ let package = Package(
                 "RepairAPIDev",
                 "RepairSyncEngine",
                 "RepairSyncModels",
-                "RepairSyncControl",
+                "RepairSyncProtocol",
                 "BackendTestSupport",
                 "ConformanceTestSupport",
                 "RepairSyncTestSupport",

@@ -375,6 +375,11 @@ struct SimServer {
         return response
     }
 
+    /// A write refused for good (`422 invalid_value`), not applied; remembered for its key as any final outcome.
+    mutating func refuse(_ request: TransportRequest) -> TransportResponse {
+        idempotent(request) { server in server.error(422, "invalid_value", "refused by the simulation", field: "notes") }
+    }
+
     /// A JSON body compared as JSON: key order and whitespace do not matter.
     static func canonical(_ body: Data) -> String {
         guard let object = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed]),

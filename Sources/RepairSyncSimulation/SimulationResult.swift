@@ -45,6 +45,7 @@ public struct SimCoverage: Sendable {
             case .startSync: "sync started"
             case .deliver: "delivery"
             case .crash: "crash"
+            case .processCrash: "process killed (SIGKILL)"
             case .advance: "clock advanced"
             case .jumpWall: "wall clock set"
             }
@@ -64,6 +65,7 @@ public struct SimCoverage: Sendable {
             case .unauthorized: "401"
             case .proxyPage(let status): "proxy HTML \(status)"
             case .truncated: "truncated body"
+            case .refused: "422 (a write refused)"
             case .stuckFeed: "stuck feed"
             case .emptyFeed: "empty feed"
             case .stalePage: "stale page"

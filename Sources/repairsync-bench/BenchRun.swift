@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
-import RepairSyncControl
+import RepairSyncProtocol
+import RepairSyncControlClient
 import RepairSyncReliability
 
 #if canImport(Glibc)

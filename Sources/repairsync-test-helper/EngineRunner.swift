@@ -24,6 +24,9 @@ struct EngineRunner: AsyncParsableCommand {
     @Option(help: "The API token.") var token: String
     @Option(help: "Records per changes page.") var pageSize = 500
     @Option(help: "full (push then pull everything) or push (push only).") var mode = "full"
+    @Option(help: "Changes in flight at once (1: one after another, as the simulator runs the engine).")
+    var pushConcurrency = 8
+    @Flag(help: "Do not fetch the next page while one is applied.") var noPullAhead = false
     @Option(
         help: """
             Die with SIGKILL at the Nth event of a kind: sending:N, accepted:N, pushed:N, page-received:N, \
@@ -56,7 +59,8 @@ struct EngineRunner: AsyncParsableCommand {
         let replica = try ReplicaStore.open(at: store)
         let client = APIClient(configuration: .init(baseURL: api, token: token))
         let engine = try SyncEngine(
-            store: replica, api: client, configuration: EngineConfiguration(pageSize: pageSize, completedHold: .zero),
+            store: replica, api: client, configuration: EngineConfiguration(
+                pageSize: pageSize, completedHold: .zero, pushConcurrency: pushConcurrency, pullAhead: !noPullAhead),
             events: events)
         let report = mode == "push" ? await engine.sync([]) : await engine.performFullSync()
         let encoder = JSONEncoder()

@@ -1,5 +1,5 @@
 public import Foundation
-internal import RepairSyncControl
+internal import RepairSyncProtocol
 public import RepairSyncEngine
 internal import Synchronization
 

@@ -26,6 +26,7 @@ public enum ConfigurationLoader {
         ("api.retry_after_cap", "1h"),
         ("store.path", "/var/lib/repairsyncd/replica.sqlite"),
         ("store.group_readable", "false"),
+        ("store.group_writable", "false"),
         ("store.passcode_key_file", nil),
         ("control.socket", "/run/repairsyncd/control.sock"),
         ("control.group", nil),
@@ -213,7 +214,8 @@ public enum ConfigurationLoader {
                 retryAfterCap: try P.duration(values.withDefault("api.retry_after_cap"), key: "api.retry_after_cap")),
             store: .init(
                 path: try P.absolutePath(values.withDefault("store.path"), key: "store.path"),
-                groupReadable: try P.boolean(values.withDefault("store.group_readable"), key: "store.group_readable")),
+                groupReadable: try P.boolean(values.withDefault("store.group_readable"), key: "store.group_readable"),
+                groupWritable: try P.boolean(values.withDefault("store.group_writable"), key: "store.group_writable")),
             control: .init(
                 socket: try P.absolutePath(values.withDefault("control.socket"), key: "control.socket"),
                 group: try P.existingGroup(try values.text("control.group"), key: "control.group"),

@@ -21,6 +21,7 @@ extension DaemonConfiguration {
             ("api.retry_after_cap", text(api.retryAfterCap)),
             ("store.path", store.path),
             ("store.group_readable", "\(store.groupReadable)"),
+            ("store.group_writable", "\(store.groupWritable)"),
             ("store.passcode_key_file", passcodeKey == nil ? "(none: passcodes are not stored)" : "key \(passcodeKey!)"),
             ("control.socket", control.socket),
             ("control.group", control.group ?? "(the daemon's group)"),

@@ -10,12 +10,9 @@ public struct LocalChanges: Sendable {
     let store: ReplicaStore
     let clock: any EngineClock
 
-    /// What `queueChange` names: a record another program has already written in the store.
-    public enum ChangeKind: String, Sendable, CaseIterable, Codable {
-        case orderUpdated = "order-updated"
-        case deviceUpdated = "device-updated"
-        case ticketMessageCreated = "ticket-message-created"
-    }
+    /// What `queueChange` names: a record another program has already written in the store (declared in the models,
+    /// which the control protocol shares).
+    public typealias ChangeKind = RepairSyncModels.ChangeKind
 
     public enum QueueResult: Sendable, Hashable {
         /// Queued these fields (for a message: the message).

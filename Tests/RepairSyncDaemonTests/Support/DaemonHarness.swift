@@ -2,7 +2,8 @@ import BackendTestSupport
 import Foundation
 import NIOHTTP1
 import RepairAPIDev
-import RepairSyncControl
+import RepairSyncProtocol
+import RepairSyncControlClient
 import RepairSyncReliability
 import RepairSyncTestSupport
 import Testing

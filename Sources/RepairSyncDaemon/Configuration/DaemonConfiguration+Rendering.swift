@@ -19,6 +19,7 @@ extension DaemonConfiguration {
             ("api.allow_insecure_http", "\(api.allowInsecureHTTP)"),
             ("api.request_timeout", text(api.requestTimeout)),
             ("api.retry_after_cap", text(api.retryAfterCap)),
+        ] + api.transport.renderedLines + [
             ("store.path", store.path),
             ("store.group_readable", "\(store.groupReadable)"),
             ("store.group_writable", "\(store.groupWritable)"),

@@ -12,6 +12,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
         public var requestTimeout: Duration
         /// The longest wait a server's `Retry-After` can impose (a server clock far ahead must not silence the shop).
         public var retryAfterCap: Duration
+        /// Trust, TLS version and proxy (`api.ca_file`, `api.tls_min_version`, `api.proxy`).
+        public var transport: Transport
     }
 
     public struct Store: Sendable, Equatable {

@@ -15,7 +15,17 @@ struct DaemonChecks {
         let (config, _) = await ConfigurationChecks.file(services.configPath, environment: ProcessInfo.processInfo.environment)
         checks.append(config)
         checks.append(ConfigurationChecks.tokenFile(configuration.api.tokenFile))
-        checks += apiChecks(await services.engine.diagnoseAPI())
+        let diagnosis = await services.engine.diagnoseAPI()
+        let api = apiChecks(diagnosis)
+        checks += api.prefix(1)
+        // After the api line: the certificate it presents, under the daemon's own trust and proxy settings.
+        if let certificate = await CertificateCheck.run(
+            baseURL: diagnosis.baseURL, settings: configuration.api.transport.settings(),
+            tlsFailure: diagnosis.tlsFailure, healthFailed: diagnosis.healthError != nil)
+        {
+            checks.append(certificate)
+        }
+        checks += api.dropFirst()
         checks.append(storeCheck(services.engine.storeHealth()))
         checks += await changeChecks(interval: configuration.sync.interval)
         return checks
@@ -24,10 +34,7 @@ struct DaemonChecks {
     func apiChecks(_ diagnosis: APIDiagnosis) -> [DoctorCheck] {
         var checks: [DoctorCheck] = []
         if let error = diagnosis.healthError {
-            checks.append(
-                DoctorCheck(
-                    "api", .fail, "\(diagnosis.baseURL) does not answer: \(error)",
-                    fix: "check the network, the firewall and api.base_url"))
+            checks.append(Doctor.apiFailure(diagnosis.baseURL, error, tls: diagnosis.tlsFailure != nil))
         } else {
             checks.append(DoctorCheck("api", .ok, "\(diagnosis.baseURL) answers /health"))
         }

@@ -1,3 +1,4 @@
+internal import AsyncHTTPClient
 internal import Foundation
 internal import RepairSyncControlClient
 internal import RepairSyncEngine
@@ -24,6 +25,17 @@ public enum Doctor {
         return checks
     }
 
+    /// The `api` line when /health failed: a TLS failure points at the `certificate` line, which names the reason.
+    static func apiFailure(_ baseURL: String, _ error: String, tls: Bool) -> DoctorCheck {
+        if tls {
+            return DoctorCheck(
+                "api", .fail, "\(baseURL): the TLS handshake failed, nothing was sent (see the certificate line)",
+                fix: "fix what the certificate line says; repairsyncd never falls back to plain http")
+        }
+        return DoctorCheck(
+            "api", .fail, "\(baseURL) does not answer: \(error)", fix: "check the network, the firewall and api.base_url")
+    }
+
     /// Whether a daemon answers on the socket (and the socket's mode).
     static func daemonCheck(_ path: String) -> DoctorCheck {
         guard let socket = FileOwnership(path: path) else {
@@ -43,15 +55,49 @@ public enum Doctor {
 
     /// The API's health (no token needed), and the token when this user may read it.
     static func apiChecks(_ configuration: DaemonConfiguration) async -> [DoctorCheck] {
+        // The daemon's own TLS and proxy settings, so the answer is the one the daemon gets.
+        let settings = configuration.api.transport.settings()
+        let http: HTTPClient
+        do {
+            http = try settings.makeHTTPClient()
+        } catch {
+            return [DoctorCheck("api", .fail, "\(error)", fix: "correct api.ca_file or api.proxy")]
+        }
+        let checks = await apiChecks(configuration, settings: settings, http: http)
+        try? await http.shutdown()
+        return checks
+    }
+
+    private static func apiChecks(_ configuration: DaemonConfiguration, settings: TransportSettings, http: HTTPClient)
+        async -> [DoctorCheck]
+    {
         var checks: [DoctorCheck] = []
         let url = configuration.api.baseURL
-        let anonymous = APIClient(configuration: .init(baseURL: url, token: "", requestTimeout: configuration.probe.timeout))
+        func apiClient(token: String) -> APIClient {
+            APIClient(
+                configuration: .init(baseURL: url, token: token, requestTimeout: configuration.probe.timeout),
+                clock: SystemEngineClock(), transport: HTTPTransport(baseURL: url, http: http, settings: settings))
+        }
+        let anonymous = apiClient(token: "")
+        var healthError: APIError?
         do {
             _ = try await anonymous.health()
-            checks.append(DoctorCheck("api", .ok, "\(url) answers /health"))
         } catch {
-            checks.append(
-                DoctorCheck("api", .fail, "\(url) does not answer: \(error)", fix: "check the network, the firewall and api.base_url"))
+            healthError = error
+        }
+        var tlsFailure: String?
+        if case .tls(let reason)? = healthError { tlsFailure = reason }
+        if let healthError {
+            checks.append(apiFailure(url, "\(healthError)", tls: tlsFailure != nil))
+        } else {
+            checks.append(DoctorCheck("api", .ok, "\(url) answers /health"))
+        }
+        if let certificate = await CertificateCheck.run(
+            baseURL: url, settings: settings, tlsFailure: tlsFailure, healthFailed: healthError != nil)
+        {
+            checks.append(certificate)
+        }
+        guard healthError == nil else {
             checks.append(DoctorCheck("token", .skipped, "needs the API"))
             return checks
         }
@@ -63,7 +109,7 @@ public enum Doctor {
                 DoctorCheck("token", .skipped, "this user cannot read the token (\(error.message)); run doctor as root"))
             return checks
         }
-        let client = APIClient(configuration: .init(baseURL: url, token: token.value, requestTimeout: configuration.probe.timeout))
+        let client = apiClient(token: token.value)
         do {
             _ = try await client.changes(.clients, cursor: nil, limit: 1)
             checks.append(DoctorCheck("token", .ok, "the API accepts the token"))

@@ -1,3 +1,4 @@
+internal import AsyncHTTPClient
 internal import CSystemd
 public import Foundation
 internal import Logging
@@ -65,10 +66,18 @@ public enum Daemon {
             store = try ReplicaStore.open(at: configuration.store.path, fileMode: storeMode)
         }
         access.apply(toStoreAt: configuration.store.path, logger: logger)
+        // One HTTP client for the process, with the configured trust, TLS version and proxy; the engine and the
+        // probe share its connections.
+        let transport = configuration.api.transport.settings()
+        let http = try transport.makeHTTPClient()
+        let apiLogger = Logger(label: "repairsyncd.api")
         let api = APIClient(
             configuration: .init(
                 baseURL: configuration.api.baseURL, token: configuration.token.value,
-                requestTimeout: configuration.api.requestTimeout, retryAfterCap: configuration.api.retryAfterCap))
+                requestTimeout: configuration.api.requestTimeout, retryAfterCap: configuration.api.retryAfterCap),
+            clock: SystemEngineClock(),
+            transport: HTTPTransport(
+                baseURL: configuration.api.baseURL, http: http, settings: transport, logger: apiLogger))
         let metrics = SyncMetrics(textfile: configuration.metricsTextfile)
         let engine = try SyncEngine(
             store: store, api: api, configuration: configuration.engineConfiguration,
@@ -81,7 +90,10 @@ public enum Daemon {
         let probeAPI = APIClient(
             configuration: .init(
                 baseURL: configuration.api.baseURL, token: configuration.token.value,
-                requestTimeout: configuration.probe.timeout))
+                requestTimeout: configuration.probe.timeout),
+            clock: SystemEngineClock(),
+            transport: HTTPTransport(
+                baseURL: configuration.api.baseURL, http: http, settings: transport, logger: apiLogger))
         let scheduler = SchedulerService(
             engine: engine, policy: configuration.schedulePolicy, probeSettings: configuration.probe, probeAPI: probeAPI,
             shutdownGrace: configuration.sync.shutdownGrace,
@@ -156,8 +168,18 @@ public enum Daemon {
         stopper.group.withLock { $0 = group }
         logger.info(
             "repairsyncd starting",
-            metadata: ["api": "\(configuration.api.baseURL)", "store": "\(configuration.store.path)"])
-        try await group.run()
+            metadata: [
+                "api": "\(configuration.api.baseURL)", "store": "\(configuration.store.path)",
+                "proxy": "\(transport.proxy.map { "\($0) (from \(configuration.api.transport.proxySource ?? .configuration))" } ?? "none")",
+                "ca_file": "\(transport.caFile ?? "none")", "tls_min_version": "\(transport.minimumTLSVersion.rawValue)",
+            ])
+        do {
+            try await group.run()
+        } catch {
+            try? await http.shutdown()
+            throw error
+        }
+        try? await http.shutdown()
         logger.info("repairsyncd stopped")
         return 0
     }

@@ -16,6 +16,7 @@ extension SyncEngine {
             _ = try await api.health()
         } catch {
             diagnosis.healthError = "\(error)"
+            if case .tls(let reason) = error { diagnosis.tlsFailure = reason }
         }
         do {
             _ = try await api.changes(.clients, cursor: nil, limit: 1)
@@ -48,6 +49,8 @@ public struct APIDiagnosis: Sendable, Hashable {
     public var baseURL: String
     /// Why `/health` failed; nil when it answered.
     public var healthError: String?
+    /// Why the TLS handshake refused the API (an expired certificate, an unknown CA…); nil when it did not.
+    public var tlsFailure: String?
     public var token: Token = .unknown("not checked")
     /// The workstation's clock minus the server's; nil when it could not be measured.
     public var clockOffsetMilliseconds: Int64?

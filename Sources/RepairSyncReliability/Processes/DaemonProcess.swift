@@ -13,6 +13,8 @@ public final class DaemonProcess: @unchecked Sendable {
     public var environment: [String: String] = [:]
     /// A command prefix (e.g. `faketime` for clock jumps).
     public var launcher: [String] = []
+    /// The daemon's executable (the one just built, unless a test runs another, e.g. a packaged one).
+    public var binary = Binaries.path("repairsyncd")
     public private(set) var process: ChildProcess?
     public private(set) var starts = 0
 
@@ -61,7 +63,7 @@ public final class DaemonProcess: @unchecked Sendable {
         environment.merge(self.environment) { _, new in new }
         starts += 1
         let child = try ChildProcess(
-            launcher + [Binaries.path("repairsyncd"), "--config", configPath], environment: environment, logPath: logPath)
+            launcher + [binary, "--config", configPath], environment: environment, logPath: logPath)
         process = child
         // READY=1, or the end of a daemon that could not start (checked between short waits for the datagram).
         let deadline = Date().addingTimeInterval(timeout)

@@ -18,7 +18,8 @@ public struct BadConfiguration: Sendable {
     /// A wrong value for each key (the wrong type is `[1, 2]` for every key).
     static let wrongValues: [String: String] = [
         "api.base_url": "ftp://api.example", "api.token_file": "/", "api.allow_insecure_http": "maybe",
-        "api.request_timeout": "soon", "api.retry_after_cap": "0s", "store.path": "relative/replica.sqlite",
+        "api.request_timeout": "soon", "api.retry_after_cap": "0s", "api.ca_file": "/nonexistent/ca.pem",
+        "api.tls_min_version": "1.0", "api.proxy": "https://proxy.example:3128", "store.path": "relative/replica.sqlite",
         "store.group_readable": "maybe", "store.group_writable": "sometimes",
         "store.passcode_key_file": "/nonexistent/passcode.key", "control.socket": "relative.sock",
         "control.group": "no-such-group-here", "control.public_status": "maybe", "control.max_connections": "-1",

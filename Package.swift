@@ -419,6 +419,8 @@ let package = Package(
                 "RepairSyncReliability",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // sqlite3_trace_v2 and sqlite3_auto_extension, for the query-plan test's statement trace.
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings

@@ -44,6 +44,31 @@ enum ScaleMigrations {
                     UPDATE outbox_counts SET entries = entries - 1 WHERE state = OLD.state;
                     UPDATE outbox_counts SET entries = entries + 1 WHERE state = NEW.state;
                 END;
+
+                -- The conflict log's size by outcome, kept the same way: the log is an audit trail that only grows,
+                -- and the status after each local change reported its counts with a scan and a sort of all of it.
+                -- A row appears with the first conflict of its outcome (no OR IGNORE: the statement that fires the
+                -- trigger would impose its own conflict handling on it).
+                CREATE TABLE conflict_counts (
+                    outcome TEXT PRIMARY KEY NOT NULL,
+                    entries INTEGER NOT NULL
+                ) STRICT, WITHOUT ROWID;
+                INSERT INTO conflict_counts (outcome, entries) SELECT outcome, COUNT(*) FROM conflicts GROUP BY outcome;
+                CREATE TRIGGER conflict_counts_insert AFTER INSERT ON conflicts BEGIN
+                    INSERT INTO conflict_counts (outcome, entries)
+                        SELECT NEW.outcome, 0 WHERE NOT EXISTS (SELECT 1 FROM conflict_counts WHERE outcome = NEW.outcome);
+                    UPDATE conflict_counts SET entries = entries + 1 WHERE outcome = NEW.outcome;
+                END;
+                CREATE TRIGGER conflict_counts_delete AFTER DELETE ON conflicts BEGIN
+                    UPDATE conflict_counts SET entries = entries - 1 WHERE outcome = OLD.outcome;
+                END;
+                CREATE TRIGGER conflict_counts_outcome AFTER UPDATE OF outcome ON conflicts
+                WHEN OLD.outcome IS NOT NEW.outcome BEGIN
+                    UPDATE conflict_counts SET entries = entries - 1 WHERE outcome = OLD.outcome;
+                    INSERT INTO conflict_counts (outcome, entries)
+                        SELECT NEW.outcome, 0 WHERE NOT EXISTS (SELECT 1 FROM conflict_counts WHERE outcome = NEW.outcome);
+                    UPDATE conflict_counts SET entries = entries + 1 WHERE outcome = NEW.outcome;
+                END;
                 """)
     }
 }

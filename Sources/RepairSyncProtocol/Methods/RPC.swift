@@ -6,11 +6,12 @@ public enum RPC {
     /// changes in a way an older client would notice.
     ///
     /// 2: outbox entries and conflicts in camelCase (`recordId`, …); `discard`; `replyToTicket` takes `id`.
-    public static let protocolVersion = 2
+    /// 3: `resync`; run reports list `resynced` collections.
+    public static let protocolVersion = 3
 
     public static let methods: [any ControlMethod.Type] = [
         Ping.self, Version.self, Status.self, Subscribe.self, Stats.self, Doctor.self,
-        Sync.self, Pause.self, Resume.self, Reload.self,
+        Sync.self, Resync.self, Pause.self, Resume.self, Reload.self,
         QueueChange.self, Pending.self, Retry.self, Discard.self, Conflicts.self, ResolveConflict.self,
         UpdateOrder.self, UpdateDevice.self, ReplyToTicket.self,
         ListOrders.self, GetOrder.self, ListDevices.self, ListClients.self, GetClient.self, ListTickets.self,

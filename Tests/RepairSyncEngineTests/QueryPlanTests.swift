@@ -13,7 +13,8 @@ import Testing
 /// (`sqlite3_trace_v2`, installed by an SQLite auto-extension), while the test drives what the daemon does — a full
 /// sync and an incremental one, every list and detail the control socket serves with each of its filters, the
 /// status, local changes (`updateOrder`, `queueChange` after another program's edit, a ticket reply), a push, a
-/// conflict and its resolution. Each distinct statement is then planned with `EXPLAIN QUERY PLAN` on the same store.
+/// conflict and its resolution, a resync with its sweep. Each distinct statement is then planned with
+/// `EXPLAIN QUERY PLAN` on the same store.
 ///
 /// The store has no `sqlite_stat1` (the daemon never runs `ANALYZE`), so SQLite chooses its plans from the schema
 /// alone, not from the number of rows: the plans of this small store are those of a store of a million orders.
@@ -95,6 +96,15 @@ struct QueryPlanTests {
             try await h.serverEdit("devices", device.id, #"{"status":"repaired"}"#)
             try await h.serverEdit("clients", order.clientId, #"{"city":"Leeds"}"#)
             #expect(await engine.performFullSync().succeeded)
+            // A resync (`repairctl resync devices`): every id marked, the pull from the beginning, and the sweep of a
+            // device the server no longer has.
+            let gone = try #require(
+                try replica.devices(orderId: nil, status: nil, page: .init(limit: 1, offset: 20), revealPasscodes: false).first)
+            try await h.serverDelete("devices", gone.id)
+            #expect(await engine.resync([.devices]).succeeded)
+            let left = try replica.devices(
+                orderId: gone.orderId, status: nil, page: .init(limit: 50, offset: 0), revealPasscodes: false)
+            #expect(left.allSatisfy { $0.id != gone.id })
             await engine.stop()
 
             let statements = StatementTrace.statements(path: path)

@@ -268,6 +268,28 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // A test-only SQLite VFS that simulates power cuts (docs/reliability.md, "Power cuts"): it wraps the unix VFS,
+        // becomes the process's default, and at a chosen write or sync drops, keeps in part or tears what was not
+        // synced. C, like SQLite's own crash test VFS; linked only into `repairsync-power-cut`.
+        .target(
+            name: "SQLiteCrashVFS",
+            path: "Tests/SQLiteCrashVFS",
+            linkerSettings: [.linkedLibrary("sqlite3")]
+        ),
+        // The power-cut workload through the crash VFS, in a process of its own. Built, never installed.
+        .executableTarget(
+            name: "repairsync-power-cut",
+            dependencies: [
+                "SQLiteCrashVFS",
+                "RepairSyncEngine",
+                "RepairSyncStore",
+                "RepairSyncModels",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // The reliability scenarios over the built binaries as real processes (crashes, a faulty server, a conflict
         // storm, hostile socket input, bad configuration, a full disk, clock jumps, load, fuzzing). The test layer
         // runs them small; `repairsync-soak` runs them long and prints the table.
@@ -281,6 +303,12 @@ let package = Package(
                 "RepairSyncControlServer",
                 // The configuration keys (every one is tried with a wrong value).
                 "RepairSyncDaemon",
+                // The power-cut scenario opens the cut store as the daemon does and syncs it, against a development
+                // backend in the same process, started on a copy of one file per cut.
+                "RepairSyncStore",
+                "RepairSyncEngine",
+                "RepairAPIDev",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -393,6 +421,8 @@ let package = Package(
                 "RepairSyncReliability",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // sqlite3_trace_v2 and sqlite3_auto_extension, for the query-plan test's statement trace.
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings

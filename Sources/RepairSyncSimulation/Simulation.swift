@@ -861,6 +861,15 @@ public final class Simulation {
                 fail("status counts \((status.pending, status.failed, status.dead, status.held)) ≠ outbox \(expected)")
             }
         }
+        // The status's record counts are the tables' (a run recounts only the collections it may have resized).
+        if let tables = try? await store.read({ db in
+            try SyncCollection.pullOrder.map { try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \($0.name)") ?? 0 }
+        }) {
+            let shown = SyncCollection.pullOrder.map { collection in
+                status.collections.first { $0.collection == collection }?.records ?? -1
+            }
+            if shown != tables { fail("status record counts \(shown) ≠ tables \(tables)") }
+        }
         checkLedger()
         checkConflictsHaveACause()
     }

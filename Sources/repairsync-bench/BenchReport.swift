@@ -61,13 +61,16 @@ struct BenchReport {
 
     static let begin = "<!-- bench:begin (written by scripts/bench) -->"
     static let end = "<!-- bench:end -->"
+    static let scaleBegin = "<!-- bench-scale:begin (written by scripts/bench --scale N) -->"
+    static let scaleEnd = "<!-- bench-scale:end -->"
 
-    /// Replaces what is between the bench markers in `path` (creating the file with just them if needed), so the
-    /// prose around the table stays.
+    /// Replaces what is between the bench markers in `path` (the bench-scale markers for a `--scale` run; creating
+    /// the file with just them if needed), so the prose around the table stays.
     func write(into path: String) throws {
-        let section = Self.begin + "\n" + markdown() + Self.end
-        var text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? "# Performance\n\n\(Self.begin)\n\(Self.end)\n"
-        if let start = text.range(of: Self.begin), let stop = text.range(of: Self.end), start.lowerBound < stop.lowerBound {
+        let (begin, end) = plan.scaleFactor == nil ? (Self.begin, Self.end) : (Self.scaleBegin, Self.scaleEnd)
+        let section = begin + "\n" + markdown() + end
+        var text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? "# Performance\n\n\(begin)\n\(end)\n"
+        if let start = text.range(of: begin), let stop = text.range(of: end), start.lowerBound < stop.lowerBound {
             text.replaceSubrange(start.lowerBound..<stop.upperBound, with: section)
         } else {
             text += "\n" + section + "\n"

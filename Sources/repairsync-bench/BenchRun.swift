@@ -34,19 +34,24 @@ struct BenchRun {
         // Twice, each time on an empty store, each beside its own floor: the best of each counts, so that a burst of
         // other work on the machine during one of them does not decide the ratio. The second daemon stays for the
         // scenarios that follow.
-        let first = try Self.daemon(directory: plan.path("daemon-large-first"), baseURL: large.baseURL)
-        defer {
-            first.process?.signal(SIGKILL)
-            first.notify.close()
+        // At --scale, once: the large shop's sync takes minutes, and the run compares sizes rather than builds.
+        var firstSync: InitialSync?
+        if plan.scaleFactor == nil {
+            let first = try Self.daemon(directory: plan.path("daemon-large-first"), baseURL: large.baseURL)
+            defer {
+                first.process?.signal(SIGKILL)
+                first.notify.close()
+            }
+            firstSync = try await initialSync(daemon: first, api: largeAPI)
+            await first.stop()
         }
-        let firstSync = try await initialSync(daemon: first, api: largeAPI)
-        await first.stop()
         let daemon = try Self.daemon(directory: plan.path("daemon-large"), baseURL: large.baseURL)
         defer {
             daemon.process?.signal(SIGKILL)
             daemon.notify.close()
         }
-        let largeSync = InitialSync.best(firstSync, try await initialSync(daemon: daemon, api: largeAPI))
+        let secondSync = try await initialSync(daemon: daemon, api: largeAPI)
+        let largeSync = firstSync.map { InitialSync.best($0, secondSync) } ?? secondSync
         let control = try ControlClient(path: daemon.socketPath)
 
         let smallDaemon = try Self.daemon(directory: plan.path("daemon-small"), baseURL: small.baseURL)
@@ -56,11 +61,18 @@ struct BenchRun {
         }
         let smallSync = try await smallInitialSync(smallDaemon)
         rows += initialSyncRows(large: largeSync, small: smallSync)
-        rows += try await httpsInitialSync(plain: largeSync)
+        if plan.scaleFactor == nil { rows += try await httpsInitialSync(plain: largeSync) }
         rows += try await noOpSync(control: control, storePath: daemon.storePath, api: largeAPI)
         rows += try await scale(
             large: daemon, largeAPI: largeAPI, control: control, small: smallDaemon, smallAPI: smallAPI)
+        rows += try replicaReads(large: daemon, control: control, small: smallDaemon)
         await smallDaemon.stop()
+        if plan.scaleFactor != nil {
+            await daemon.stop()
+            await large.stop()
+            await small.stop()
+            return rows
+        }
 
         rows += try await queueChange(daemon: daemon, control: control)
         rows += try badge(daemon: daemon)

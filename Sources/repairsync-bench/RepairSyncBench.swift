@@ -20,6 +20,11 @@ struct RepairSyncBench: AsyncParsableCommand {
     @Option(help: "Orders in the small shop (the second size for peak RSS and for the scale scenario).")
     var smallOrders = 10_000
 
+    @Option(help: ArgumentHelp(
+        "A shop N times larger: N × 100,000 orders against 100,000 (1×), only the scenarios that compare sizes (initial sync and its floor, peak RSS, the pull of 1,000 changed orders, listOrders and getOrder, store size); written between the bench-scale markers.",
+        valueName: "N"))
+    var scale: Int?
+
     @Option(help: "Changes pushed with no added latency (and sent by the sequential baseline).")
     var pushChanges = 10_000
 
@@ -48,6 +53,7 @@ struct RepairSyncBench: AsyncParsableCommand {
     var package: String?
 
     func validate() throws {
+        if let scale, scale < 2 { throw ValidationError("--scale must be at least 2") }
         guard orders >= 2 * smallOrders, smallOrders >= 1000 else {
             throw ValidationError("--orders must be at least twice --small-orders, and --small-orders at least 1000")
         }
@@ -69,9 +75,10 @@ struct RepairSyncBench: AsyncParsableCommand {
             return
         }
         let plan = ScenarioPlan(
-            binaries: URL(fileURLWithPath: bin), workDirectory: directory, orders: orders, smallOrders: smallOrders,
+            binaries: URL(fileURLWithPath: bin), workDirectory: directory,
+            orders: scale.map { $0 * Self.baseOrders } ?? orders, smallOrders: scale == nil ? smallOrders : Self.baseOrders,
             pushChanges: pushChanges, slowPushChanges: slowPushChanges, latencyMilliseconds: latencyMs,
-            idleSeconds: idleSeconds)
+            idleSeconds: idleSeconds, scaleFactor: scale)
         let started = ContinuousClock.now
         let results = try await BenchRun(plan: plan).run()
         let report = BenchReport(
@@ -82,6 +89,9 @@ struct RepairSyncBench: AsyncParsableCommand {
         if let markdown { try report.write(into: markdown) }
         if work == nil { try? FileManager.default.removeItem(atPath: directory) }
     }
+
+    /// The 1× shop of `--scale`.
+    static let baseOrders = 100_000
 
     static func temporaryDirectory() throws -> String {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("repairsync-bench-\(UUID().uuidString.prefix(8))").path

@@ -11,6 +11,9 @@ struct ScenarioPlan: Sendable {
     var slowPushChanges: Int
     var latencyMilliseconds: Int
     var idleSeconds: Int
+    /// `--scale N`: only the scenarios that compare a shop N times larger with the 1× one (no HTTPS, socket
+    /// writes, badge, push or idle).
+    var scaleFactor: Int? = nil
 
     /// Orders changed on the server for the scale scenario.
     static let scaleChanges = 1000

@@ -24,9 +24,16 @@ struct Soak: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Write the table into this Markdown file, between its soak markers.", valueName: "path"))
     var writeDoc: String?
 
+    @Option(help: "Power cuts in the power-cut scenario (150 quick, 2000 at soak size).")
+    var cuts: Int?
+
+    @Option(help: ArgumentHelp("The power-cut workload program to run (a mutant's build; scripts/mutants/power-cut).", valueName: "path"))
+    var powerCutHelper: String?
+
     enum Scenario: String, CaseIterable {
         case crashPush = "crash-push", crashPull = "crash-pull", faults, conflicts, socket, config, diskFull = "disk-full"
         case load, fuzz
+        case powerCut = "power-cut"
     }
 
     func run() async throws {
@@ -83,6 +90,8 @@ struct Soak: AsyncParsableCommand {
             return try await DiskFull(changes: quick ? 60 : 400).run()
         case .load: return try await Load(clients: 50, seconds: quick ? 10 : 60, orders: quick ? 2000 : 5000).run()
         case .fuzz: return try await Fuzz(seconds: quick ? 10 : 120, seed: seed).run()
+        case .powerCut:
+            return try await PowerCut(cuts: cuts ?? (quick ? 150 : 2000), seed: seed, helper: powerCutHelper).run()
         }
     }
 

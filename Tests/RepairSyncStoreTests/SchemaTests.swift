@@ -9,14 +9,17 @@ import Testing
     @Test func migratesFromEmpty() throws {
         let dir = try TemporaryDirectory()
         let store = try ReplicaStore.open(at: dir.path("replica.sqlite"))
-        #expect(try store.appliedMigrations() == ["v1-replica", "v2-engine", "v3-in-doubt-and-resync"])
+        #expect(
+            try store.appliedMigrations() == [
+                "v1-replica", "v2-engine", "v3-in-doubt-and-resync", "v4-list-indexes-and-outbox-counts",
+            ])
         let tables = try store.read { db in
             try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
         }
         #expect(
             tables == [
-                "clients", "conflicts", "dashboard_snapshots", "devices", "edited_rows", "grdb_migrations", "orders", "outbox",
-                "resync_marks", "sqlite_sequence", "sync_bases", "sync_metadata", "ticket_messages", "tickets",
+                "clients", "conflict_counts", "conflicts", "dashboard_snapshots", "devices", "edited_rows", "grdb_migrations",
+                "orders", "outbox", "outbox_counts", "resync_marks", "sqlite_sequence", "sync_bases", "sync_metadata", "ticket_messages", "tickets",
             ])
         let metadata = try store.read { db in try SyncMetadata.fetchAll(db) }
         #expect(Set(metadata.map(\.collection)) == Set(SyncCollection.allCases))
@@ -43,6 +46,87 @@ import Testing
         #expect(try columns("clients") == Client.columnNames + ["synced_at"])
         #expect(try columns("tickets") == Ticket.columnNames + ["synced_at"])
         #expect(try columns("ticket_messages") == TicketMessage.columnNames + ["synced_at"])
+    }
+
+    @Test("the outbox's counts by state, kept by triggers, equal a count of the outbox through inserts, state changes and deletes")
+    func outboxCountsFollowTheOutbox() throws {
+        let dir = try TemporaryDirectory()
+        let store = try ReplicaStore.open(at: dir.path("replica.sqlite"))
+        func kept() throws -> [String: Int] {
+            try store.read { db in
+                Dictionary(uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT state, entries FROM outbox_counts").map {
+                    ($0["state"] as String, $0["entries"] as Int)
+                })
+            }
+        }
+        func counted() throws -> [String: Int] {
+            try store.read { db in
+                var counts = ["pending": 0, "in_flight": 0, "failed": 0, "dead": 0, "held": 0]
+                for row in try Row.fetchAll(db, sql: "SELECT state, COUNT(*) AS n FROM outbox GROUP BY state") {
+                    counts[row["state"] as String] = row["n"] as Int
+                }
+                return counts
+            }
+        }
+        #expect(try kept() == counted())
+        try store.write { db in
+            for n in 0..<12 {
+                try db.execute(
+                    sql: """
+                        INSERT INTO outbox (collection, record_id, order_key, kind, fields, idempotency_key, created_at, edited_at)
+                        VALUES ('orders', ?, ?, 'update', '{}', ?, 0, 0)
+                        """, arguments: ["ord_\(n)", "orders/ord_\(n)", "key-\(n)"])
+            }
+        }
+        #expect(try kept()["pending"] == 12)
+        try store.write { db in
+            try db.execute(sql: "UPDATE outbox SET state = 'in_flight' WHERE seq % 3 = 0")
+            try db.execute(sql: "UPDATE outbox SET state = 'dead' WHERE seq % 3 = 1")
+            try db.execute(sql: "UPDATE outbox SET state = 'dead' WHERE seq % 3 = 1")  // no change of state: no count
+            try db.execute(sql: "UPDATE outbox SET attempts = attempts + 1")  // not the state: no count
+            try db.execute(sql: "DELETE FROM outbox WHERE seq % 4 = 0")
+        }
+        #expect(try kept() == counted())
+        #expect(try kept().values.reduce(0, +) == 9)
+    }
+
+    @Test("the conflict log's counts by outcome, kept by triggers, equal a count of the log through inserts, resolutions and deletes")
+    func conflictCountsFollowTheLog() throws {
+        let dir = try TemporaryDirectory()
+        let store = try ReplicaStore.open(at: dir.path("replica.sqlite"))
+        func kept() throws -> [String: Int] {
+            try store.read { db in
+                Dictionary(uniqueKeysWithValues: try Row.fetchAll(
+                    db, sql: "SELECT outcome, entries FROM conflict_counts WHERE entries > 0"
+                ).map { ($0["outcome"] as String, $0["entries"] as Int) })
+            }
+        }
+        func counted() throws -> [String: Int] {
+            try store.read { db in
+                Dictionary(uniqueKeysWithValues: try Row.fetchAll(
+                    db, sql: "SELECT outcome, COUNT(*) AS n FROM conflicts GROUP BY outcome"
+                ).map { ($0["outcome"] as String, $0["n"] as Int) })
+            }
+        }
+        #expect(try kept().isEmpty)
+        try store.write { db in
+            for (n, outcome) in ["merged", "awaiting_decision", "kept_remote", "awaiting_decision", "merged", "merged"].enumerated() {
+                try db.execute(
+                    sql: """
+                        INSERT INTO conflicts (collection, record_id, fields, base, local, remote, policy, outcome, state, detected_at)
+                        VALUES ('orders', ?, 'notes', '{}', '{}', '{}', 'merge', ?, ?, 0)
+                        """, arguments: ["ord_\(n)", outcome, outcome == "awaiting_decision" ? "open" : "resolved"])
+            }
+        }
+        #expect(try kept() == ["merged": 3, "awaiting_decision": 2, "kept_remote": 1])
+        try store.write { db in
+            try db.execute(
+                sql: "UPDATE conflicts SET state = 'resolved', outcome = 'kept_local' WHERE outcome = 'awaiting_decision'")
+            try db.execute(sql: "UPDATE conflicts SET remote = '{\"notes\":\"x\"}'")  // not the outcome: no count
+            try db.execute(sql: "DELETE FROM conflicts WHERE outcome = 'kept_remote'")
+        }
+        #expect(try kept() == counted())
+        #expect(try kept() == ["merged": 3, "kept_local": 2])
     }
 
     @Test func indexesExist() throws {

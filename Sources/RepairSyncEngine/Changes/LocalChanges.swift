@@ -24,17 +24,34 @@ public struct LocalChanges: Sendable {
     // MARK: Mutations the engine performs
 
     /// Changes fields of an order or a device (names as in the API: status, notes / status, diagnosis,
-    /// resolution) and queues the change.
+    /// resolution) and queues the change, in a transaction of its own.
     @discardableResult
     public func update(_ collection: SyncCollection, id: String, fields: FieldValues) throws -> OutboxEntry {
+        let work = try updateWork(collection, id: id, fields: fields)
+        return try store.write(work)
+    }
+
+    /// The same, sharing one commit with concurrent callers (`GroupCommit`): returns once the commit holding the
+    /// change is on disk.
+    @discardableResult
+    public func update(_ collection: SyncCollection, id: String, fields: FieldValues) async throws -> OutboxEntry {
+        let work = try updateWork(collection, id: id, fields: fields)
+        return try await store.groupCommit.write(work)
+    }
+
+    private func updateWork(_ collection: SyncCollection, id: String, fields: FieldValues) throws
+        -> @Sendable (Database) throws -> OutboxEntry
+    {
         switch collection {
-        case .orders: return try update(Order.self, id: id, fields: fields)
-        case .devices: return try update(Device.self, id: id, fields: fields)
+        case .orders: return try updateWork(Order.self, id: id, fields: fields)
+        case .devices: return try updateWork(Device.self, id: id, fields: fields)
         default: throw EngineError.invalidValue(field: "collection", reason: "\(collection) cannot be changed locally")
         }
     }
 
-    private func update<R: EditableRecord>(_ type: R.Type, id: String, fields: FieldValues) throws -> OutboxEntry {
+    private func updateWork<R: EditableRecord>(_ type: R.Type, id: String, fields: FieldValues) throws
+        -> @Sendable (Database) throws -> OutboxEntry
+    {
         guard !fields.isEmpty else { throw EngineError.invalidValue(field: "fields", reason: "nothing to change") }
         for (name, value) in fields {
             guard R.editableFields.contains(name) else {
@@ -44,13 +61,14 @@ public struct LocalChanges: Sendable {
             if name == "status" { try Self.validateStatus(R.collection, value) }
         }
         let now = clock.now()
-        return try store.write { db in
-            guard try R.fetchOne(db, key: id) != nil else {
+        let names = fields.keys.sorted()
+        let sql = "UPDATE \(R.collection.name) SET \(names.map { "\($0) = ?" }.joined(separator: ", ")) WHERE id = ?"
+        return { db in
+            let values: [(any DatabaseValueConvertible)?] = names.map { fields[$0] ?? nil } + [id]
+            try db.cachedStatement(sql: sql).execute(arguments: StatementArguments(values))
+            guard db.changesCount > 0 else {
                 throw EngineError.unknownRecord(collection: R.collection.name, id: id)
             }
-            try db.execute(
-                sql: "UPDATE \(R.collection.name) SET \(fields.keys.sorted().map { "\($0) = ?" }.joined(separator: ", ")) WHERE id = ?",
-                arguments: StatementArguments(fields.keys.sorted().map { fields[$0]! } + [id]))
             return try Outbox.enqueueUpdate(db, collection: R.collection, id: id, fields: fields, now: now)
         }
     }
@@ -66,7 +84,7 @@ public struct LocalChanges: Sendable {
         guard known else { throw EngineError.invalidValue(field: "status", reason: "unknown status \(value)") }
     }
 
-    /// Writes a new ticket message (client-generated id) and queues it.
+    /// Writes a new ticket message (client-generated id) and queues it, in a transaction of its own.
     ///
     /// The id makes the call safe to retry: when a message with this id already exists with the same ticket,
     /// content and visibility, it is returned and nothing is created (a caller whose reply was lost calls again);
@@ -75,6 +93,21 @@ public struct LocalChanges: Sendable {
     public func createTicketMessage(
         ticketId: String, content: String, isInternal: Bool = false, id: String = UUID().uuidString.lowercased()
     ) throws -> TicketMessage {
+        try store.write(try messageWork(ticketId: ticketId, content: content, isInternal: isInternal, id: id))
+    }
+
+    /// The same, sharing one commit with concurrent callers (`GroupCommit`).
+    @discardableResult
+    public func createTicketMessage(
+        ticketId: String, content: String, isInternal: Bool = false, id: String = UUID().uuidString.lowercased()
+    ) async throws -> TicketMessage {
+        try await store.groupCommit.write(
+            try messageWork(ticketId: ticketId, content: content, isInternal: isInternal, id: id))
+    }
+
+    private func messageWork(ticketId: String, content: String, isInternal: Bool, id: String) throws
+        -> @Sendable (Database) throws -> TicketMessage
+    {
         guard !content.allSatisfy(\.isWhitespace) else {
             throw EngineError.invalidValue(field: "content", reason: "a message cannot be blank")
         }
@@ -85,7 +118,7 @@ public struct LocalChanges: Sendable {
         let message = TicketMessage(
             id: id, ticketId: ticketId, content: content, senderType: .staff, senderName: nil, senderId: nil,
             isInternal: isInternal, createdAt: now, updatedAt: now, version: 0)
-        return try store.write { db in
+        return { db in
             if let existing = try TicketMessage.fetchOne(db, key: id) {
                 guard existing.ticketId == ticketId, existing.content == content, existing.isInternal == isInternal
                 else {

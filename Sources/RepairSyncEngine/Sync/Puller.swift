@@ -31,6 +31,9 @@ struct Puller {
         var rewound = 0
         /// Copies older than the replica's that were stale (ignored).
         var stale = 0
+        /// Collections whose number of rows may have changed (a record new to the replica, a deletion): the status
+        /// recounts only these, so a run that only updates records costs nothing per record the store holds.
+        var resized: Set<SyncCollection> = []
     }
 
     /// Pulls `collections` in order. `report` holds what was committed even when the run stops early.
@@ -214,6 +217,7 @@ struct Puller {
                 report.conflicts += applied.conflicts
                 report.rewound += applied.rewound
                 report.stale += applied.stale
+                if applied.resized { report.resized.formUnion(collection.withDependents) }
                 events.emit(
                     .pageApplied(
                         collection: collection, records: applied.records, deleted: applied.deleted,
@@ -222,6 +226,7 @@ struct Puller {
                     let swept = try await sweep(collection)
                     report.deleted += swept.deleted
                     report.conflicts += swept.conflicts
+                    if swept.deleted > 0 { report.resized.formUnion(collection.withDependents) }
                 }
                 // Pages of unknown number: approach 1 without reaching it until the feed is caught up.
                 await progress(page.hasMore ? 1 - 1 / Double(pages + 1) : 1)
@@ -239,6 +244,8 @@ struct Puller {
         var conflicts = 0
         var rewound = 0
         var stale = 0
+        /// A record new to the replica, or a deletion.
+        var resized = false
     }
 
     private func handle(_ collection: SyncCollection, _ page: DecodedPage, sweeping: Bool) async throws(SyncStop)
@@ -261,6 +268,7 @@ struct Puller {
         let checks = try await verifyOlderCopies(page)
         return try await commit(R.collection) { db, now, applied in
             let versions = try Self.localVersions(R.self, ids: page.data.map(\.id), db)
+            applied.resized = page.data.contains { versions[$0.id] == nil }
             var plain: [R] = []
             for record in page.data {
                 guard let local = versions[record.id], record.version < local else {
@@ -302,6 +310,7 @@ struct Puller {
         return try await commit(R.collection) { db, now, applied in
             let rebase = rebase(R.collection, now)
             let versions = try Self.localVersions(R.self, ids: page.data.map(\.id), db)
+            applied.resized = page.data.contains { versions[$0.id] == nil }
             // One query for the page instead of one per record: most records have no local change.
             let changed = try Outbox.recordsWithEntries(db, collection: R.collection, ids: page.data.map(\.id))
             // Rows reconciled here had any edit of another program queued first: the triggers' notes of them (its
@@ -356,6 +365,7 @@ struct Puller {
             applied.conflicts += try Self.deleteWithPendingChildren(R.collection, id: id, policy: policy, now: now, db)
         }
         applied.deleted = page.deleted.count + gone.count
+        if applied.deleted > 0 { applied.resized = true }
         if sweeping {
             let ids = page.data.map(\.id) + page.deleted.map(\.id) + gone
             for chunk in stride(from: 0, to: ids.count, by: 500).map({ Array(ids[$0..<min($0 + 500, ids.count)]) }) {

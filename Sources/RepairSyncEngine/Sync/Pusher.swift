@@ -26,6 +26,8 @@ struct Pusher {
         var failed = 0
         var dead = 0
         var conflicts = 0
+        /// Collections that lost a row (the server no longer had the record): their counts are re-read.
+        var resized: Set<SyncCollection> = []
     }
 
     /// Pushes every due entry. `report` holds what was done even when the run stops early.
@@ -95,7 +97,9 @@ struct Pusher {
                         if conflict { report.conflicts += 1 }
                     case .success(.retryLater): report.failed += 1
                     case .success(.dead): report.dead += 1
-                    case .success(.dropped): report.conflicts += 1
+                    case .success(.dropped):
+                        report.conflicts += 1
+                        report.resized.formUnion(entry.collection.withDependents)
                     case .success(.skipped): break
                     case .failure(let error): stop = stop ?? error
                     }

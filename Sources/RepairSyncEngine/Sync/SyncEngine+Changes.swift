@@ -5,21 +5,27 @@ internal import RepairSyncStore
 
 /// Local changes, the outbox and conflicts, as the daemon and its clients see them.
 extension SyncEngine {
-    /// Changes fields of an order or device and queues the change (durable when this returns).
+    /// Changes fields of an order or device and queues the change (durable when this returns). Concurrent calls
+    /// share one commit, and one re-read of the outbox counts.
     @discardableResult
-    public func update(_ collection: SyncCollection, id: String, fields: FieldValues) throws -> OutboxEntry {
-        defer { refreshCounts() }
-        return try changes.update(collection, id: id, fields: fields)
+    public nonisolated func update(_ collection: SyncCollection, id: String, fields: FieldValues) async throws
+        -> OutboxEntry
+    {
+        let entry = try await changes.update(collection, id: id, fields: fields)
+        await refreshOutboxCounts()
+        return entry
     }
 
-    /// Writes and queues a new ticket message.
+    /// Writes and queues a new ticket message (durable when this returns; concurrent calls share one commit).
     @discardableResult
-    public func createTicketMessage(ticketId: String, content: String, isInternal: Bool = false, id: String? = nil)
-        throws -> TicketMessage
-    {
-        defer { refreshCounts() }
-        return try changes.createTicketMessage(
+    public nonisolated func createTicketMessage(
+        ticketId: String, content: String, isInternal: Bool = false, id: String? = nil
+    ) async throws -> TicketMessage {
+        let message = try await changes.createTicketMessage(
             ticketId: ticketId, content: content, isInternal: isInternal, id: id ?? UUID().uuidString.lowercased())
+        // A new row: the messages' count changes too.
+        await refreshCounts(recounting: [.ticketMessages])
+        return message
     }
 
     /// Queues what another program changed in the store. Durable when this returns; concurrent calls share one
@@ -54,7 +60,7 @@ extension SyncEngine {
     /// the server refused goes out as a new request (new key, against the base of the moment it is sent); one that
     /// died in doubt keeps its key, so that the replay tells whether the server applied it.
     public func retryDead(seq: Int64) throws {
-        defer { refreshCounts() }
+        defer { refreshCounts(recounting: []) }
         let rebase = recordRebase(for: nil)
         try store.write { db in
             guard let entry = try Outbox.entry(db, seq: seq), entry.state == .dead else {
@@ -69,7 +75,8 @@ extension SyncEngine {
     /// leaves the replica with it. Returns the entry as it was.
     @discardableResult
     public func discard(seq: Int64) throws -> OutboxEntry {
-        defer { refreshCounts() }
+        // A refused new message leaves the replica with it.
+        defer { refreshCounts(recounting: [.ticketMessages]) }
         let now = clock.now()
         let rebase = recordRebase(for: nil)
         let policies = configuration
@@ -114,7 +121,7 @@ extension SyncEngine {
     /// Decides an open conflict. The entries it held are released (without the fields that lost) and pushed by
     /// the next run; the decision is written to the audit log.
     public func resolveConflict(id: Int64, _ decision: ConflictDecision) throws {
-        defer { refreshCounts() }
+        defer { refreshCounts(recounting: []) }
         let now = clock.now()
         try store.write { db in
             guard let conflict = try ConflictLog.conflict(db, id: id), conflict.isOpen else {

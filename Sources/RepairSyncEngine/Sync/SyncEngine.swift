@@ -231,7 +231,7 @@ public actor SyncEngine {
             report.nextChangeDueMilliseconds = wait > configuration.retry.horizon.inMilliseconds ? 0 : max(0, wait)
         }
         report.durationMilliseconds = (clock.uptime() - started).inMilliseconds
-        finish(report, stop: stop)
+        finish(report, stop: stop, recounting: pulled.resized.union(pushed.resized))
         active = nil
         events.emit(.runFinished(report))
         logger.info(
@@ -244,7 +244,7 @@ public actor SyncEngine {
         return report
     }
 
-    private func finish(_ report: SyncReport, stop: SyncStop?) {
+    private func finish(_ report: SyncReport, stop: SyncStop?, recounting: Set<SyncCollection>) {
         let now = clock.now()
         publish { status in
             status.lastSyncAt = now
@@ -269,7 +269,7 @@ public actor SyncEngine {
                 status.phase = .error(other.description)
             }
         }
-        refreshCounts()
+        refreshCounts(recounting: recounting)
         if stop == nil {
             let hold = configuration.completedHold
             let run = report.run
@@ -343,10 +343,12 @@ public actor SyncEngine {
         }
     }
 
-    /// Re-reads counts from the store (after local changes or a run).
-    public func refreshCounts() {
+    /// Re-reads counts from the store: the outbox and conflicts, the collections' sync state, and the records of
+    /// `recounting` (every collection by default; counting a large table takes time proportional to its size, so a
+    /// run recounts only the collections whose size it may have changed).
+    public func refreshCounts(recounting: Set<SyncCollection> = Set(SyncCollection.allCases)) {
         do {
-            let updated = try Self.counts(store, into: current)
+            let updated = try Self.counts(store, into: current, recounting: recounting)
             publish { $0 = updated }
         } catch {
             logger.error("reading status counts failed", metadata: ["error": "\(error)"])
@@ -389,7 +391,10 @@ public actor SyncEngine {
         outboxRefreshReading = false
     }
 
-    private static func counts(_ store: ReplicaStore, into status: EngineStatus) throws -> EngineStatus {
+    private static func counts(
+        _ store: ReplicaStore, into status: EngineStatus,
+        recounting: Set<SyncCollection> = Set(SyncCollection.allCases)
+    ) throws -> EngineStatus {
         try store.read { db in
             var status = status
             let counts = try Outbox.counts(db)
@@ -399,16 +404,23 @@ public actor SyncEngine {
             status.held = counts.held
             status.openConflicts = try ConflictLog.openCount(db)
             status.metrics.conflictsByOutcome = try ConflictLog.countsByOutcome(db)
+            let previous = Dictionary(status.collections.map { ($0.collection, $0.records) }) { first, _ in first }
             status.collections = try SyncCollection.pullOrder.map { collection in
                 let row = try Row.fetchOne(
                     db, sql: "SELECT * FROM sync_metadata WHERE collection = ?", arguments: [collection.name])
+                let records =
+                    if let known = previous[collection], !recounting.contains(collection) {
+                        known
+                    } else {
+                        try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(collection.name)") ?? 0
+                    }
                 return EngineStatus.CollectionStatus(
                     collection: collection,
                     state: (row?["state"] as String?).flatMap(SyncMetadata.State.init(rawValue:)) ?? .initial,
                     hasCursor: (row?["cursor"] as String?) != nil,
                     lastSyncedAt: row?["last_synced_at"], lastSuccessAt: row?["last_success_at"],
                     lastError: row?["last_error"],
-                    records: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(collection.name)") ?? 0)
+                    records: records)
             }
             return status
         }

@@ -4,8 +4,9 @@ internal import Foundation
 public struct Workspace: Sendable {
     public let path: String
 
-    public init(_ name: String) throws {
-        let base = ProcessInfo.processInfo.environment["REPAIRSYNC_SOAK_DIR"] ?? NSTemporaryDirectory()
+    /// A directory under `REPAIRSYNC_SOAK_DIR`, else under `base`, else under the temporary folder.
+    public init(_ name: String, base: String? = nil) throws {
+        let base = ProcessInfo.processInfo.environment["REPAIRSYNC_SOAK_DIR"] ?? base ?? NSTemporaryDirectory()
         path = (base as NSString).appendingPathComponent("repairsync-\(name)-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     }
@@ -17,9 +18,9 @@ public struct Workspace: Sendable {
     /// Runs `body` in a fresh workspace; the workspace goes afterwards, unless the run failed and
     /// `REPAIRSYNC_SOAK_KEEP` is set.
     public static func with(
-        _ name: String, _ body: (Workspace) async throws -> ScenarioReport
+        _ name: String, base: String? = nil, _ body: (Workspace) async throws -> ScenarioReport
     ) async throws -> ScenarioReport {
-        let workspace = try Workspace(name)
+        let workspace = try Workspace(name, base: base)
         let keep = ProcessInfo.processInfo.environment["REPAIRSYNC_SOAK_KEEP"] != nil
         do {
             var report = try await body(workspace)

@@ -51,13 +51,16 @@ struct EngineHarness: Sendable {
         }
     }
 
-    /// A second engine on the same store, as after a restart of the daemon.
-    func reopenedEngine(configuration: EngineConfiguration = EngineHarness.configuration()) throws -> SyncEngine {
+    /// A second engine on the same store (or on the same file opened again as `store`), as after a restart of the
+    /// daemon.
+    func reopenedEngine(
+        on store: ReplicaStore? = nil, configuration: EngineConfiguration = EngineHarness.configuration()
+    ) throws -> SyncEngine {
         let api = APIClient(
             configuration: .init(baseURL: backend.baseURL, token: RunningBackend.token), clock: SystemEngineClock(),
             transport: HTTPTransport(
                 baseURL: backend.baseURL, http: backend.client, settings: TransportSettings(caFile: backend.caFile)))
-        return try SyncEngine(store: store, api: api, configuration: configuration)
+        return try SyncEngine(store: store ?? self.store, api: api, configuration: configuration)
     }
 
     // MARK: The server side

@@ -1,0 +1,13 @@
+internal import RepairSyncModels
+
+extension SyncCollection {
+    /// This collection and those whose rows go with its rows in the replica (deleting an order deletes its devices,
+    /// deleting a ticket its messages): what may change size when this one does.
+    var withDependents: Set<SyncCollection> {
+        switch self {
+        case .orders: [.orders, .devices]
+        case .tickets: [.tickets, .ticketMessages]
+        default: [self]
+        }
+    }
+}

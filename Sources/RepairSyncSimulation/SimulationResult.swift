@@ -30,6 +30,9 @@ public struct SimCoverage: Sendable {
             switch operation {
             case .localUpdate: "local update"
             case .localMessage: "local message"
+            case .localCreate: "local create (booking in)"
+            case .toolInsert: "another program's insert"
+            case .queueInserted: "queueChange for an insert"
             case .externalWrite: "another program's write"
             case .queueExternal: "queueChange"
             case .retryDead: "retry"
@@ -64,6 +67,7 @@ public struct SimCoverage: Sendable {
             case .unauthorized: "401"
             case .proxyPage(let status): "proxy HTML \(status)"
             case .truncated: "truncated body"
+            case .refused: "refused (422)"
             case .stuckFeed: "stuck feed"
             case .emptyFeed: "empty feed"
             case .stalePage: "stale page"

@@ -14,7 +14,7 @@ struct Repairctl: AsyncParsableCommand {
         version: ProductInfo.version,
         subcommands: [
             Status.self, Watch.self, Queue.self, Sync.self, Pending.self, Retry.self, Conflicts.self, Resolve.self,
-            Pause.self, Resume.self, Reload.self, OrderCommand.self, DeviceCommand.self, TicketCommand.self,
+            Pause.self, Resume.self, Reload.self, ClientCommand.self, OrderCommand.self, DeviceCommand.self, TicketCommand.self,
             Orders.self, Devices.self, Clients.self, Tickets.self, Dashboard.self, Ping.self, Stats.self, Backup.self, Purge.self, DoctorCommand.self,
         ]
     )

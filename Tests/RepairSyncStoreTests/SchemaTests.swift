@@ -9,7 +9,7 @@ import Testing
     @Test func migratesFromEmpty() throws {
         let dir = try TemporaryDirectory()
         let store = try ReplicaStore.open(at: dir.path("replica.sqlite"))
-        #expect(try store.appliedMigrations() == ["v1-replica", "v2-engine", "v3-in-doubt-and-resync"])
+        #expect(try store.appliedMigrations() == ["v1-replica", "v2-engine", "v3-in-doubt-and-resync", "v4-local-creates"])
         let tables = try store.read { db in
             try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
         }

@@ -42,7 +42,7 @@ public struct ControlMethods: Sendable {
         "resolveConflict", "pause", "resume", "reload", "updateOrder", "updateDevice", "replyToTicket", "listOrders",
         "getOrder", "listDevices", "listClients", "getClient", "listTickets", "getTicket", "dashboardStats", "purge",
         "backup", "doctor", "stats",
-    ]
+    ] + bookingMethods
 
     public var dispatcher: JSONRPCDispatcher<ControlRequestContext> {
         JSONRPCDispatcher { method, params, context in
@@ -78,10 +78,10 @@ public struct ControlMethods: Sendable {
     }
 
     /// Methods that change something (logged with the peer's uid and pid).
-    static let mutatingMethods: Set<String> = [
+    static let mutatingMethods: Set<String> = Set([
         "queueChange", "sync", "retry", "resolveConflict", "pause", "resume", "reload", "updateOrder", "updateDevice",
         "replyToTicket", "purge",
-    ]
+    ] + bookingMethods)
 
     /// A short text of a param value for a log line.
     enum Output {
@@ -352,6 +352,7 @@ public struct ControlMethods: Sendable {
                 ("stopping", .bool(true)),
             ])
         default:
+            if let result = try await callBooking(method, params) { return result }
             throw JSONRPCError.methodNotFound(method)
         }
     }

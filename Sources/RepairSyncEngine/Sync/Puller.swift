@@ -276,6 +276,8 @@ struct Puller {
                     applied.stale += 1
                 }
             }
+            // A client created here whose create was sent: the server has it, the create is settled.
+            if R.collection == .clients { try Outbox.settleCreates(db, collection: .clients, ids: plain.map(\.id)) }
             try db.upsert(plain, syncedAt: now)
             applied.records = page.data.count
             if R.collection == .ticketMessages, !plain.isEmpty {
@@ -302,6 +304,9 @@ struct Puller {
             let versions = try Self.localVersions(R.self, ids: page.data.map(\.id), db)
             // One query for the page instead of one per record: most records have no local change.
             let changed = try Outbox.recordsWithEntries(db, collection: R.collection, ids: page.data.map(\.id))
+            // Records created here whose create was sent and whose reply never came: the server has them, so the
+            // create is settled (as its replay would have told), and the copy is their first base.
+            if !changed.isEmpty { try rebase.settleCreates(R.self, ids: page.data.map(\.id).filter(changed.contains), db) }
             for record in page.data {
                 var copy = record
                 if let local = versions[record.id], record.version < local {

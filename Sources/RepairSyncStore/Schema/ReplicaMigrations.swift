@@ -11,6 +11,7 @@ enum ReplicaMigrations {
         migrator.registerMigration("v1-replica", migrate: createReplicaTables)
         migrator.registerMigration("v2-engine", migrate: EngineMigrations.createEngineTables)
         migrator.registerMigration("v3-in-doubt-and-resync", migrate: EngineMigrations.addInDoubtAndResyncMarks)
+        migrator.registerMigration("v4-local-creates", migrate: LocalCreatesMigration.migrate)
         return migrator
     }
 

@@ -5,12 +5,15 @@ import RepairSyncControl
 /// `repairctl queue order-updated <id>`: tell the daemon another program changed a record.
 struct Queue: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Queue a change another program made in the store (order-updated, device-updated, ticket-message-created).")
+        abstract: "Queue a change another program made in the store (order-updated, device-updated, ticket-message-created, client-created, order-created, device-created).")
 
     enum Kind: String, ExpressibleByArgument, CaseIterable {
         case orderUpdated = "order-updated"
         case deviceUpdated = "device-updated"
         case ticketMessageCreated = "ticket-message-created"
+        case clientCreated = "client-created"
+        case orderCreated = "order-created"
+        case deviceCreated = "device-created"
     }
 
     @OptionGroup var options: GlobalOptions

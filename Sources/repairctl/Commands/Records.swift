@@ -2,11 +2,11 @@ import ArgumentParser
 import Foundation
 import RepairSyncControl
 
-/// `repairctl order set-status|note|show`.
+/// `repairctl order set-status|note|show|new`.
 struct OrderCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "order", abstract: "Change or show one order.",
-        subcommands: [SetStatus.self, Note.self, Show.self])
+        commandName: "order", abstract: "Change, show or book in one order.",
+        subcommands: [SetStatus.self, Note.self, Show.self, New.self])
 
     struct SetStatus: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "set-status", abstract: "Change an order's status.")
@@ -48,7 +48,7 @@ struct OrderCommand: ParsableCommand {
             let result = try options.call("getOrder", params)
             if options.printJSONIfAsked(result) { return }
             let order = result["order"]
-            print(Output.bold("Order #\(Output.cell(order?["order_number"])) (\(Output.cell(order?["id"])))"))
+            print(Output.bold("Order \(Output.orderRef(order?["order_number"])) (\(Output.cell(order?["id"])))"))
             print("status:   \(Output.cell(order?["status"]))")
             print("client:   \(Output.cell(order?["client_name"])) <\(Output.cell(result["client"]?["email"]))> \(Output.cell(result["client"]?["phone"]))")
             print("total:    \(Output.cell(order?["total"]))   deposit: \(Output.cell(order?["deposit"]))   balance: \(Output.cell(order?["balance"]))")
@@ -70,7 +70,7 @@ struct OrderCommand: ParsableCommand {
 /// `repairctl device update <id> [--status] [--diagnosis] [--resolution]`.
 struct DeviceCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "device", abstract: "Change one device.", subcommands: [Update.self])
+        commandName: "device", abstract: "Change one device, or book one in.", subcommands: [Update.self, New.self])
 
     struct Update: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Change a device's status, diagnosis or resolution.")
@@ -165,7 +165,7 @@ struct Orders: ParsableCommand {
         Output.table(
             ["#", "id", "status", "client", "total", "balance", "updated"],
             orders.map {
-                [Output.cell($0["order_number"]), Output.cell($0["id"]), Output.cell($0["status"]), Output.cell($0["client_name"]),
+                [Output.orderRef($0["order_number"]), Output.cell($0["id"]), Output.cell($0["status"]), Output.cell($0["client_name"]),
                     Output.cell($0["total"]), Output.cell($0["balance"]), Output.relative($0["updated_at"])]
             })
     }

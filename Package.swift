@@ -9,6 +9,16 @@ let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("InternalImportsByDefault"),
 ]
 
+/// The Swift runtime linked into the executable (repairctl and the floor it is measured against, built the same way).
+/// SwiftPM does not pass the libraries the modules name for autolinking when linking statically: name those that
+/// FoundationEssentials needs (what `swiftc -static-stdlib` links for a program that imports it).
+let staticSwift: [LinkerSetting] = [
+    .unsafeFlags(["-static-stdlib"]),
+    .linkedLibrary("_FoundationCShims"), .linkedLibrary("_FoundationCollections"),
+    .linkedLibrary("swiftSynchronization"), .linkedLibrary("swift_StringProcessing"),
+    .linkedLibrary("swift_RegexParser"),
+]
+
 let package = Package(
     name: "repairsyncd",
     platforms: [.macOS(.v15)],
@@ -20,14 +30,15 @@ let package = Package(
         .library(name: "RepairSyncModels", targets: ["RepairSyncModels"]),
         .library(name: "RepairSyncStore", targets: ["RepairSyncStore"]),
         .library(name: "RepairSyncEngine", targets: ["RepairSyncEngine"]),
-        .library(name: "RepairSyncControl", targets: ["RepairSyncControl"]),
+        .library(name: "RepairSyncProtocol", targets: ["RepairSyncProtocol"]),
+        .library(name: "RepairSyncControlClient", targets: ["RepairSyncControlClient"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
-        // Already in the graph through Hummingbird; named for NIOHTTPTypes (repair-api-dev's Date header).
+        // NIOHTTPTypes (repair-api-dev's Date header) and NIOSOCKS (a socks5 api.proxy); already in the graph through Hummingbird.
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
@@ -38,6 +49,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-system.git", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.1.0"),
+        // TLS settings (trust roots, minimum version) and reading a refused certificate's chain to say why.
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
     ],
     targets: [
         // libsystemd (sd_notify, sd_listen_fds, sd_journal_sendv) as a Swift module.
@@ -68,6 +83,8 @@ let package = Package(
             dependencies: [
                 "RepairSyncModels",
                 "RepairSyncStore",
+                // For the project's one JSON string escaper (an outbox entry's fields are JSON text).
+                "RepairSyncProtocol",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -75,13 +92,34 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOSOCKS", package: "swift-nio-extras"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
             ],
             swiftSettings: swiftSettings
         ),
-        // The control socket: a strict bounded JSON parser, JSON-RPC 2.0, and (with the daemon) the socket server.
+        // The control protocol, shared by the daemon and every client: the JSON value, the bounded parser and
+        // serializer, the JSON-RPC envelope and error codes, and one type per method (name, access, params, result).
+        // FoundationEssentials at most: no NIO, no GRDB, so a client that links it starts in a few milliseconds.
         .target(
-            name: "RepairSyncControl",
+            name: "RepairSyncProtocol",
+            dependencies: ["RepairSyncModels"],
+            swiftSettings: swiftSettings
+        ),
+        // The blocking Unix-socket client of the control protocol (repairctl, tools, tests): the C library only.
+        .target(
+            name: "RepairSyncControlClient",
+            dependencies: ["RepairSyncProtocol"],
+            swiftSettings: swiftSettings
+        ),
+        // The control socket's server (NIO): framing, limits, connections, subscriptions, the JSON-RPC dispatcher.
+        .target(
+            name: "RepairSyncControlServer",
             dependencies: [
+                "RepairSyncProtocol",
+                "RepairSyncControlClient",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
@@ -95,7 +133,10 @@ let package = Package(
                 "RepairSyncModels",
                 "RepairSyncStore",
                 "RepairSyncEngine",
-                "RepairSyncControl",
+                "RepairSyncProtocol",
+                "RepairSyncControlServer",
+                // `repairsyncd doctor` asks the socket whether a daemon answers.
+                "RepairSyncControlClient",
                 "CSystemd",
                 "CNetlink",
                 .product(name: "Configuration", package: "swift-configuration"),
@@ -106,7 +147,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
-                .product(name: "GRDB", package: "GRDB.swift"),
+                // doctor's certificate line: the API's TLS handshake and the chain it presents.
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -116,21 +158,25 @@ let package = Package(
                 "RepairSyncDaemon",
                 "RepairSyncModels",
                 "RepairSyncStore",
+                "RepairSyncProtocol",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),
+        // The command-line client: the protocol, the socket client and ArgumentParser, nothing else (no SQLite, no
+        // libsystemd, no NIO: a test reads the binary to hold it to that). The Swift runtime and FoundationEssentials
+        // are linked in statically: a status bar starts it every few seconds, and resolving their symbols at every
+        // start was most of what it cost (docs/performance.md).
         .executableTarget(
             name: "repairctl",
             dependencies: [
-                "RepairSyncModels",
-                "RepairSyncControl",
-                // For `doctor` only: it reads the configuration and, without the daemon, the store.
-                "RepairSyncDaemon",
+                "RepairSyncProtocol",
+                "RepairSyncControlClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
-            swiftSettings: swiftSettings
+            swiftSettings: swiftSettings,
+            linkerSettings: staticSwift
         ),
         // The development backend: a real HTTP server that implements docs/api.md, with its own storage, a seeder,
         // and an admin surface for tests (edits as another user, deletes, counters, fault injection).
@@ -139,6 +185,9 @@ let package = Package(
             dependencies: [
                 "RepairSyncModels",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
@@ -166,7 +215,7 @@ let package = Package(
                 "RepairSyncModels",
                 "RepairSyncEngine",
                 // The strict JSON parser that keeps number literals as written (money exactness, key presence).
-                "RepairSyncControl",
+                "RepairSyncProtocol",
             ],
             swiftSettings: swiftSettings
         ),
@@ -185,7 +234,8 @@ let package = Package(
             name: "repairsync-bench",
             dependencies: [
                 "RepairSyncStore",
-                "RepairSyncControl",
+                "RepairSyncProtocol",
+                "RepairSyncControlClient",
                 // The process helpers (spawn, sd_notify readiness, status subscriptions) the reliability suite uses.
                 "RepairSyncReliability",
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -196,6 +246,13 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The floor of the badge scenario of scripts/bench: connect, send `status`, print the pending count — the C
+        // library only. Built the same way as repairctl, never installed.
+        .executableTarget(
+            name: "repairsync-badge-floor",
+            swiftSettings: swiftSettings,
+            linkerSettings: staticSwift
+        ),
         // Runs one engine sync in a process that crash tests kill at precise points. Built, never installed.
         .executableTarget(
             name: "repairsync-test-helper",
@@ -205,6 +262,7 @@ let package = Package(
                 "RepairSyncModels",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -215,13 +273,22 @@ let package = Package(
             name: "RepairSyncReliability",
             dependencies: [
                 "RepairSyncModels",
-                "RepairSyncControl",
+                "RepairSyncProtocol",
+                "RepairSyncControlClient",
+                // The fuzz scenario drives the server's dispatcher in process.
+                "RepairSyncControlServer",
                 // The configuration keys (every one is tried with a wrong value).
                 "RepairSyncDaemon",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                // A throwaway CA (HTTPS tests and the bench) and a CONNECT proxy on loopback.
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -244,6 +311,10 @@ let package = Package(
                 "RepairSyncModels",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
+                // The simulated server on loopback, for seeds whose crashes are a child process's SIGKILL.
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -267,6 +338,9 @@ let package = Package(
             name: "BackendTestSupport",
             dependencies: [
                 "RepairAPIDev",
+                // HTTPS backends: a throwaway CA, and a client that trusts it.
+                "RepairSyncEngine",
+                "RepairSyncReliability",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -279,7 +353,7 @@ let package = Package(
             name: "ConformanceTestSupport",
             dependencies: [
                 "RepairSyncModels",
-                "RepairSyncControl",
+                "RepairSyncProtocol",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -313,15 +387,25 @@ let package = Package(
                 "RepairAPIDev",
                 "RepairSyncTestSupport",
                 "BackendTestSupport",
+                // A throwaway CA and a CONNECT proxy for the HTTPS and proxy tests.
+                "RepairSyncReliability",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "RepairSyncProtocolTests",
+            dependencies: ["RepairSyncProtocol", "RepairSyncModels", "RepairSyncTestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "RepairSyncControlTests",
             dependencies: [
-                "RepairSyncControl",
+                "RepairSyncProtocol",
+                "RepairSyncControlClient",
+                "RepairSyncControlServer",
                 "RepairSyncTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -336,18 +420,22 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 "RepairSyncEngine",
                 "RepairSyncModels",
-                "RepairSyncControl",
+                "RepairSyncProtocol",
+                "RepairSyncControlClient",
+                "RepairSyncControlServer",
                 "RepairSyncReliability",
                 "RepairSyncTestSupport",
                 "BackendTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
+            // Expected outputs, read from the source tree by the golden tests.
+            exclude: ["Golden"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "RepairSyncReliabilityTests",
-            dependencies: ["RepairSyncReliability", "RepairSyncControl"],
+            dependencies: ["RepairSyncReliability", "RepairSyncProtocol", "RepairSyncControlClient"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -374,7 +462,7 @@ let package = Package(
                 "RepairAPIDev",
                 "RepairSyncEngine",
                 "RepairSyncModels",
-                "RepairSyncControl",
+                "RepairSyncProtocol",
                 "BackendTestSupport",
                 "ConformanceTestSupport",
                 "RepairSyncTestSupport",

@@ -1,6 +1,6 @@
 internal import Foundation
 public import RepairSyncEngine
-internal import RepairSyncControl
+internal import RepairSyncProtocol
 internal import RepairSyncModels
 
 /// One run of the conformance checks against a server.

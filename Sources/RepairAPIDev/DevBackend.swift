@@ -1,6 +1,9 @@
 internal import Foundation
 internal import GRDB
 internal import Hummingbird
+internal import HummingbirdCore
+internal import HummingbirdTLS
+internal import NIOSSL
 public import Logging
 internal import NIOCore
 internal import RepairSyncModels
@@ -27,10 +30,12 @@ public final class DevBackend: Sendable {
         public var logRequests: Bool
         /// Deliberate departures from the contract, on from the start (also switchable under `/admin/defects`).
         public var defects: Set<Defect>
+        /// Serve HTTPS with this certificate and key instead of plain HTTP.
+        public var tls: TLS?
 
         public init(
             host: String = "127.0.0.1", port: Int = 0, databasePath: String? = nil, tokens: [String: String],
-            admin: Bool = false, logRequests: Bool = false, defects: Set<Defect> = []
+            admin: Bool = false, logRequests: Bool = false, defects: Set<Defect> = [], tls: TLS? = nil
         ) {
             self.host = host
             self.port = port
@@ -39,7 +44,56 @@ public final class DevBackend: Sendable {
             self.admin = admin
             self.logRequests = logRequests
             self.defects = defects
+            self.tls = tls
         }
+
+        /// The URL scheme clients use: `https` with TLS, else `http`.
+        public var scheme: String { tls == nil ? "http" : "https" }
+    }
+
+    /// HTTPS: a PEM certificate chain (the server's certificate first, then any intermediates) and its PEM key.
+    public struct TLS: Sendable {
+        public var certificateChainPath: String
+        public var privateKeyPath: String
+        /// The newest TLS version offered (nil: the newest there is) — to try clients that require a newer one.
+        public var maximumVersion: String?
+
+        public init(certificateChainPath: String, privateKeyPath: String, maximumVersion: String? = nil) {
+            self.certificateChainPath = certificateChainPath
+            self.privateKeyPath = privateKeyPath
+            self.maximumVersion = maximumVersion
+        }
+
+        /// The server's TLS configuration, or an error naming the file that cannot be used.
+        func serverConfiguration() throws -> TLSConfiguration {
+            let chain: [NIOSSLCertificate]
+            do {
+                chain = try NIOSSLCertificate.fromPEMFile(certificateChainPath)
+            } catch {
+                throw TLSSetupError("cannot read the certificate chain \(certificateChainPath): \(error)")
+            }
+            guard !chain.isEmpty else { throw TLSSetupError("\(certificateChainPath) holds no PEM certificate") }
+            let key: NIOSSLPrivateKey
+            do {
+                key = try NIOSSLPrivateKey(file: privateKeyPath, format: .pem)
+            } catch {
+                throw TLSSetupError("cannot read the private key \(privateKeyPath): \(error)")
+            }
+            var configuration = TLSConfiguration.makeServerConfiguration(
+                certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
+            switch maximumVersion {
+            case nil: break
+            case "1.2": configuration.maximumTLSVersion = .tlsv12
+            case "1.3": configuration.maximumTLSVersion = .tlsv13
+            case let other?: throw TLSSetupError("unknown TLS version \(other) (1.2 or 1.3)")
+            }
+            return configuration
+        }
+    }
+
+    public struct TLSSetupError: Error, CustomStringConvertible {
+        public var description: String
+        init(_ description: String) { self.description = description }
     }
 
     public let options: Options
@@ -109,13 +163,16 @@ public final class DevBackend: Sendable {
         var serverLogger = logger
         serverLogger.logLevel = .warning
         let defects = self.defects
+        // Outbound, the last handler writes first: the server's clock sets Date, then the defect may drop it.
+        let http1: HTTPServerBuilder = .http1(
+            configuration: .init(additionalChannelHandlers: [
+                DateHeaderDefectHandler(defects: defects), ServerClockHandler(injector: injector),
+            ]))
+        let server: HTTPServerBuilder =
+            if let tls = options.tls { try .tls(http1, tlsConfiguration: tls.serverConfiguration()) } else { http1 }
         let app = Application(
             router: router,
-            // Outbound, the last handler writes first: the server's clock sets Date, then the defect may drop it.
-            server: .http1(
-                configuration: .init(additionalChannelHandlers: [
-                    DateHeaderDefectHandler(defects: defects), ServerClockHandler(injector: injector),
-                ])),
+            server: server,
             configuration: .init(address: .hostname(options.host, port: options.port), serverName: "repair-api-dev"),
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) },
             logger: serverLogger)

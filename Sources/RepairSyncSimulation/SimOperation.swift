@@ -35,6 +35,10 @@ public enum SimOperation: Sendable, Hashable, CustomStringConvertible {
     /// The engine dies mid-operation and is opened again on the same file. `afterApply`: the server had applied the
     /// request in flight (if any) when the process died.
     case crash(afterApply: Bool)
+    /// A real process death: the engine runs a sync in a child process (`repairsync-test-helper`) against this
+    /// server over loopback and SIGKILLs itself at the `count`th event of a kind (sending, accepted, pushed, a page
+    /// received, a page applied) — wherever SQLite is at that instant; then the file is opened here again.
+    case processCrash(event: Int, count: Int)
     case advance(milliseconds: Int64)
     /// The workstation's wall clock is set (the monotonic clock does not move).
     case jumpWall(milliseconds: Int64)
@@ -62,7 +66,7 @@ public enum SimOperation: Sendable, Hashable, CustomStringConvertible {
         case proxyPage(Int)
         /// The server applied it and answered 2xx with half the body.
         case truncated
-        /// A write the server refuses for good (422 `invalid_value`, the API's JSON): not applied.
+        /// A write the server refuses for good: `422 invalid_value`, not applied (remembered for its key).
         case refused
         // Feed faults (a normal delivery for other requests).
         case stuckFeed
@@ -102,6 +106,8 @@ public enum SimOperation: Sendable, Hashable, CustomStringConvertible {
         case .startSync(let kind): "start sync \(kind)"
         case .deliver(let delivery): "deliver: \(delivery)"
         case .crash(let afterApply): "crash\(afterApply ? " after the server applied the request in flight" : "")"
+        case .processCrash(let event, let count):
+            "a child process syncs and is killed at \(Self.killEvents[event % Self.killEvents.count]):\(count)"
         case .advance(let ms): "advance the clock \(ms) ms"
         case .jumpWall(let ms): "set the wall clock by \(ms) ms"
         }
@@ -109,8 +115,28 @@ public enum SimOperation: Sendable, Hashable, CustomStringConvertible {
 
     /// The operation as Swift source (for a regression test that keeps a shrunk list).
     public var swiftLiteral: String {
-        "." + String(reflecting: self).split(separator: ".", maxSplits: 2).dropFirst(2).joined()
+        if case .expireCursors = self { return ".expireCursors" }
+        return Self.literal(self)
     }
+
+    private static func literal(_ value: Any) -> String {
+        let mirror = Mirror(reflecting: value)
+        switch mirror.displayStyle {
+        case .enum?:
+            guard let payload = mirror.children.first, let name = payload.label else { return ".\(value)" }
+            if Mirror(reflecting: payload.value).displayStyle == .enum { return ".\(name)(\(literal(payload.value)))" }
+            let fields = Mirror(reflecting: payload.value).children
+            if fields.isEmpty { return ".\(name)(\(literal(payload.value)))" }
+            let arguments = fields.map { field in
+                (field.label.map { $0.hasPrefix(".") ? "" : "\($0): " } ?? "") + literal(field.value)
+            }
+            return ".\(name)(\(arguments.joined(separator: ", ")))"
+        default:
+            return "\(value)"
+        }
+    }
+
+    static let killEvents = ["sending", "accepted", "pushed", "page-received", "page-applied"]
 
     static let collections = ["orders", "devices", "clients", "tickets", "ticket_messages"]
 

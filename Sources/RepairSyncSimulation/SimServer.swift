@@ -388,12 +388,9 @@ struct SimServer {
         return response
     }
 
-    /// A write refused for good (422 `invalid_value`, the API's JSON) without being applied; a replay of its key
-    /// answers the same (a final outcome is remembered). A replay of a key already answered answers that instead.
+    /// A write refused for good (`422 invalid_value`), not applied; remembered for its key as any final outcome.
     mutating func refuse(_ request: TransportRequest) -> TransportResponse {
-        guard ["PATCH", "POST"].contains(request.method) else { return handle(request) }
-        requests += 1
-        return idempotent(request) { server in server.error(422, "invalid_value", "refused by the server", field: "notes") }
+        idempotent(request) { server in server.error(422, "invalid_value", "refused by the simulation", field: "notes") }
     }
 
     /// A JSON body compared as JSON: key order and whitespace do not matter.

@@ -35,7 +35,7 @@ public final class Simulation {
 
     private var step = 0
     private var ledger: [LedgerEntry] = []
-    private var externalWrites: [(collection: SyncCollection, id: String, field: String, step: Int, auditMark: Int64)] = []
+    private var externalWrites: [(collection: SyncCollection, id: String, field: String, value: String?, step: Int, auditMark: Int64)] = []
     /// Rows another program inserted, in order (for `queueInserted`).
     private var inserted: [(collection: SyncCollection, id: String, step: Int, auditMark: Int64)] = []
     private var lastMessage: (ticket: String, content: String, id: String)?
@@ -75,6 +75,8 @@ public final class Simulation {
         var steps: Int
         var faultRate: Double
         var crashes: Bool
+        /// Some crashes are a child process's SIGKILL (one seed in four that has crashes).
+        var processCrashes: Bool
         var policies: [SyncCollection: ConflictPolicy]
         var pageSize: Int
         var skewMilliseconds: Int64
@@ -88,7 +90,7 @@ public final class Simulation {
         let policies = ConflictPolicy.allCases
         settings = SimSettings(
             steps: 40 + Int(setup.next() % 100), faultRate: [0.0, 0.15, 0.3, 0.5][Int(setup.next() % 4)],
-            crashes: setup.next() % 3 != 0,
+            crashes: setup.next() % 3 != 0, processCrashes: setup.next() % 4 == 0,
             policies: [
                 .orders: policies[Int(setup.next() % 5)], .devices: policies[Int(setup.next() % 5)],
                 .clients: .serverWins, .tickets: .serverWins,
@@ -304,6 +306,8 @@ public final class Simulation {
             deliver(delivery)
         case .crash(let afterApply):
             await crash(afterApply: afterApply)
+        case .processCrash(let event, let count):
+            await processCrash(event: SimOperation.killEvents[event % SimOperation.killEvents.count], count: count)
         case .advance(let milliseconds):
             advance(milliseconds)
         case .jumpWall(let milliseconds):
@@ -525,7 +529,7 @@ public final class Simulation {
             }
             try queue.close()
             guard changed else { return note("   \(collection.name) \(id).\(name) already \(text ?? "null")") }
-            externalWrites.append((collection, id, name, step, auditMark()))
+            externalWrites.append((collection, id, name, text, step, auditMark()))
             externalSteps["\(collection.name)|\(id)|\(name)"] = step
             // The tool's newer value replaces any earlier acknowledged edit of the field, queued or not.
             for index in ledger.indices
@@ -548,20 +552,12 @@ public final class Simulation {
             let writes = externalWrites.filter { $0.collection == collection && $0.id == chosen.id }
             let fields = Set(writes.map(\.field))
             externalWrites.removeAll { $0.collection == collection && $0.id == chosen.id }
-            let names = fields.sorted()
-            let row = try await store.read { db -> [String: String?] in
-                guard let row = try Row.fetchOne(
-                    db, sql: "SELECT * FROM \(collection.name) WHERE id = ?", arguments: [chosen.id])
-                else { return [:] }
-                return Dictionary(uniqueKeysWithValues: names.map { ($0, row[$0] as String?) })
-            }
-            for field in names {
-                let value: String? = row[field] ?? nil
-                // The edit was made when the tool wrote it, not when it said so.
+            // Acknowledged: what the tool wrote, field by field (its last value of each), as of when it wrote it.
+            for field in fields.sorted() {
                 let written = writes.last { $0.field == field }!
                 ledger.append(
                     LedgerEntry(
-                        collection: collection, id: chosen.id, field: field, value: value, step: written.step,
+                        collection: collection, id: chosen.id, field: field, value: written.value, step: written.step,
                         auditMark: written.auditMark))
             }
             note("   \(result)")
@@ -613,7 +609,8 @@ public final class Simulation {
         let isFeed = request.method == "GET" && request.path.contains("/changes")
         let feedName = isFeed ? request.path.split(separator: "/").dropFirst(2).first.map(String.init) ?? "" : ""
         var delivery = delivery
-        if isFeed, case .normal = delivery, faultsOn, let sticky = stickyFeed[feedName], sticky.remaining > 0 {
+        let knownCursor = SimServer.split(request.path).1["cursor"].map { server.position($0) != nil } ?? true
+        if isFeed, knownCursor, case .normal = delivery, faultsOn, let sticky = stickyFeed[feedName], sticky.remaining > 0 {
             delivery = sticky.delivery
             stickyFeed[feedName] = (sticky.delivery, sticky.remaining - 1)
             note("   (the feed fault lasts)")
@@ -651,14 +648,19 @@ public final class Simulation {
                 TransportResponse(
                     status: status, headers: [("Content-Type", "text/html")],
                     body: Data("<html><body>proxy error \(status)</body></html>".utf8)))
+        case .refused where request.method == "PATCH" || request.method == "POST":
+            response = .success(server.refuse(request))
+        case .refused:
+            response = .success(server.handle(request))
         case .truncated:
             var reply = server.handle(request)
             if (200..<300).contains(reply.status) { reply.body = reply.body.prefix(reply.body.count / 2) }
             response = .success(reply)
-        case .refused:
-            response = .success(server.refuse(request))
         case .stuckFeed, .emptyFeed, .stalePage, .malformedRecord, .cursorExpired:
-            response = .success(isFeed ? feedFault(delivery, request) : server.handle(request))
+            // A feed fault stands in for a real page: a cursor the server no longer knows still answers 410.
+            let cursor = SimServer.split(request.path).1["cursor"]
+            let known = cursor.map { server.position($0) != nil } ?? true
+            response = .success(isFeed && known ? feedFault(delivery, request) : server.handle(request))
         }
         switch response {
         case .success(let reply): note("   → \(reply.status)\(reply.header("Idempotent-Replayed") != nil ? " (replayed)" : "")")
@@ -714,6 +716,11 @@ public final class Simulation {
             if let pending = network.take() { pending.reply(.failure(.interrupted("sim: the process died"))) }
         }
         retryAfterUntil = nil
+        await reopen()
+    }
+
+    /// A new engine on the same file, as a restarted daemon: the store's integrity first.
+    private func reopen() async {
         do {
             store = try ReplicaStore.open(at: directory + "/replica.sqlite")
             let problems = try store.integrityProblems()
@@ -726,6 +733,46 @@ public final class Simulation {
         }
     }
 
+    /// The helper next to this executable (or test bundle); nil when it was not built.
+    static let helper: URL? = {
+        let candidate = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+            .appendingPathComponent("repairsync-test-helper")
+        return FileManager.default.isExecutableFile(atPath: candidate.path) ? candidate : nil
+    }()
+
+    private func processCrash(event: String, count: Int) async {
+        guard outstanding.value == 0 else { return note("   (a run is in progress)") }
+        guard let helper = Self.helper else { return note("   (repairsync-test-helper is not built here)") }
+        coverage.crashes["SIGKILL at \(event)", default: 0] += 1
+        // A new process does not know what the last one was told to wait for.
+        retryAfterUntil = nil
+        try? store.close()
+        do {
+            let front = try SimHTTPFront(server: server)
+            let process = Process()
+            process.executableURL = helper
+            process.arguments = [
+                "--store", directory + "/replica.sqlite", "--api", "http://127.0.0.1:\(front.port)", "--token",
+                SimServer.token, "--page-size", "\(settings.pageSize)", "--push-concurrency", "1", "--no-pull-ahead",
+                "--kill-on", "\(event):\(count)",
+            ]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            let status: Int32 = await withCheckedContinuation { continuation in
+                Thread {
+                    process.waitUntilExit()
+                    continuation.resume(returning: process.terminationReason == .uncaughtSignal ? -process.terminationStatus : process.terminationStatus)
+                }.start()
+            }
+            server = front.close()
+            note(status == -SIGKILL ? "   killed at \(event):\(count)" : "   the child's sync ended (\(status)) before \(event):\(count)")
+        } catch {
+            fail("the child process could not run: \(error)")
+        }
+        await reopen()
+    }
+
     // MARK: Drawing operations
 
     private func chance(_ p: Double) -> Bool { generator.unit() < p }
@@ -735,10 +782,7 @@ public final class Simulation {
     private func draw() async -> SimOperation {
         let waiting = network.waiting
         if let waiting, chance(0.7) {
-            return .deliver(
-                drawDelivery(
-                    isFeed: waiting.request.path.contains("/changes"),
-                    isWrite: ["PATCH", "POST"].contains(waiting.request.method)))
+            return .deliver(drawDelivery(isFeed: waiting.request.path.contains("/changes")))
         }
         if waiting != nil, settings.crashes, chance(0.05) { return .crash(afterApply: chance(0.5)) }
         let roll = generator.unit()
@@ -780,6 +824,9 @@ public final class Simulation {
         case ..<0.84:
             return .jumpWall(milliseconds: chance(0.5) ? 3_600_000 : -3_600_000)
         case ..<0.87:
+            if settings.processCrashes, chance(0.4) {
+                return .processCrash(event: small(), count: 1 + Int(generator.next() % 4))
+            }
             return settings.crashes ? .crash(afterApply: false) : .advance(milliseconds: 100)
         case ..<0.91:
             return .retryDead(index: small())
@@ -790,7 +837,7 @@ public final class Simulation {
         }
     }
 
-    private func drawDelivery(isFeed: Bool, isWrite: Bool) -> SimOperation.Delivery {
+    private func drawDelivery(isFeed: Bool) -> SimOperation.Delivery {
         guard chance(settings.faultRate) else { return .normal }
         var kinds: [SimOperation.Delivery] = [
             .unreachable, .lostRequest, .lostResponse, .lostResponse, .serverError(500), .serverError(503),
@@ -798,10 +845,10 @@ public final class Simulation {
             .unavailableRetryAfter(seconds: 1 + Int(generator.next() % 30)), .unauthorized,
             .proxyPage([401, 403, 404][Int(generator.next() % 3)]), .truncated,
         ]
+        if !isFeed { kinds += [.refused, .refused] }
         if isFeed {
             kinds += [.stuckFeed, .emptyFeed, .stalePage(back: small()), .malformedRecord, .cursorExpired, .cursorExpired]
         }
-        if isWrite { kinds.append(.refused) }
         return kinds[Int(generator.next() % UInt64(kinds.count))]
     }
 

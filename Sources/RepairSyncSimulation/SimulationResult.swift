@@ -48,6 +48,7 @@ public struct SimCoverage: Sendable {
             case .startSync: "sync started"
             case .deliver: "delivery"
             case .crash: "crash"
+            case .processCrash: "process killed (SIGKILL)"
             case .advance: "clock advanced"
             case .jumpWall: "wall clock set"
             }
@@ -67,7 +68,7 @@ public struct SimCoverage: Sendable {
             case .unauthorized: "401"
             case .proxyPage(let status): "proxy HTML \(status)"
             case .truncated: "truncated body"
-            case .refused: "refused (422)"
+            case .refused: "422 (a write refused)"
             case .stuckFeed: "stuck feed"
             case .emptyFeed: "empty feed"
             case .stalePage: "stale page"

@@ -11,8 +11,8 @@ struct RepairAPIDevCommand: AsyncParsableCommand {
         commandName: "repair-api-dev",
         abstract: "A development Repair Minder API server that implements docs/api.md.",
         discussion: """
-            The first line on standard output is always `listening on http://HOST:PORT`. One line per request goes \
-            to standard error unless --quiet.
+            The first line on standard output is always `listening on http://HOST:PORT` (`https://` with \
+            --tls-cert). One line per request goes to standard error unless --quiet.
             """,
         version: ProductInfo.version
     )
@@ -54,7 +54,25 @@ struct RepairAPIDevCommand: AsyncParsableCommand {
             + Defect.allCases.map(\.rawValue).joined(separator: ", ") + ".", valueName: "name"))
     var defects: [String] = []
 
+    @Option(help: ArgumentHelp(
+        "Serve HTTPS with this PEM certificate chain (the server's certificate first); needs --tls-key.",
+        valueName: "file"))
+    var tlsCert: String?
+
+    @Option(help: ArgumentHelp("The PEM private key of --tls-cert.", valueName: "file"))
+    var tlsKey: String?
+
+    @Option(help: ArgumentHelp(
+        "With --tls-cert: the newest TLS version offered (1.2 or 1.3), to try clients that require a newer one.",
+        valueName: "version"))
+    var tlsMaxVersion: String?
+
     func validate() throws {
+        guard (tlsCert == nil) == (tlsKey == nil) else { throw ValidationError("--tls-cert and --tls-key go together") }
+        if let tlsMaxVersion {
+            guard tlsCert != nil else { throw ValidationError("--tls-max-version needs --tls-cert") }
+            guard ["1.2", "1.3"].contains(tlsMaxVersion) else { throw ValidationError("--tls-max-version is 1.2 or 1.3") }
+        }
         guard (0...65535).contains(port) else { throw ValidationError("--port must be within 0...65535") }
         guard orders >= 1 else { throw ValidationError("--orders must be at least 1") }
         for name in defects where Defect(rawValue: name) == nil {
@@ -87,10 +105,13 @@ struct RepairAPIDevCommand: AsyncParsableCommand {
             handler.logLevel = .info
             return handler
         }
+        let tls = tlsCert.map {
+            DevBackend.TLS(certificateChainPath: $0, privateKeyPath: tlsKey!, maximumVersion: tlsMaxVersion)
+        }
         let backend = try DevBackend(
             options: .init(
                 host: host, port: port, databasePath: db, tokens: users, admin: admin, logRequests: !quiet,
-                defects: Set(defects.compactMap(Defect.init(rawValue:)))))
+                defects: Set(defects.compactMap(Defect.init(rawValue:))), tls: tls))
         if seed {
             let start = ContinuousClock.now
             let options = SeedOptions(orders: orders, seedValue: seedValue)
@@ -102,9 +123,14 @@ struct RepairAPIDevCommand: AsyncParsableCommand {
                 FileHandle.standardError.write(Data("--seed: the database already has records; left as is\n".utf8))
             }
         }
-        let host = self.host
-        try await backend.run(handlingSignals: true) { port in
-            FileHandle.standardOutput.write(Data("listening on http://\(host):\(port)\n".utf8))
+        let (host, scheme) = (self.host, backend.options.scheme)
+        do {
+            try await backend.run(handlingSignals: true) { port in
+                FileHandle.standardOutput.write(Data("listening on \(scheme)://\(host):\(port)\n".utf8))
+            }
+        } catch let error as DevBackend.TLSSetupError {
+            FileHandle.standardError.write(Data("repair-api-dev: \(error)\n".utf8))
+            throw ExitCode.failure
         }
     }
 }

@@ -1,7 +1,8 @@
 import Foundation
 import NIOCore
 import NIOHTTP1
-import RepairSyncControl
+import RepairSyncProtocol
+import RepairSyncControlClient
 import RepairSyncReliability
 
 /// Scenario 5 (issue 23): booking in at the counter — a new client, an order and two devices over the socket — and

@@ -1,5 +1,6 @@
 import Foundation
-import RepairSyncControl
+import RepairSyncProtocol
+import RepairSyncControlClient
 import RepairSyncReliability
 import GRDB
 import NIOHTTP1

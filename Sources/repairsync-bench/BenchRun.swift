@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
-import RepairSyncControl
+import RepairSyncProtocol
+import RepairSyncControlClient
 import RepairSyncReliability
 
 #if canImport(Glibc)
@@ -55,6 +56,7 @@ struct BenchRun {
         }
         let smallSync = try await smallInitialSync(smallDaemon)
         rows += initialSyncRows(large: largeSync, small: smallSync)
+        rows += try await httpsInitialSync(plain: largeSync)
         rows += try await noOpSync(control: control, storePath: daemon.storePath, api: largeAPI)
         rows += try await scale(
             large: daemon, largeAPI: largeAPI, control: control, small: smallDaemon, smallAPI: smallAPI)

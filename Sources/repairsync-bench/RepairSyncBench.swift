@@ -42,6 +42,11 @@ struct RepairSyncBench: AsyncParsableCommand {
     @Option(help: "The commit being measured (for the report).")
     var commit = "unknown"
 
+    @Option(help: ArgumentHelp(
+        "Measure only the package: this .deb's binaries beside the dynamic ones in --bin (sizes, start-up, idle RSS).",
+        valueName: "deb"))
+    var package: String?
+
     func validate() throws {
         guard orders >= 2 * smallOrders, smallOrders >= 1000 else {
             throw ValidationError("--orders must be at least twice --small-orders, and --small-orders at least 1000")
@@ -55,6 +60,14 @@ struct RepairSyncBench: AsyncParsableCommand {
     func run() async throws {
         let directory = try work ?? Self.temporaryDirectory()
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        if let package {
+            let bench = PackageBench(deb: package, dynamicBin: bin, work: directory, idleSeconds: min(idleSeconds, 10))
+            let rows = try await bench.run()
+            print(bench.markdown(rows, commit: commit, machine: Machine.current()))
+            if let markdown { try bench.write(rows, into: markdown, commit: commit) }
+            if work == nil { try? FileManager.default.removeItem(atPath: directory) }
+            return
+        }
         let plan = ScenarioPlan(
             binaries: URL(fileURLWithPath: bin), workDirectory: directory, orders: orders, smallOrders: smallOrders,
             pushChanges: pushChanges, slowPushChanges: slowPushChanges, latencyMilliseconds: latencyMs,

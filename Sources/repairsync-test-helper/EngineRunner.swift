@@ -1,4 +1,5 @@
 import ArgumentParser
+import AsyncHTTPClient
 import Foundation
 import Logging
 import RepairSyncEngine
@@ -22,8 +23,12 @@ struct EngineRunner: AsyncParsableCommand {
     @Option(help: "The SQLite store.") var store: String
     @Option(help: "The API base URL.") var api: String
     @Option(help: "The API token.") var token: String
+    @Option(help: "A CA certificate (PEM) to trust besides the system's, as api.ca_file.") var caFile: String?
     @Option(help: "Records per changes page.") var pageSize = 500
     @Option(help: "full (push then pull everything) or push (push only).") var mode = "full"
+    @Option(help: "Changes in flight at once (1: one after another, as the simulator runs the engine).")
+    var pushConcurrency = 8
+    @Flag(help: "Do not fetch the next page while one is applied.") var noPullAhead = false
     @Option(
         help: """
             Die with SIGKILL at the Nth event of a kind: sending:N, accepted:N, pushed:N, page-received:N, \
@@ -54,11 +59,17 @@ struct EngineRunner: AsyncParsableCommand {
         let lock = try StoreLock.acquire(forStoreAt: store)
         defer { withExtendedLifetime(lock) {} }
         let replica = try ReplicaStore.open(at: store)
-        let client = APIClient(configuration: .init(baseURL: api, token: token))
+        let settings = TransportSettings(caFile: caFile)
+        let http = try settings.makeHTTPClient()
+        let client = APIClient(
+            configuration: .init(baseURL: api, token: token), clock: SystemEngineClock(),
+            transport: HTTPTransport(baseURL: api, http: http, settings: settings))
         let engine = try SyncEngine(
-            store: replica, api: client, configuration: EngineConfiguration(pageSize: pageSize, completedHold: .zero),
+            store: replica, api: client, configuration: EngineConfiguration(
+                pageSize: pageSize, completedHold: .zero, pushConcurrency: pushConcurrency, pullAhead: !noPullAhead),
             events: events)
         let report = mode == "push" ? await engine.sync([]) : await engine.performFullSync()
+        try await http.shutdown()
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         Self.emit("finished " + String(decoding: try encoder.encode(report), as: UTF8.self))

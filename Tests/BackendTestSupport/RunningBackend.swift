@@ -1,8 +1,10 @@
-internal import AsyncHTTPClient
+public import AsyncHTTPClient
 public import Foundation
 public import NIOHTTP1
 public import RepairAPIDev
 internal import NIOCore
+internal import RepairSyncEngine
+internal import RepairSyncReliability
 
 /// A `repair-api-dev` server running in this process on a free loopback port, for the duration of `body`.
 ///
@@ -15,17 +17,57 @@ public struct RunningBackend: Sendable {
     public static let token = "test-token"
     public static let otherToken = "other-token"
 
+    /// How the backend is served: plain HTTP, or HTTPS with a certificate from a throwaway CA made for the run.
+    public enum Scheme: String, Sendable, CaseIterable {
+        case http, https
+    }
+
     public let port: Int
     public let backend: DevBackend
-    public var baseURL: String { "http://127.0.0.1:\(port)" }
+    /// With HTTPS: the throwaway CA's certificate (a client's `api.ca_file`).
+    public let caFile: String?
+    /// A client that trusts `caFile` (the shared one for plain HTTP).
+    public let client: HTTPClient
+    public var scheme: Scheme { caFile == nil ? .http : .https }
+    public var baseURL: String { "\(scheme.rawValue)://127.0.0.1:\(port)" }
 
-    /// Starts a backend (admin surface on), runs `body` against it, then stops the server.
+    /// Starts a backend (admin surface on) over `scheme`, runs `body` against it, then stops the server. With HTTPS
+    /// a CA is made for the run and issues the server a certificate for 127.0.0.1, ::1 and localhost (`tls` gives
+    /// another certificate instead; `caFile` then names the CA to trust).
     public static func with<T: Sendable>(
-        seed: SeedOptions? = nil, admin: Bool = true,
+        seed: SeedOptions? = nil, admin: Bool = true, scheme: Scheme = .http, tls: (DevBackend.TLS, caFile: String)? = nil,
+        _ body: @Sendable (RunningBackend) async throws -> T
+    ) async throws -> T {
+        var serverTLS = tls?.0
+        var caFile = tls?.caFile
+        var certificates: String?
+        if scheme == .https, tls == nil {
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("backend-tls-\(UUID().uuidString)").path
+            let ca = try ThrowawayCA(directory: directory)
+            let issued = try ca.issue()
+            serverTLS = DevBackend.TLS(certificateChainPath: issued.certificatePath, privateKeyPath: issued.keyPath)
+            caFile = ca.certificatePath
+            certificates = directory
+        }
+        defer { if let certificates { try? FileManager.default.removeItem(atPath: certificates) } }
+        let client = caFile == nil ? HTTPClient.shared : try TransportSettings(caFile: caFile).makeHTTPClient()
+        do {
+            let result = try await run(seed: seed, admin: admin, tls: serverTLS, caFile: caFile, client: client, body)
+            if caFile != nil { try? await client.shutdown() }
+            return result
+        } catch {
+            if caFile != nil { try? await client.shutdown() }
+            throw error
+        }
+    }
+
+    private static func run<T: Sendable>(
+        seed: SeedOptions?, admin: Bool, tls: DevBackend.TLS?, caFile: String?, client: HTTPClient,
         _ body: @Sendable (RunningBackend) async throws -> T
     ) async throws -> T {
         let backend = try DevBackend(
-            options: .init(tokens: [token: "Test Technician", otherToken: "Other Technician"], admin: admin))
+            options: .init(
+                tokens: [token: "Test Technician", otherToken: "Other Technician"], admin: admin, tls: tls))
         if let seed { try backend.seed(seed) }
         let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
         return try await withThrowingTaskGroup(of: T?.self) { group in
@@ -37,7 +79,7 @@ public struct RunningBackend: Sendable {
             var iterator = ports.makeAsyncIterator()
             guard let port = await iterator.next() else { throw BackendDidNotStart() }
             do {
-                let result = try await body(RunningBackend(port: port, backend: backend))
+                let result = try await body(RunningBackend(port: port, backend: backend, caFile: caFile, client: client))
                 await backend.shutdown()
                 while let _ = try await group.next() {}
                 return result
@@ -61,7 +103,7 @@ public struct RunningBackend: Sendable {
             request.headers.add(name: "Content-Type", value: "application/json")
             request.body = .bytes(ByteBuffer(string: json))
         }
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+        let response = try await client.execute(request, timeout: .seconds(30))
         let body = try await response.body.collect(upTo: 64 << 20)
         return APIResponse(status: Int(response.status.code), headers: response.headers, body: Data(body.readableBytesView))
     }

@@ -3,7 +3,7 @@ internal import HTTPTypes
 internal import Hummingbird
 internal import Logging
 internal import NIOCore
-internal import RepairSyncControl
+internal import RepairSyncProtocol
 internal import RepairSyncModels
 internal import ServiceLifecycle
 internal import Synchronization

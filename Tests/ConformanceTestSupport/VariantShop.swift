@@ -1,5 +1,5 @@
 internal import Foundation
-internal import RepairSyncControl
+internal import RepairSyncProtocol
 internal import RepairSyncModels
 
 /// The data and rules of `VariantServer`: a Repair Minder API written apart from repair-api-dev, that differs from

@@ -1,5 +1,5 @@
 import RepairAPIConformance
-import RepairSyncControl
+import RepairSyncProtocol
 import Testing
 
 /// Money exactness as the `money` check judges it (docs/api.md section 2.3).

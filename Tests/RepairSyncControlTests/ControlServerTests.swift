@@ -1,7 +1,9 @@
 import Foundation
 import NIOCore
 import NIOPosix
-import RepairSyncControl
+import RepairSyncProtocol
+import RepairSyncControlClient
+import RepairSyncControlServer
 import RepairSyncTestSupport
 import Testing
 
@@ -17,10 +19,10 @@ struct ControlServerTests {
     static let dispatcher = JSONRPCDispatcher<ControlRequestContext> { method, params, context in
         switch method {
         case "ping": return .string("pong")
-        case "echo": return .string(try JSONRPCParams(params, allowed: ["text"]).string("text"))
+        case "echo": return .string(try EchoParams.decode(from: params).text)
         case "whoami": return .number(Int(context.peer.uid))
         case "count":
-            let to = try JSONRPCParams(params, allowed: ["to"]).optionalInt("to", in: 1...100_000) ?? 3
+            let to = try CountParams.decode(from: params).to ?? 3
             try context.subscribe(method: "tick", to: AsyncStream { continuation in
                 for n in 1...to { continuation.yield(.object(["n": .number(n)])) }
                 continuation.finish()
@@ -280,5 +282,27 @@ final class LineSession {
             guard let buffer = try await iterator.next() else { return nil }
             pending.append(contentsOf: buffer.readableBytesView)
         }
+    }
+}
+
+/// `echo`'s params.
+struct EchoParams: ControlParams {
+    var text: String
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case text
+    }
+}
+
+/// `count`'s params: `to` in 1...100000.
+struct CountParams: ControlParams {
+    var to: Int?
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case to
+    }
+
+    func validate() throws(JSONRPCError) {
+        if let to, !(1...100_000).contains(to) { throw .invalidParams("to", "must be an integer in 1...100000") }
     }
 }

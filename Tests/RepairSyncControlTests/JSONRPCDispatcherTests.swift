@@ -1,4 +1,6 @@
-import RepairSyncControl
+import RepairSyncProtocol
+import RepairSyncControlClient
+import RepairSyncControlServer
 import Testing
 
 /// JSON-RPC 2.0 as the specification's own examples (section 7) describe it, plus this socket's limits.
@@ -8,11 +10,8 @@ struct JSONRPCDispatcherTests {
     let dispatcher = JSONRPCDispatcher<Void> { method, params, _ in
         switch method {
         case "subtract":
-            let named = try JSONRPCParams(params, allowed: ["minuend", "subtrahend"])
-            guard let minuend = try named.optionalInt("minuend", in: -1000...1000),
-                let subtrahend = try named.optionalInt("subtrahend", in: -1000...1000)
-            else { throw JSONRPCError.invalidParams("minuend", "and subtrahend are required") }
-            return .number(minuend - subtrahend)
+            let named = try SubtractParams.decode(from: params)
+            return .number(named.minuend - named.subtrahend)
         case "sum":
             guard case .array(let values)? = params else { throw JSONRPCError.invalidParams("params", "must be an array") }
             return .number(values.compactMap(\.intValue).reduce(0, +))
@@ -97,5 +96,15 @@ struct JSONRPCDispatcherTests {
         let badUTF8 = await dispatcher.reply(to: [0x7B, 0x22, 0xFF, 0x22, 0x3A, 0x31, 0x7D], context: ())
         #expect(badUTF8.flatMap { try? JSONParser().parse($0) }.map(errorCode) == -32700)
         #expect(await reply(#"{"jsonrpc":"2.0","method":"sum","id":1,"id":2}"#)?["id"] == .null)
+    }
+}
+
+/// The specification's `subtract` by name.
+struct SubtractParams: ControlParams {
+    var minuend: Int
+    var subtrahend: Int
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case minuend, subtrahend
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import RepairSyncDaemon
 import RepairSyncEngine
 import RepairSyncModels
+import RepairSyncReliability
 import RepairSyncTestSupport
 import Testing
 
@@ -243,5 +244,83 @@ struct ConfigurationTests {
         let configuration = try await files.load(environment: ["CREDENTIALS_DIRECTORY": files.directory.url.path])
         #expect(configuration.token.value == "from-credentials")
         #expect(configuration.api.tokenFile == files.directory.path("api-token"))
+    }
+}
+
+/// `api.ca_file`, `api.tls_min_version`, `api.proxy` and the proxy environment.
+@Suite("Configuration: TLS and proxies")
+struct TransportConfigurationTests {
+    typealias Files = ConfigurationTests.Files
+
+    static func yaml(_ lines: String) -> String {
+        ConfigurationTests.minimal + "\n" + lines.split(separator: "\n").map { "  " + $0 }.joined(separator: "\n")
+    }
+
+    @Test("by default: the system's CAs only, TLS 1.2 or newer, no proxy")
+    func defaults() async throws {
+        let configuration = try await Files(ConfigurationTests.minimal).load()
+        #expect(configuration.api.transport == DaemonConfiguration.Transport())
+        #expect(configuration.rendered.contains("api.tls_min_version: 1.2"))
+        #expect(configuration.rendered.contains("api.proxy: (none: direct)"))
+    }
+
+    @Test("a CA file, TLS 1.3 (written as a number) and a proxy with credentials; the password is never rendered")
+    func configured() async throws {
+        let directory = try TemporaryDirectory(prefix: "tls-config")
+        let ca = try ThrowawayCA(directory: directory.path("ca"))
+        let files = try Files(Self.yaml("ca_file: \(ca.certificatePath)\ntls_min_version: 1.3\nproxy: http://shop:pa55@proxy.lan:3128"))
+        let configuration = try await files.load(environment: ["https_proxy": "http://ignored:1"])
+        #expect(configuration.api.transport.caFile == ca.certificatePath)
+        #expect(configuration.api.transport.minimumTLSVersion == .v1_3)
+        #expect(configuration.api.transport.proxy == ProxyServer(kind: .http, host: "proxy.lan", port: 3128, username: "shop", password: "pa55"))
+        #expect(configuration.api.transport.proxySource == .configuration)
+        #expect(configuration.rendered.contains("api.proxy: http://shop:<redacted>@proxy.lan:3128  # from api.proxy"))
+        #expect(!configuration.rendered.contains("pa55"))
+    }
+
+    @Test("without api.proxy the environment's https_proxy is used unless no_proxy covers the API; `none` ignores it")
+    func environment() async throws {
+        let files = try Files(ConfigurationTests.minimal)
+        let proxied = try await files.load(environment: ["https_proxy": "http://proxy.lan:3128"])
+        #expect(proxied.api.transport.proxy?.host == "proxy.lan")
+        #expect(proxied.api.transport.proxySource == .environment("https_proxy"))
+        #expect(proxied.rendered.contains("# from the environment (https_proxy)"))
+        let bypassed = try await files.load(environment: ["https_proxy": "http://proxy.lan:3128", "no_proxy": "repairminder.example"])
+        #expect(bypassed.api.transport.proxy == nil)
+        let ignored = try await Files(Self.yaml("proxy: none")).load(environment: ["https_proxy": "http://proxy.lan:3128"])
+        #expect(ignored.api.transport.proxy == nil)
+    }
+
+    @Test("each unusable TLS or proxy setting stops the start naming its key", arguments: [
+        ("ca_file: relative.pem", "api.ca_file", "absolute path"),
+        ("ca_file: /nonexistent/ca.pem", "api.ca_file", "does not exist"),
+        ("ca_file: NOT_PEM", "api.ca_file", "PEM"),
+        ("tls_min_version: 1.1", "api.tls_min_version", "1.2, 1.3"),
+        ("tls_min_version: [1, 2]", "api.tls_min_version", "single value"),
+        ("proxy: https://proxy.lan:3128", "api.proxy", "not supported"),
+        ("proxy: socks5://u:p@proxy.lan", "api.proxy", "SOCKS"),
+    ])
+    func badValues(line: String, key: String, message: String) async throws {
+        let directory = try TemporaryDirectory(prefix: "tls-config")
+        try "not a certificate\n".write(toFile: directory.path("not.pem"), atomically: true, encoding: .utf8)
+        let files = try Files(Self.yaml(line.replacingOccurrences(of: "NOT_PEM", with: directory.path("not.pem"))))
+        do {
+            _ = try await files.load()
+            Issue.record("accepted: \(line)")
+        } catch {
+            #expect(error.key == key, "\(error)")
+            #expect(error.message.contains(message), "\(error)")
+        }
+    }
+
+    @Test("a proxy environment that cannot be used is an error naming api.proxy and the variable")
+    func badEnvironment() async throws {
+        do {
+            _ = try await Files(ConfigurationTests.minimal).load(environment: ["HTTPS_PROXY": "https://proxy.lan"])
+            Issue.record("accepted")
+        } catch let error as ConfigurationError {
+            #expect(error.key == "api.proxy")
+            #expect(error.message.contains("HTTPS_PROXY"), "\(error)")
+        }
     }
 }

@@ -2,7 +2,8 @@ import BackendTestSupport
 import Foundation
 import GRDB
 import NIOHTTP1
-import RepairSyncControl
+import RepairSyncProtocol
+import RepairSyncControlClient
 import RepairSyncReliability
 import RepairSyncTestSupport
 import Testing
@@ -27,7 +28,7 @@ struct DaemonEndToEndTests {
                 #expect(collection["records"]?.intValue == server[collection["collection"]?.stringValue ?? ""])
             }
             #expect(try await h.call("ping") == .string("pong"))
-            #expect(try await h.call("version")["protocol"] == .number(1))
+            #expect(try await h.call("version")["protocol"] == .number(RPC.protocolVersion))
 
             let update = try await h.call("updateOrder", .object(["id": .string("ord_2"), "notes": .string("socket note")]))
             #expect(update["state"] == .string("pending"))
@@ -85,6 +86,29 @@ struct DaemonEndToEndTests {
                 #expect(error.code == -32602)
                 #expect(error.data?["param"] == .string("colour"))
             }
+
+            // replyToTicket with the caller's id: a repeat answers the same message; other content is -32002 on id.
+            let reply = JSONValue.object([
+                ("ticketId", .string("tkt_3")), ("content", .string("once")), ("id", .string("0b9c1d52-8f1e-4c59-9a3e-5f1d2a7c6b40")),
+            ])
+            let first = try await h.call("replyToTicket", reply)
+            #expect(try await h.call("replyToTicket", reply) == first)
+            do {
+                _ = try await h.call("replyToTicket", .object([
+                    ("ticketId", .string("tkt_3")), ("content", .string("twice")), ("id", .string("0b9c1d52-8f1e-4c59-9a3e-5f1d2a7c6b40")),
+                ]))
+                Issue.record("the same id with other content was accepted")
+            } catch let ControlClient.Failure.rpc(error) {
+                #expect(error.kind == .invalidValue)
+                #expect(error.data?["field"] == .string("id"))
+            }
+            // discard takes only a dead change.
+            do {
+                _ = try await h.call("discard", .object(["seq": .number(424_242)]))
+                Issue.record("discarded a change that does not exist")
+            } catch let ControlClient.Failure.rpc(error) {
+                #expect(error.kind == .notFound)
+            }
         }
     }
 
@@ -131,7 +155,7 @@ struct DaemonEndToEndTests {
                 }
                 // The final notifications of the run may follow its reply.
                 while seen.last != "completed" {
-                    let (_, status) = try client.nextNotification()
+                    let status = try client.nextNotification().params
                     if let state = status["state"]?.stringValue, seen.last != state { seen.append(state) }
                 }
                 return seen
@@ -357,19 +381,31 @@ struct DaemonEndToEndTests {
         }
     }
 
-    /// `repairctl doctor --json`: its exit status and the checks by name.
-    static func doctor(_ h: DaemonHarness) async throws -> (status: Int32, checks: [String: (level: String, detail: String)]) {
-        let result = try await h.repairctl(["doctor", "--config", h.configPath, "--json"])
-        guard case .array(let checks) = try JSONParser().parse(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
-        else { throw ControlClient.Failure.protocolError("doctor printed: \(result.stdout) \(result.stderr)") }
-        var byName: [String: (level: String, detail: String)] = [:]
-        for check in checks {
-            byName[check["name"]?.stringValue ?? "?"] = (check["level"]?.stringValue ?? "?", check["detail"]?.stringValue ?? "")
+    /// `repairctl doctor --json` (or, `offline`, `repairsyncd doctor --config … --json`): its exit status and the
+    /// checks by name.
+    static func doctor(_ h: DaemonHarness, offline: Bool = false) async throws
+        -> (status: Int32, checks: [String: (level: String, detail: String, fix: String)])
+    {
+        let (status, stdout, stderr): (Int32, String, String)
+        if offline {
+            let result = try await DaemonHarness.runDaemonBinary(["doctor", "--config", h.configPath, "--json"])
+            (status, stdout, stderr) = (result.status, result.stdout, result.stderr)
+        } else {
+            let result = try await h.repairctl(["doctor", "--json"])
+            (status, stdout, stderr) = (result.status, result.stdout, result.stderr)
         }
-        return (result.status, byName)
+        guard case .array(let checks) = try JSONParser().parse(stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+        else { throw ControlClient.Failure.protocolError("doctor printed: \(stdout) \(stderr)") }
+        var byName: [String: (level: String, detail: String, fix: String)] = [:]
+        for check in checks {
+            byName[check["name"]?.stringValue ?? "?"] = (
+                check["level"]?.stringValue ?? "?", check["detail"]?.stringValue ?? "", check["fix"]?.stringValue ?? ""
+            )
+        }
+        return (status, byName)
     }
 
-    @Test("doctor: all ok on a healthy daemon; without the daemon it says so and still checks the rest")
+    @Test("doctor: the daemon checks itself and names its configuration; without it, repairctl points to repairsyncd doctor, which checks the rest")
     func doctorHealthyAndStopped() async throws {
         try await DaemonHarness.with { h in
             try await h.start()
@@ -378,6 +414,7 @@ struct DaemonEndToEndTests {
             #expect(healthy.status == 0)
             #expect(Set(healthy.checks.keys).isSuperset(of: ["config", "token file", "daemon", "api", "token", "clock", "store", "changes", "connectivity", "last sync"]))
             #expect(healthy.checks.values.allSatisfy { $0.level == "ok" }, "\(healthy.checks)")
+            #expect(healthy.checks["config"]?.detail.contains(h.configPath) == true, "the daemon names the file it runs with")
 
             h.kill(SIGTERM)
             _ = await h.waitForExit()
@@ -385,10 +422,20 @@ struct DaemonEndToEndTests {
             #expect(stopped.status == 1)
             #expect(stopped.checks["daemon"]?.level == "fail")
             #expect(stopped.checks["daemon"]?.detail.contains("not running") == true)
-            #expect(stopped.checks["config"]?.level == "ok")
-            #expect(stopped.checks["api"]?.level == "ok")
-            #expect(stopped.checks["store"]?.level == "ok", "read directly, read-only")
-            #expect(stopped.checks["token"]?.level == "skipped")
+            #expect(stopped.checks["daemon"]?.fix.contains("repairsyncd doctor") == true)
+            let table = try await h.repairctl(["doctor"])
+            #expect(table.status == 1)
+            #expect(table.stdout.contains("→ run `repairsyncd doctor`"), "\(table.stdout)")
+
+            let offline = try await Self.doctor(h, offline: true)
+            #expect(offline.status == 1, "no daemon answers")
+            #expect(offline.checks["daemon"]?.level == "fail")
+            #expect(offline.checks["config"]?.level == "ok")
+            #expect(offline.checks["token file"]?.level == "ok")
+            #expect(offline.checks["api"]?.level == "ok")
+            #expect(offline.checks["token"]?.level == "ok", "root reads the token and the API takes it")
+            #expect(offline.checks["store"]?.level == "ok", "read directly, read-only")
+            #expect(offline.checks["store"]?.detail.contains("0 changes pending") == true)
         }
     }
 
@@ -572,7 +619,7 @@ struct DaemonEndToEndTests {
                 _ = try client.call("subscribe")
                 _ = try client.call("sync")
                 while true {
-                    let (_, status) = try client.nextNotification()
+                    let status = try client.nextNotification().params
                     if status["state"] == .string("syncing"), status["step"] == .string("pushing") { return }
                 }
             }

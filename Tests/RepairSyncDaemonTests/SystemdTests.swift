@@ -1,6 +1,7 @@
 import BackendTestSupport
 import Foundation
-import RepairSyncControl
+import RepairSyncProtocol
+import RepairSyncControlClient
 import RepairSyncReliability
 import RepairSyncTestSupport
 import Testing

@@ -16,9 +16,11 @@ import Testing
 /// until it finishes. Nothing may be lost, nothing duplicated, and the store must stay intact.
 @Suite("Crash recovery", .timeLimit(.minutes(3)))
 struct CrashTests {
-    @Test("killed during push at 12 points, restarted each time: every change on the server exactly once")
-    func crashDuringPush() async throws {
-        try await EngineHarness.with(orders: 30) { h in
+    @Test(
+        "killed during push at 12 points, restarted each time: every change on the server exactly once",
+        arguments: RunningBackend.Scheme.allCases)
+    func crashDuringPush(scheme: RunningBackend.Scheme) async throws {
+        try await EngineHarness.with(orders: 30, scheme: scheme) { h in
             #expect(await h.engine.performFullSync().succeeded)
             var expectedNotes: [String: String] = [:]
             for n in 1...30 {
@@ -164,7 +166,7 @@ struct Helper {
             [
                 "--store", store ?? h.directory.path("replica.sqlite"), "--api", h.backend.baseURL,
                 "--token", RunningBackend.token,
-            ] + arguments
+            ] + (h.backend.caFile.map { ["--ca-file", $0] } ?? []) + arguments
         process.standardOutput = handle
         let (status, reason) = try await withCheckedThrowingContinuation {
             (continuation: CheckedContinuation<(Int32, Process.TerminationReason), any Error>) in

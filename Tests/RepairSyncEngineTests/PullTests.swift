@@ -10,9 +10,11 @@ import Testing
 /// Pulling: pages, cursors, expired cursors, malformed pages, records with pending changes.
 @Suite("Pull", .timeLimit(.minutes(2)))
 struct PullTests {
-    @Test("a full sync pulls every collection over several pages and keeps the dashboard snapshots")
-    func fullSyncOverSeveralPages() async throws {
-        try await EngineHarness.with(orders: 100) { h in
+    @Test(
+        "a full sync pulls every collection over several pages and keeps the dashboard snapshots",
+        arguments: RunningBackend.Scheme.allCases)
+    func fullSyncOverSeveralPages(scheme: RunningBackend.Scheme) async throws {
+        try await EngineHarness.with(orders: 100, scheme: scheme) { h in
             let report = await h.engine.performFullSync()
             #expect(report.succeeded, "\(report.stop ?? "")")
 

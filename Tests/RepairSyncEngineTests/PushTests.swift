@@ -10,9 +10,11 @@ import Testing
 /// Pushing local changes: exactly once on the server, whatever the network and the server do.
 @Suite("Push", .timeLimit(.minutes(2)))
 struct PushTests {
-    @Test("a local change raises the pending count; a push puts it on the server and the count goes back to 0")
-    func pushRoundTrip() async throws {
-        try await EngineHarness.with { h in
+    @Test(
+        "a local change raises the pending count; a push puts it on the server and the count goes back to 0",
+        arguments: RunningBackend.Scheme.allCases)
+    func pushRoundTrip(scheme: RunningBackend.Scheme) async throws {
+        try await EngineHarness.with(scheme: scheme) { h in
             #expect(await h.engine.performFullSync().succeeded)
             #expect(try h.engine.pendingChangesCount() == 0)
 
@@ -73,9 +75,11 @@ struct PushTests {
         }
     }
 
-    @Test("a PATCH applied by the server whose reply is lost is replayed with the same key: one change on the server")
-    func lostPatchResponse() async throws {
-        try await EngineHarness.with { h in
+    @Test(
+        "a PATCH applied by the server whose reply is lost is replayed with the same key: one change on the server",
+        arguments: RunningBackend.Scheme.allCases)
+    func lostPatchResponse(scheme: RunningBackend.Scheme) async throws {
+        try await EngineHarness.with(scheme: scheme) { h in
             #expect(await h.engine.performFullSync().succeeded)
             let entry = try await h.engine.update(.orders, id: "ord_6", fields: ["notes": "cut off"])
             let before = try await h.counters()

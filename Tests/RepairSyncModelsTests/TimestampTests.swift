@@ -56,3 +56,13 @@ import Testing
         #expect(Timestamp(rfc3339: "1900-02-29T00:00:00Z") == nil)
     }
 }
+
+@Suite("HTTP dates")
+struct HTTPDateTests {
+    @Test("IMF-fixdate of known instants (RFC 9110's example, a leap day, before 1970)")
+    func knownInstants() {
+        #expect(Timestamp(millisecondsSince1970: 784_111_777_000).httpDate == "Sun, 06 Nov 1994 08:49:37 GMT")
+        #expect(Timestamp(millisecondsSince1970: 1_709_208_000_999).httpDate == "Thu, 29 Feb 2024 12:00:00 GMT")
+        #expect(Timestamp(millisecondsSince1970: -1000).httpDate == "Wed, 31 Dec 1969 23:59:59 GMT")
+    }
+}

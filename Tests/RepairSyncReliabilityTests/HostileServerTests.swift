@@ -1,5 +1,6 @@
 import Foundation
-import RepairSyncControl
+import RepairSyncControlClient
+import RepairSyncProtocol
 import RepairSyncReliability
 import Testing
 
@@ -290,6 +291,21 @@ struct HostileServerTests {
         }
     }
 
+    @Test("a sync waited for over the socket that the server rate-limits is run again by the scheduler after Retry-After")
+    func waitedSyncThatIsRateLimitedComesBack() async throws {
+        try await HostileStack.with("waited-429") { s in
+            try await s.sync()
+            let plan = #"{"rate":0,"kinds":{},"retry_after":2}"#
+            #expect(try await s.admin.send("PUT", "/admin/faults", json: plan).status == 200)
+            try await s.fault("429", "GET", "/api/v1/clients/changes")
+            let report = try await s.sync()
+            #expect(report["stop"]?.stringValue?.contains("rate limited") == true, "\(report)")
+            let after = try await s.daemon.waitForStatus(timeout: 30) { $0["state"]?.stringValue == "completed" }
+            #expect(after != nil, "the scheduler came back by itself after the wait")
+            #expect(try await s.admin.counters().retryAfterViolations == 0)
+        }
+    }
+
     // MARK: 10: only the API decides
 
     @Test("a proxy's HTML 404, 401 and 403 are not the API's answer: nothing deleted, nothing dead, no stop for a token; the change goes out later", arguments: ["html_404", "html_401", "html_403"])
@@ -384,6 +400,52 @@ struct HostileServerTests {
             #expect(log.contains(s.store), "\(log)")
             #expect(log.contains("pid \(s.daemon.pid)"), "\(log)")
             #expect(try await s.daemon.call("ping") == .string("pong"))
+        }
+    }
+
+    // MARK: 14: exactly once over the socket, and discard
+
+    @Test("replyToTicket with the caller's id, called again after a lost reply: one message; the same id with other content is -32002")
+    func replyIdIsExactlyOnce() async throws {
+        try await HostileStack.with("reply-id") { s in
+            try await s.sync()
+            let id = "5b1f0e2a-8c47-4d8e-9a3b-2f6c1d7e9a01"
+            let params = JSONValue.object([
+                "ticketId": .string("tkt_1"), "content": .string("ready at 2pm"), "id": .string(id),
+            ])
+            let first = try await s.daemon.call("replyToTicket", params)
+            let again = try await s.daemon.call("replyToTicket", params)
+            #expect(first == again, "the retried call answers the same message")
+            do {
+                _ = try await s.daemon.call(
+                    "replyToTicket",
+                    .object(["ticketId": .string("tkt_1"), "content": .string("other words"), "id": .string(id)]))
+                Issue.record("the same id with other content was accepted")
+            } catch ControlClient.Failure.rpc(let error) {
+                #expect(error.code == -32002)
+            }
+            try await s.sync()
+            #expect(try await s.admin.counters().messagesCreated == 1)
+            #expect(try await s.serverRecord("ticket_messages", id)["content"] as? String == "ready at 2pm")
+        }
+    }
+
+    @Test("discard: a refused change leaves the outbox, the audit log records it, and the record shows the server's value")
+    func discardRestoresTheServersValue() async throws {
+        try await HostileStack.with("discard") { s in
+            try await s.sync()
+            let original = try await s.serverRecord("devices", "dev_3")["diagnosis"] as? String
+            try await s.fault("422", "PATCH", "/api/v1/devices/dev_3")
+            _ = try await s.daemon.call("updateDevice", .object(["id": .string("dev_3"), "diagnosis": .string("refused")]))
+            try await s.sync()
+            let seq = try StoreInspector.strings(s.store, "SELECT seq FROM outbox WHERE state = 'dead'").first ?? ""
+            let outbox = try s.outbox()
+            #expect(!seq.isEmpty, "\(outbox)")
+            _ = try await s.daemon.call("discard", .object(["seq": .number(Int(seq) ?? 0)]))
+            #expect(try s.outbox().isEmpty)
+            #expect(try s.auditOutcomes("devices", "dev_3") == ["discarded"])
+            #expect(try s.replica("devices", "dev_3", "diagnosis") == .some(original))
+            #expect(try await s.daemon.call("status")["dead"]?.intValue == 0)
         }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
-import RepairSyncControl
+import RepairSyncControlClient
+import RepairSyncProtocol
 import RepairSyncReliability
 import Testing
 

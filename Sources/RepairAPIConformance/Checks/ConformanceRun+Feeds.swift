@@ -1,5 +1,5 @@
 internal import Foundation
-internal import RepairSyncControl
+internal import RepairSyncProtocol
 internal import RepairSyncEngine
 internal import RepairSyncModels
 

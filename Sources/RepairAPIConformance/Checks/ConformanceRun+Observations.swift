@@ -1,5 +1,5 @@
 internal import Foundation
-internal import RepairSyncControl
+internal import RepairSyncProtocol
 internal import RepairSyncModels
 
 /// Clauses judged over every exchange of the run (2.1, 6), and those only the server can provoke (410 mid-read,

@@ -1,4 +1,4 @@
-internal import RepairSyncControl
+internal import RepairSyncProtocol
 internal import RepairSyncModels
 
 /// Holds every record the run receives — in pages, in GET and PATCH answers, in a 412's `current` — to the record

@@ -1,5 +1,5 @@
 public import Foundation
-internal import RepairSyncControl
+internal import RepairSyncProtocol
 public import RepairSyncEngine
 internal import Synchronization
 
@@ -62,6 +62,7 @@ public final class RecordingTransport: APITransport {
                 switch error {
                 case .unreachable(let text): "unreachable: \(text)"
                 case .interrupted(let text): "interrupted: \(text)"
+                case .tls(let text): "TLS refused: \(text)"
                 }
             log.withLock {
                 $0.append(

@@ -1,5 +1,5 @@
 public import Foundation
-public import RepairSyncControl
+public import RepairSyncProtocol
 
 /// Response bodies as written: the strict parser keeps number literals as their text (so `149.99000000000001` is not
 /// silently read back as `149.99`) and every key, so the checks see exactly what the server sent. The daemon's own

@@ -1,4 +1,4 @@
-public import RepairSyncControl
+public import RepairSyncProtocol
 internal import RepairSyncModels
 
 /// Judges a money value as it appeared on the wire (docs/api.md section 2.3).

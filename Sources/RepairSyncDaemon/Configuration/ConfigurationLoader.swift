@@ -24,8 +24,12 @@ public enum ConfigurationLoader {
         ("api.allow_insecure_http", "false"),
         ("api.request_timeout", "30s"),
         ("api.retry_after_cap", "1h"),
+        ("api.ca_file", nil),
+        ("api.tls_min_version", "1.2"),
+        ("api.proxy", nil),
         ("store.path", "/var/lib/repairsyncd/replica.sqlite"),
         ("store.group_readable", "false"),
+        ("store.group_writable", "false"),
         ("store.passcode_key_file", nil),
         ("control.socket", "/run/repairsyncd/control.sock"),
         ("control.group", nil),
@@ -210,10 +214,12 @@ public enum ConfigurationLoader {
             api: .init(
                 baseURL: baseURL, tokenFile: tokenFile, allowInsecureHTTP: insecure,
                 requestTimeout: try P.duration(values.withDefault("api.request_timeout"), key: "api.request_timeout"),
-                retryAfterCap: try P.duration(values.withDefault("api.retry_after_cap"), key: "api.retry_after_cap")),
+                retryAfterCap: try P.duration(values.withDefault("api.retry_after_cap"), key: "api.retry_after_cap"),
+                transport: try transport(values, baseURL: baseURL)),
             store: .init(
                 path: try P.absolutePath(values.withDefault("store.path"), key: "store.path"),
-                groupReadable: try P.boolean(values.withDefault("store.group_readable"), key: "store.group_readable")),
+                groupReadable: try P.boolean(values.withDefault("store.group_readable"), key: "store.group_readable"),
+                groupWritable: try P.boolean(values.withDefault("store.group_writable"), key: "store.group_writable")),
             control: .init(
                 socket: try P.absolutePath(values.withDefault("control.socket"), key: "control.socket"),
                 group: try P.existingGroup(try values.text("control.group"), key: "control.group"),

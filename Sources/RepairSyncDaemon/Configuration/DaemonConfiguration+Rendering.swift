@@ -19,8 +19,10 @@ extension DaemonConfiguration {
             ("api.allow_insecure_http", "\(api.allowInsecureHTTP)"),
             ("api.request_timeout", text(api.requestTimeout)),
             ("api.retry_after_cap", text(api.retryAfterCap)),
+        ] + api.transport.renderedLines + [
             ("store.path", store.path),
             ("store.group_readable", "\(store.groupReadable)"),
+            ("store.group_writable", "\(store.groupWritable)"),
             ("store.passcode_key_file", passcodeKey == nil ? "(none: passcodes are not stored)" : "key \(passcodeKey!)"),
             ("control.socket", control.socket),
             ("control.group", control.group ?? "(the daemon's group)"),

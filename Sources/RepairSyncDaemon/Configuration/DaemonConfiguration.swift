@@ -12,12 +12,18 @@ public struct DaemonConfiguration: Sendable, Equatable {
         public var requestTimeout: Duration
         /// The longest wait a server's `Retry-After` can impose (a server clock far ahead must not silence the shop).
         public var retryAfterCap: Duration
+        /// Trust, TLS version and proxy (`api.ca_file`, `api.tls_min_version`, `api.proxy`).
+        public var transport: Transport
     }
 
     public struct Store: Sendable, Equatable {
         public var path: String
         /// 0640 instead of 0600, for local tools of the daemon's group that read the replica.
         public var groupReadable: Bool
+        /// The state directory (setgid), the database and its `-wal`/`-shm` files usable by the socket's group
+        /// (`control.group`): 2770 and 0660, for shop tools that write rows and then call `queueChange`
+        /// (docs/integration.md).
+        public var groupWritable: Bool
     }
 
     public struct Control: Sendable, Equatable {

@@ -112,6 +112,11 @@ public final class ConnectivityProbe: Sendable {
         do {
             _ = try await health.health()
             reachable = true
+        } catch .tls(let reason) {
+            // The network and the server are there; the certificate (or TLS version) is what is wrong. That is not
+            // "offline": the run that follows stops with the reason, which the status, the log and doctor show.
+            logger.debug("health check: TLS refused", metadata: ["reason": "\(reason)"])
+            reachable = true
         } catch {
             logger.debug("health check failed", metadata: ["error": "\(error)"])
             reachable = false

@@ -1,47 +1,55 @@
 internal import Foundation
-internal import GRDB
 internal import RepairSyncEngine
 internal import RepairSyncModels
-internal import RepairSyncStore
+internal import RepairSyncProtocol
 
-#if canImport(Glibc)
-    internal import Glibc
-#endif
-
-/// The checks only the running daemon can make (it holds the token and the store): the API and the token, the
-/// clock, the store, the changes, connectivity and the last sync.
+/// The checks the running daemon makes for `doctor` (it holds the token and the store): the configuration it runs
+/// with (read again now), the token file, the API and the token, the clock, the store, the changes, connectivity
+/// and the last sync.
 struct DaemonChecks {
-    let engine: SyncEngine
-    let store: ReplicaStore
-    let scheduler: SchedulerService
-    let interval: Duration
+    let services: ControlServices
 
     func run() async -> [DoctorCheck] {
+        let configuration = services.configuration()
         var checks: [DoctorCheck] = []
-        let api = engine.api
-        do {
-            _ = try await api.health()
-            checks.append(DoctorCheck("api", .ok, "\(api.configuration.baseURL) answers /health"))
-        } catch {
-            checks.append(
-                DoctorCheck(
-                    "api", .fail, "\(api.configuration.baseURL) does not answer: \(error)",
-                    fix: "check the network, the firewall and api.base_url"))
+        let (config, _) = await ConfigurationChecks.file(services.configPath, environment: ProcessInfo.processInfo.environment)
+        checks.append(config)
+        checks.append(ConfigurationChecks.tokenFile(configuration.api.tokenFile))
+        let diagnosis = await services.engine.diagnoseAPI()
+        let api = apiChecks(diagnosis)
+        checks += api.prefix(1)
+        // After the api line: the certificate it presents, under the daemon's own trust and proxy settings.
+        if let certificate = await CertificateCheck.run(
+            baseURL: diagnosis.baseURL, settings: configuration.api.transport.settings(),
+            tlsFailure: diagnosis.tlsFailure, healthFailed: diagnosis.healthError != nil)
+        {
+            checks.append(certificate)
         }
-        do {
-            _ = try await api.changes(.clients, cursor: nil, limit: 1)
+        checks += api.dropFirst()
+        checks.append(storeCheck(services.engine.storeHealth()))
+        checks += await changeChecks(interval: configuration.sync.interval)
+        return checks
+    }
+
+    func apiChecks(_ diagnosis: APIDiagnosis) -> [DoctorCheck] {
+        var checks: [DoctorCheck] = []
+        if let error = diagnosis.healthError {
+            checks.append(Doctor.apiFailure(diagnosis.baseURL, error, tls: diagnosis.tlsFailure != nil))
+        } else {
+            checks.append(DoctorCheck("api", .ok, "\(diagnosis.baseURL) answers /health"))
+        }
+        switch diagnosis.token {
+        case .accepted:
             checks.append(DoctorCheck("token", .ok, "the API accepts the token"))
-        } catch let error where error.isAuthentication {
+        case .refused(let answer):
             checks.append(
                 DoctorCheck(
-                    "token", .fail, "the API refused the token (\(error))",
+                    "token", .fail, "the API refused the token (\(answer))",
                     fix: "put a valid token in the token file (or credential) and restart repairsyncd"))
-        } catch {
-            checks.append(DoctorCheck("token", .warn, "could not check the token: \(error)", fix: "check the api line"))
+        case .unknown(let reason):
+            checks.append(DoctorCheck("token", .warn, "could not check the token: \(reason)", fix: "check the api line"))
         }
-        do {
-            try await api.measureClockOffset()
-            let offset = api.clockOffsetMilliseconds
+        if let offset = diagnosis.clockOffsetMilliseconds {
             let seconds = Double(abs(offset)) / 1000
             checks.append(
                 seconds > 60
@@ -49,52 +57,45 @@ struct DaemonChecks {
                         "clock", .warn, "the workstation clock is \(Int(seconds)) s off the server's",
                         fix: "turn on time synchronisation (timedatectl set-ntp true)")
                     : DoctorCheck("clock", .ok, "\(offset) ms off the server's clock"))
-        } catch {
+        } else {
             checks.append(DoctorCheck("clock", .skipped, "needs the API"))
         }
-        checks.append(storeCheck())
-        checks += await changeChecks()
         return checks
     }
 
-    func storeCheck() -> DoctorCheck {
-        guard let path = store.path else { return DoctorCheck("store", .skipped, "in memory") }
-        let problems = (try? store.read { db in try String.fetchAll(db, sql: "PRAGMA quick_check") }) ?? ["unreadable"]
-        let size = [path, path + "-wal"].compactMap {
-            (try? FileManager.default.attributesOfItem(atPath: $0))?[.size] as? Int
-        }.reduce(0, +)
-        let free =
-            ((try? FileManager.default.attributesOfFileSystem(forPath: (path as NSString).deletingLastPathComponent))?[
-                .systemFreeSize] as? NSNumber)?.intValue ?? -1
-        let summary = "\(path): \(size / 1_048_576) MiB, \(free >= 0 ? "\(free / 1_048_576) MiB free" : "free space unknown")"
-        if problems != ["ok"] {
+    func storeCheck(_ health: StoreHealth) -> DoctorCheck {
+        guard let path = health.path else { return DoctorCheck("store", .skipped, "in memory") }
+        let free = health.freeBytes.map { "\($0 / 1_048_576) MiB free" } ?? "free space unknown"
+        let summary = "\(path): \(health.bytes / 1_048_576) MiB, \(free)"
+        if !health.problems.isEmpty {
             return DoctorCheck(
-                "store", .fail, "\(summary); quick_check: \(problems.prefix(3).joined(separator: "; "))",
+                "store", .fail, "\(summary); quick_check: \(health.problems.prefix(3).joined(separator: "; "))",
                 fix: "stop the daemon, restore the last backup (docs/operations.md), start it")
         }
-        if free >= 0, free < 100 * 1_048_576 {
+        if let free = health.freeBytes, free < 100 * 1_048_576 {
             return DoctorCheck("store", .warn, summary, fix: "free disk space: the daemon refuses changes on a full disk")
         }
         return DoctorCheck("store", .ok, summary + ", quick_check ok")
     }
 
-    func changeChecks() async -> [DoctorCheck] {
-        let status = await engine.status
+    func changeChecks(interval: Duration) async -> [DoctorCheck] {
+        let status = await services.engine.status
+        let scheduler = services.scheduler
         var checks: [DoctorCheck] = []
         let changes = "\(status.pending) pending, \(status.dead) dead, \(status.openConflicts) open conflicts"
         if status.dead > 0 {
             checks.append(
                 DoctorCheck(
-                    "changes", .warn, changes, fix: "see `repairctl pending --failed`, fix the cause, then `repairctl retry`"))
+                    "changes", .warn, changes,
+                    fix: "see `repairctl pending --failed`, fix the cause, then `repairctl retry` (or `repairctl discard SEQ`)"))
         } else if status.openConflicts > 0 {
             checks.append(DoctorCheck("changes", .warn, changes, fix: "decide them: `repairctl conflicts`, `repairctl resolve`"))
         } else {
             checks.append(DoctorCheck("changes", .ok, changes))
         }
-        let schedule = scheduler.snapshot
         let since = scheduler.probe.lastChange.map { " since \(Timestamp($0).rfc3339)" } ?? ""
         checks.append(
-            schedule.online
+            scheduler.snapshot.online
                 ? DoctorCheck("connectivity", .ok, "online (probe: \(scheduler.probe.mode.rawValue))\(since)")
                 : DoctorCheck(
                     "connectivity", .fail, "offline (probe: \(scheduler.probe.mode.rawValue))\(since)",

@@ -1,6 +1,6 @@
 public import Foundation
 internal import Prometheus
-public import RepairSyncControl
+internal import RepairSyncProtocol
 public import RepairSyncEngine
 internal import RepairSyncModels
 internal import Synchronization
@@ -111,41 +111,24 @@ public final class SyncMetrics: Sendable {
     }
 
     /// `repairctl stats`: over the daemon's lifetime and the last 24 hours.
-    public func stats(status: EngineStatus, responses: [String: Int], now: Date = Date()) -> JSONValue {
+    func stats(status: EngineStatus, responses: [String: Int], now: Date = Date()) -> StatsReport {
         let (recent, lifetime) = runs.withLock { state in
             (state.recent.filter { $0.at >= now.addingTimeInterval(-86_400) }, state.lifetime)
         }
         var day = Totals()
         for run in recent { day.add(run.report) }
-        func json(_ totals: Totals) -> JSONValue {
-            .object([
-                ("runs", .number(totals.runs)), ("successes", .number(totals.successes)),
-                ("failures", .number(totals.failures)),
-                (
-                    "successRate",
-                    totals.runs == 0 ? .null : .number(String(format: "%.3f", Double(totals.successes) / Double(totals.runs)))
-                ),
-                (
-                    "averageDurationMs",
-                    totals.runs == 0 ? .null : .number(String(totals.durationMilliseconds / Int64(totals.runs)))
-                ),
-                ("lastDurationMs", totals.lastDurationMilliseconds.map { .number(String($0)) } ?? .null),
-                ("conflicts", .number(totals.conflicts)),
-                (
-                    "conflictRate",
-                    totals.runs == 0 ? .null : .number(String(format: "%.3f", Double(totals.conflicts) / Double(totals.runs)))
-                ),
-                ("pushed", .object(totals.pushed.sorted { $0.key < $1.key }.map { ($0.key, .number($0.value)) })),
-                ("pulled", .object(totals.pulled.sorted { $0.key < $1.key }.map { ($0.key, .number($0.value)) })),
-            ])
+        func period(_ totals: Totals) -> StatsReport.Period {
+            let runs = totals.runs
+            return StatsReport.Period(
+                runs: runs, successes: totals.successes, failures: totals.failures,
+                successRate: runs == 0 ? nil : Thousandths(Double(totals.successes) / Double(runs)),
+                averageDurationMs: runs == 0 ? nil : totals.durationMilliseconds / Int64(runs),
+                lastDurationMs: totals.lastDurationMilliseconds, conflicts: totals.conflicts,
+                conflictRate: runs == 0 ? nil : Thousandths(Double(totals.conflicts) / Double(runs)),
+                pushed: totals.pushed, pulled: totals.pulled)
         }
-        return .object([
-            ("lifetime", json(lifetime)), ("last24h", json(day)),
-            (
-                "conflictOutcomes",
-                .object(status.metrics.conflictsByOutcome.sorted { $0.key < $1.key }.map { ($0.key, .number($0.value)) })
-            ),
-            ("httpResponses", .object(responses.sorted { $0.key < $1.key }.map { ($0.key, .number($0.value)) })),
-        ])
+        return StatsReport(
+            lifetime: period(lifetime), last24h: period(day), conflictOutcomes: status.metrics.conflictsByOutcome,
+            httpResponses: responses)
     }
 }

@@ -1,6 +1,6 @@
 internal import CSystemd
 internal import Logging
-internal import RepairSyncControl
+internal import RepairSyncControlServer
 internal import ServiceLifecycle
 
 /// The control socket as a service: listens until graceful shutdown (the first service to stop, so no request

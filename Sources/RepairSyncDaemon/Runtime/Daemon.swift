@@ -1,7 +1,8 @@
+internal import AsyncHTTPClient
 internal import CSystemd
 public import Foundation
 internal import Logging
-internal import RepairSyncControl
+internal import RepairSyncControlServer
 internal import RepairSyncEngine
 internal import RepairSyncStore
 internal import ServiceLifecycle
@@ -46,11 +47,9 @@ public enum Daemon {
         _ configuration: DaemonConfiguration, configPath: String, environment: [String: String], level: SharedLogLevel,
         logger: Logger
     ) async throws -> Int32 {
-        let storeDirectory = (configuration.store.path as NSString).deletingLastPathComponent
-        let storeMode: UInt32 = configuration.store.groupReadable ? 0o640 : 0o600
-        try FileManager.default.createDirectory(
-            atPath: storeDirectory, withIntermediateDirectories: true,
-            attributes: [.posixPermissions: configuration.store.groupReadable ? 0o750 : 0o700])
+        let access = StoreAccess(configuration.store, controlGroup: configuration.control.group)
+        let storeMode = access.fileMode
+        try access.prepareDirectory(for: configuration.store.path, logger: logger)
         // Before anything touches the store: one daemon per store.
         let lock = try StoreLock.acquire(forStoreAt: configuration.store.path)
         defer { withExtendedLifetime(lock) {} }
@@ -66,11 +65,19 @@ public enum Daemon {
                 metadata: ["store": "\(configuration.store.path)", "kept": "\(kept)", "error": "\(error)"])
             store = try ReplicaStore.open(at: configuration.store.path, fileMode: storeMode)
         }
-        ReplicaStore.setMode(storeMode, at: configuration.store.path)
+        access.apply(toStoreAt: configuration.store.path, logger: logger)
+        // One HTTP client for the process, with the configured trust, TLS version and proxy; the engine and the
+        // probe share its connections.
+        let transport = configuration.api.transport.settings()
+        let http = try transport.makeHTTPClient()
+        let apiLogger = Logger(label: "repairsyncd.api")
         let api = APIClient(
             configuration: .init(
                 baseURL: configuration.api.baseURL, token: configuration.token.value,
-                requestTimeout: configuration.api.requestTimeout, retryAfterCap: configuration.api.retryAfterCap))
+                requestTimeout: configuration.api.requestTimeout, retryAfterCap: configuration.api.retryAfterCap),
+            clock: SystemEngineClock(),
+            transport: HTTPTransport(
+                baseURL: configuration.api.baseURL, http: http, settings: transport, logger: apiLogger))
         let metrics = SyncMetrics(textfile: configuration.metricsTextfile)
         let engine = try SyncEngine(
             store: store, api: api, configuration: configuration.engineConfiguration,
@@ -83,7 +90,10 @@ public enum Daemon {
         let probeAPI = APIClient(
             configuration: .init(
                 baseURL: configuration.api.baseURL, token: configuration.token.value,
-                requestTimeout: configuration.probe.timeout))
+                requestTimeout: configuration.probe.timeout),
+            clock: SystemEngineClock(),
+            transport: HTTPTransport(
+                baseURL: configuration.api.baseURL, http: http, settings: transport, logger: apiLogger))
         let scheduler = SchedulerService(
             engine: engine, policy: configuration.schedulePolicy, probeSettings: configuration.probe, probeAPI: probeAPI,
             shutdownGrace: configuration.sync.shutdownGrace,
@@ -115,11 +125,12 @@ public enum Daemon {
             }
         }
         let stopper = GroupStopper()
-        let methods = ControlMethods(
-            engine: engine, store: store, scheduler: scheduler, logger: Logger(label: "repairsyncd.control"),
-            authorization: PeerAuthorization(group: configuration.control.group), metrics: metrics,
-            shutdown: { await stopper.stop() },
-            reload: reload)
+        let router = ControlRouter(
+            services: ControlServices(
+                engine: engine, scheduler: scheduler, metrics: metrics, logger: Logger(label: "repairsyncd.control"),
+                configPath: configPath, configuration: { running.withLock { $0 } }, reload: reload,
+                shutdown: { await stopper.stop() }),
+            authorization: PeerAuthorization(group: configuration.control.group))
         let server = ControlServer(
             path: configuration.control.socket,
             limits: .init(
@@ -127,7 +138,7 @@ public enum Daemon {
                 maxConnectionsPerUID: configuration.control.maxConnectionsPerUID),
             socketMode: configuration.control.publicStatus ? 0o666 : 0o660,
             inheritedDescriptor: SystemdService.inheritedSocket(),
-            dispatcher: methods.dispatcher)
+            dispatcher: router.dispatcher)
         let control = ControlService(server: server, logger: logger) {
             if server.inheritedDescriptor == nil {
                 applyGroup(configuration.control.group, to: configuration.control.socket, logger: logger)
@@ -157,8 +168,18 @@ public enum Daemon {
         stopper.group.withLock { $0 = group }
         logger.info(
             "repairsyncd starting",
-            metadata: ["api": "\(configuration.api.baseURL)", "store": "\(configuration.store.path)"])
-        try await group.run()
+            metadata: [
+                "api": "\(configuration.api.baseURL)", "store": "\(configuration.store.path)",
+                "proxy": "\(transport.proxy.map { "\($0) (from \(configuration.api.transport.proxySource ?? .configuration))" } ?? "none")",
+                "ca_file": "\(transport.caFile ?? "none")", "tls_min_version": "\(transport.minimumTLSVersion.rawValue)",
+            ])
+        do {
+            try await group.run()
+        } catch {
+            try? await http.shutdown()
+            throw error
+        }
+        try? await http.shutdown()
         logger.info("repairsyncd stopped")
         return 0
     }
@@ -187,15 +208,19 @@ public enum Daemon {
         return keys
     }
 
-    /// `control.group`: the socket's group, so its members may connect (mode 0660).
+    /// `control.group`: the socket's group, so its members may connect (mode 0660) — and the socket's directory
+    /// when it is the daemon's own 0750 one (made by the control server), so that they can reach the socket.
     static func applyGroup(_ group: String?, to path: String, logger: Logger) {
         guard let group else { return }
         guard let entry = getgrnam(group) else {
             logger.error("control.group does not exist; the socket keeps the daemon's group", metadata: ["group": "\(group)"])
             return
         }
-        if chown(path, UInt32.max, entry.pointee.gr_gid) != 0 {
-            logger.error("cannot give the socket to its group", metadata: ["group": "\(group)", "errno": "\(errno)"])
+        var files = [path]
+        let directory = (path as NSString).deletingLastPathComponent
+        if let owner = FileOwnership(path: directory), owner.ownerID == geteuid(), owner.mode == 0o750 { files.append(directory) }
+        for file in files where chown(file, UInt32.max, entry.pointee.gr_gid) != 0 {
+            logger.error("cannot give the socket to its group", metadata: ["group": "\(group)", "file": "\(file)", "errno": "\(errno)"])
         }
     }
 

@@ -25,7 +25,7 @@ struct SystemdService: Service {
                 var last = ""
                 for await status in await engine.statusUpdates() {
                     // Between runs: refresh the metrics' gauges and their text file.
-                    if status.phase.name != "syncing" { metrics.publish(status, responses: engine.api.responseCounts) }
+                    if status.phase.name != "syncing" { metrics.publish(status, responses: engine.responseCounts) }
                     let text = Self.statusText(status, paused: scheduler.snapshot.paused)
                     if text != last {
                         Self.notify("STATUS=\(text)")

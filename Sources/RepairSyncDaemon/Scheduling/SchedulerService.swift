@@ -18,6 +18,8 @@ public final class SchedulerService: Service, Sendable {
         case reconfigure(SchedulePolicy)
         /// A run (any run: scheduled, or `sync` with `wait` over the socket) could not reach the API.
         case engineOffline
+        /// A run started over the socket (`runNow`) ended: its outcome plans the next run as a scheduled one's does.
+        case manualRunFinished(SyncReport, collections: Set<SyncCollection>, full: Bool)
     }
 
     /// What `status` shows of the schedule.
@@ -60,7 +62,6 @@ public final class SchedulerService: Service, Sendable {
     public var snapshot: Snapshot { snapshotValue.withLock { $0 } }
 
     /// The replica's path (for the status's size).
-    public var storePath: String? { engine.store.path }
 
     /// The periodic interval in force.
     public var interval: Duration { schedule.withLock { $0.policy.interval } }
@@ -69,6 +70,22 @@ public final class SchedulerService: Service, Sendable {
 
     /// `repairctl sync` without waiting: run as soon as possible (nil: everything).
     public func requestRun(_ collections: Set<SyncCollection>?) async { await mailbox.post(.manual(collections)) }
+
+    /// Runs now and waits for the report (`sync` with `wait` over the socket). Its outcome plans what comes next as
+    /// a scheduled run's does: a run the server rate-limited comes back after Retry-After, a failed one on the
+    /// backoff — the status is never left waiting for the next periodic run. Nil: everything.
+    public func runNow(_ collections: Set<SyncCollection>?) async -> SyncReport {
+        let report: SyncReport
+        if let collections {
+            report = await engine.sync(collections)
+        } else {
+            report = await engine.performFullSync()
+        }
+        await mailbox.post(
+            .manualRunFinished(
+                report, collections: collections ?? Set(SyncCollection.allCases), full: collections == nil))
+        return report
+    }
 
     /// A change was queued locally: push soon (debounced; not while paused).
     public func localChange() async { await mailbox.post(.localChange) }
@@ -183,6 +200,11 @@ public final class SchedulerService: Service, Sendable {
             case .paused(let paused): schedule.setPaused(paused)
             case .connectivity(let online): schedule.connectivityChanged(online: online, now: now)
             case .engineOffline: break
+            case .manualRunFinished(let report, let collections, let full):
+                schedule.runFinished(
+                    .init(at: now, reason: .manual, collections: collections, full: full), outcome: Self.outcome(of: report),
+                    now: now, random: Double.random(in: 0...1),
+                    nextChangeDue: report.nextChangeDueMilliseconds.map { Duration.milliseconds($0) })
             case .reconfigure(let policy):
                 var replaced = SyncSchedule(policy: policy, now: now)
                 replaced.setPaused(schedule.paused)

@@ -1,4 +1,5 @@
 internal import Foundation
+internal import RepairSyncProtocol
 
 /// The changeable fields of a record by name, each a text value or nil (cleared). All fields a local change can
 /// touch are text (statuses are their raw values), which keeps diffs, merges and the outbox format simple.
@@ -21,25 +22,9 @@ enum FieldValuesJSON {
         return text + "}"
     }
 
+    /// The project's one JSON string escaper, in the style `JSONSerialization` writes.
     private static func appendString(_ value: String, to text: inout String) {
-        text += "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": text += "\\\""
-            case "\\": text += "\\\\"
-            case "/": text += "\\/"
-            case "\n": text += "\\n"
-            case "\r": text += "\\r"
-            case "\t": text += "\\t"
-            case "\u{08}": text += "\\b"
-            case "\u{0C}": text += "\\f"
-            case "\u{00}"..."\u{1F}":
-                let hex = String(scalar.value, radix: 16)
-                text += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: text.unicodeScalars.append(scalar)
-            }
-        }
-        text += "\""
+        JSONString.write(value, to: &text, style: .foundation)
     }
 
     /// The reference encoding (`JSONSerialization`, sorted keys), for the test that holds `encode` to it.

@@ -12,16 +12,9 @@ public struct LocalChanges: Sendable {
     /// Seals the passcodes of devices booked in here, as the replica keeps them (nil: no key, none kept).
     var cipher: PasscodeCipher? = nil
 
-    /// What `queueChange` names: a record another program has already written in the store.
-    public enum ChangeKind: String, Sendable, CaseIterable, Codable {
-        case orderUpdated = "order-updated"
-        case deviceUpdated = "device-updated"
-        case ticketMessageCreated = "ticket-message-created"
-        /// Another program inserted a client, an order or a device (docs/api.md section 4.7) to be created.
-        case clientCreated = "client-created"
-        case orderCreated = "order-created"
-        case deviceCreated = "device-created"
-    }
+    /// What `queueChange` names: a record another program has already written in the store (declared in the models,
+    /// which the control protocol shares).
+    public typealias ChangeKind = RepairSyncModels.ChangeKind
 
     public enum QueueResult: Sendable, Hashable {
         /// Queued these fields (for a message: the message).

@@ -1,4 +1,4 @@
-public import Foundation
+internal import Foundation
 internal import GRDB
 public import RepairSyncModels
 internal import RepairSyncStore

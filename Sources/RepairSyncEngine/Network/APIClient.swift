@@ -37,7 +37,8 @@ public final class APIClient: Sendable {
     }
 
     public let configuration: Configuration
-    private let transport: any APITransport
+    /// How requests travel (`HTTPTransport` in production): doctor reads its TLS settings.
+    public let transport: any APITransport
     private let clock: any EngineClock
     private let state = LockedState()
 
@@ -167,6 +168,7 @@ public final class APIClient: Sendable {
             switch error {
             case .unreachable(let detail): throw .unreachable(detail)
             case .interrupted(let detail): throw .interrupted(detail)
+            case .tls(let reason): throw .tls(reason)
             }
         }
         let status = response.status

@@ -11,6 +11,9 @@ public enum APIError: Error, Sendable, CustomStringConvertible {
     case http(HTTPFailure)
     /// A 2xx whose body is not what the contract says (e.g. truncated JSON, a portal's page): nothing of it is applied.
     case malformed(String)
+    /// The TLS handshake failed (a refused certificate, no common TLS version): nothing was sent, and nothing will be
+    /// until the certificate, `api.ca_file` or `api.tls_min_version` is put right. The text names the reason.
+    case tls(String)
 
     public var description: String {
         switch self {
@@ -18,6 +21,7 @@ public enum APIError: Error, Sendable, CustomStringConvertible {
         case .interrupted(let detail): "request interrupted: \(detail)"
         case .http(let failure): failure.description
         case .malformed(let detail): "malformed response: \(detail)"
+        case .tls(let reason): reason
         }
     }
 
@@ -26,6 +30,7 @@ public enum APIError: Error, Sendable, CustomStringConvertible {
     public var isTransient: Bool {
         switch self {
         case .unreachable, .interrupted, .malformed: true
+        case .tls: false
         case .http(let failure):
             failure.status == 408 || failure.status == 429 || failure.status >= 500 || !failure.isAPIAnswer
         }
@@ -42,6 +47,15 @@ public enum APIError: Error, Sendable, CustomStringConvertible {
     public var isFinalAnswer: Bool {
         guard case .http(let failure) = self, failure.isAPIAnswer else { return false }
         return !isTransient && !isAuthentication
+    }
+
+    /// The request never left this machine (no connection, or a TLS handshake that failed): a change is not in
+    /// doubt and no attempt is counted against it.
+    public var sentNothing: Bool {
+        switch self {
+        case .unreachable, .tls: true
+        default: false
+        }
     }
 
     public var status: Int? {

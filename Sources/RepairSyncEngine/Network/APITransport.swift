@@ -45,6 +45,9 @@ public enum TransportFailure: Error, Sendable {
     /// The request may have reached the server, but no complete response came back (reset, read timeout, a body
     /// cut short, a body over the size limit).
     case interrupted(String)
+    /// Nothing was sent: the TLS handshake failed — the server's certificate was refused (expired, unknown CA, another
+    /// host's) or no TLS version both sides accept. The text says which, for the admin; retrying will not fix it.
+    case tls(String)
 }
 
 /// How requests reach the API. `HTTPTransport` is the real one (AsyncHTTPClient); the simulator answers in process.

@@ -1,31 +1,41 @@
 public import AsyncHTTPClient
 internal import Foundation
+public import Logging
 internal import NIOCore
 internal import NIOHTTP1
 internal import NIOPosix
+internal import NIOSSL
 
 /// `APITransport` over AsyncHTTPClient: requests go to `baseURL` + the request's path; bodies are read whole, up to
-/// `maxResponseBytes`.
+/// `maxResponseBytes`. TLS and the proxy are the HTTP client's (`TransportSettings.makeHTTPClient()`).
+///
+/// A TLS failure is never retried on another scheme and never silent: a refused certificate becomes
+/// `TransportFailure.tls` with the reason in words (`CertificateDiagnosis`: expired, unknown CA, wrong name), logged
+/// at error level.
 public struct HTTPTransport: APITransport {
     public let baseURL: String
     public let maxResponseBytes: Int
+    /// The TLS and proxy settings the client was built with (to explain a refused certificate through the same path).
+    public let settings: TransportSettings
     private let http: HTTPClient
+    private let logger: Logger?
 
-    /// The process-wide client for API requests. Unlike `HTTPClient.shared` it fails a request as soon as a connection
-    /// cannot be made (the engine then goes offline and the probe takes over) instead of retrying the connect until
-    /// the request times out, and it never follows a redirect (which could carry the token to another host).
+    /// A process-wide client with the default settings (the system's CAs, TLS 1.2 or newer, no proxy), for tools and
+    /// tests. The daemon builds its own from its configuration (`TransportSettings.makeHTTPClient()`).
     public static let defaultHTTPClient: HTTPClient = {
-        var configuration = HTTPClient.Configuration()
-        configuration.timeout.connect = .seconds(5)
-        configuration.connectionPool.retryConnectionEstablishment = false
-        configuration.redirectConfiguration = .disallow
-        return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+        // The defaults have no CA file to read: this cannot fail.
+        try! TransportSettings().makeHTTPClient()
     }()
 
-    public init(baseURL: String, maxResponseBytes: Int = 64 << 20, http: HTTPClient = HTTPTransport.defaultHTTPClient) {
+    public init(
+        baseURL: String, maxResponseBytes: Int = 64 << 20, http: HTTPClient = HTTPTransport.defaultHTTPClient,
+        settings: TransportSettings = TransportSettings(), logger: Logger? = nil
+    ) {
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
         self.maxResponseBytes = maxResponseBytes
         self.http = http
+        self.settings = settings
+        self.logger = logger
     }
 
     public func send(_ request: TransportRequest, timeout: Duration) async throws(TransportFailure) -> TransportResponse {
@@ -40,18 +50,78 @@ public struct HTTPTransport: APITransport {
                 status: Int(response.status.code), headers: response.headers.map { ($0.name, $0.value) },
                 body: Data(buffer.readableBytesView))
         } catch {
-            throw Self.classify(error)
+            let failure = Self.classify(error)
+            guard case .tls(let handshakeError) = failure else { throw failure }
+            let reason = await explain(handshakeError, error)
+            logger?.error(
+                "TLS to the API failed; nothing was sent, and nothing will be until this is fixed",
+                metadata: ["api": "\(baseURL)", "reason": "\(reason)"])
+            throw .tls(reason)
         }
     }
 
+    /// What went wrong in the handshake, in words: for a refused certificate, the reason read from the chain the
+    /// server presents (fetched again, through the same proxy, without trusting it).
+    func explain(_ detail: String, _ error: any Error) async -> String {
+        guard let url = URL(string: baseURL), let host = url.host else { return detail }
+        let port = url.port ?? 443
+        let kind = Self.handshakeProblem(error)
+        switch kind {
+        case .certificateRefused, .nameMismatch:
+            do {
+                let chain = try await PeerCertificates.fetch(
+                    host: host, port: port, settings: settings, timeout: settings.connectTimeout)
+                return CertificateDiagnosis(
+                    chain: chain, host: host, now: Date(), nameMismatch: kind == .nameMismatch,
+                    caFileSet: settings.caFile != nil
+                ).reason
+            } catch {
+                return "certificate for \(host) was refused (\(detail)); reading it again failed: \(error)"
+            }
+        case .protocolVersion:
+            return "TLS with \(host):\(port) failed: the server offers no TLS version this workstation accepts (api.tls_min_version is \(settings.minimumTLSVersion.rawValue))"
+        case .notTLS:
+            return "TLS with \(host):\(port) failed: the server does not speak TLS there (an http:// server on an https:// URL?)"
+        case .other:
+            return "TLS with \(host):\(port) failed: \(detail)"
+        }
+    }
+
+    enum HandshakeProblem { case certificateRefused, nameMismatch, protocolVersion, notTLS, other }
+
+    static func handshakeProblem(_ error: any Error) -> HandshakeProblem {
+        let text = String(describing: error)
+        if text.contains("failedToValidateHostname") { return .nameMismatch }
+        if text.contains("CERTIFICATE_VERIFY_FAILED") { return .certificateRefused }
+        if text.contains("UNSUPPORTED_PROTOCOL") || text.contains("PROTOCOL_VERSION") { return .protocolVersion }
+        if text.contains("WRONG_VERSION_NUMBER") || text.contains("HTTP_REQUEST") || text.contains("PACKET_LENGTH")
+            || text.contains("RECORD_TOO_LARGE")
+        {
+            return .notTLS
+        }
+        return .other
+    }
+
     /// Connect-level failures mean nothing was sent; anything after the request may have been sent means interrupted.
+    /// A failed TLS handshake also means nothing was sent, and is named apart: retrying will not fix it.
     static func classify(_ error: any Error) -> TransportFailure {
         let text = String(describing: error)
+        if let sslError = error as? NIOSSLError {
+            // A handshake that failed sent nothing; a TLS error later (an unclean shutdown) cut a request short.
+            if case .handshakeFailed = sslError { return .tls(text) }
+            return .interrupted(text)
+        }
+        if error is NIOSSLExtraError { return .tls(text) }
         if error is NIOConnectionError { return .unreachable(text) }
         if let clientError = error as? HTTPClientError {
             switch clientError {
-            case .connectTimeout, .getConnectionFromPoolTimeout, .socksHandshakeTimeout, .tlsHandshakeTimeout:
+            case .connectTimeout, .getConnectionFromPoolTimeout, .socksHandshakeTimeout, .tlsHandshakeTimeout,
+                .httpProxyHandshakeTimeout:
                 return .unreachable(text)
+            case .proxyAuthenticationRequired:
+                return .unreachable("the proxy asks for credentials (407): set them in api.proxy as http://USER:PASSWORD@HOST:PORT")
+            case .invalidProxyResponse:
+                return .unreachable("the proxy refused the tunnel to the API (its CONNECT answer was not 200): \(text)")
             default:
                 return .interrupted(text)
             }

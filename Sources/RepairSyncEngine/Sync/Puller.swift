@@ -307,6 +307,9 @@ struct Puller {
             // Records created here whose create was sent and whose reply never came: the server has them, so the
             // create is settled (as its replay would have told), and the copy is their first base.
             if !changed.isEmpty { try rebase.settleCreates(R.self, ids: page.data.map(\.id).filter(changed.contains), db) }
+            // Rows reconciled here had any edit of another program queued first: the triggers' notes of them (its
+            // edit's, and this very upsert's) need no second look.
+            var reconciled: [String] = []
             for record in page.data {
                 var copy = record
                 if let local = versions[record.id], record.version < local {
@@ -314,6 +317,7 @@ struct Puller {
                     case .rewound(let current)?:
                         try rebase.adoptRewound(current, db)
                         applied.rewound += 1
+                        reconciled.append(record.id)
                         continue
                     case .fresher(let current)?:
                         copy = current
@@ -326,6 +330,14 @@ struct Puller {
                 if try rebase.apply(copy, db, mayHaveEntries: changed.contains(record.id)).conflict != nil {
                     applied.conflicts += 1
                 }
+                reconciled.append(record.id)
+            }
+            for chunk in stride(from: 0, to: reconciled.count, by: 500).map({ Array(reconciled[$0..<min($0 + 500, reconciled.count)]) }) {
+                try db.execute(
+                    sql: """
+                        DELETE FROM edited_rows WHERE collection = ?
+                        AND record_id IN (\(databaseQuestionMarks(count: chunk.count)))
+                        """, arguments: StatementArguments([R.collection.name] + chunk))
             }
             applied.records = page.data.count
             try finish(page, gone: checks.gone, sweeping: sweeping, now: now, db, &applied)

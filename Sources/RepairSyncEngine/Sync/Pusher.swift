@@ -276,7 +276,7 @@ struct Pusher {
                 return .dead
             }
         }
-        if case .unreachable = error {
+        if error.sentNothing {
             try await write { db in try Outbox.setState(db, seq: entry.seq, .pending) }
             throw SyncStop.from(error)
         }

@@ -58,7 +58,8 @@ extension SyncEngine {
     /// Changes not yet on the server and not given up on (pending, being sent, waiting to retry, held).
     public nonisolated func pendingChangesCount() throws -> Int {
         try store.read { db in
-            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM outbox WHERE state <> 'dead'") ?? 0
+            let counts = try Outbox.counts(db)
+            return counts.total - counts.dead
         }
     }
 

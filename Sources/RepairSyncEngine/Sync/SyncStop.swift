@@ -6,6 +6,9 @@ public enum SyncStop: Error, Sendable, Equatable, CustomStringConvertible {
     case authentication(String)
     /// 429 (or 503 with Retry-After): no request until the server's Retry-After has passed.
     case rateLimited(String)
+    /// The TLS handshake with the API failed (a refused certificate, no common TLS version): named, never retried
+    /// over plain HTTP; the schedule backs off until it is fixed.
+    case tls(String)
     /// Anything else (5xx on a page, malformed page, store error): recorded, retried by the next run.
     case failed(String)
     /// The engine was asked to stop (the daemon is shutting down): the run ended at a request boundary.
@@ -16,6 +19,7 @@ public enum SyncStop: Error, Sendable, Equatable, CustomStringConvertible {
         case .offline(let detail): "offline: \(detail)"
         case .authentication(let detail): "authentication failed: \(detail)"
         case .rateLimited(let detail): "rate limited: \(detail)"
+        case .tls(let reason): reason
         case .failed(let detail): detail
         case .stopped: "stopped"
         }
@@ -23,6 +27,7 @@ public enum SyncStop: Error, Sendable, Equatable, CustomStringConvertible {
 
     static func from(_ error: APIError) -> SyncStop {
         if case .unreachable(let detail) = error { return .offline(detail) }
+        if case .tls(let reason) = error { return .tls(reason) }
         if error.isAuthentication { return .authentication(error.description) }
         if isServerAskingToWait(error) { return .rateLimited(error.description) }
         return .failed(error.description)
@@ -37,7 +42,7 @@ public enum SyncStop: Error, Sendable, Equatable, CustomStringConvertible {
     /// Ends the whole run (nothing else can succeed now), as opposed to one collection's failure.
     var endsRun: Bool {
         switch self {
-        case .offline, .authentication, .rateLimited, .stopped: true
+        case .offline, .authentication, .rateLimited, .tls, .stopped: true
         case .failed: false
         }
     }

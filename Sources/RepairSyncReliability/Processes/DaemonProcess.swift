@@ -1,5 +1,6 @@
 public import Foundation
-public import RepairSyncControl
+public import RepairSyncProtocol
+internal import RepairSyncControlClient
 
 /// The built `repairsyncd` as a separate process, with its configuration, store and control socket in a scenario's
 /// directory; readiness is its own sd_notify READY=1 on a private NOTIFY_SOCKET. It can be killed and started again
@@ -12,6 +13,8 @@ public final class DaemonProcess: @unchecked Sendable {
     public var environment: [String: String] = [:]
     /// A command prefix (e.g. `faketime` for clock jumps).
     public var launcher: [String] = []
+    /// The daemon's executable (the one just built, unless a test runs another, e.g. a packaged one).
+    public var binary = Binaries.path("repairsyncd")
     public private(set) var process: ChildProcess?
     public private(set) var starts = 0
 
@@ -60,7 +63,7 @@ public final class DaemonProcess: @unchecked Sendable {
         environment.merge(self.environment) { _, new in new }
         starts += 1
         let child = try ChildProcess(
-            launcher + [Binaries.path("repairsyncd"), "--config", configPath], environment: environment, logPath: logPath)
+            launcher + [binary, "--config", configPath], environment: environment, logPath: logPath)
         process = child
         // READY=1, or the end of a daemon that could not start (checked between short waits for the datagram).
         let deadline = Date().addingTimeInterval(timeout)

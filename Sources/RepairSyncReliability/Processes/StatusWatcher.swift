@@ -1,5 +1,6 @@
 public import Foundation
-public import RepairSyncControl
+public import RepairSyncProtocol
+internal import RepairSyncControlClient
 
 /// A subscription to the daemon's `statusChanged` notifications, read on its own thread, that a test can wait on
 /// for a status matching a condition (no polling). The reading thread ends when the daemon closes the connection.
@@ -30,7 +31,7 @@ public final class StatusWatcher: @unchecked Sendable {
             ready.signal()
             while true {
                 do {
-                    let (_, status) = try client.nextNotification()
+                    let status = try client.nextNotification().params
                     condition.lock()
                     seen.append(status)
                     condition.broadcast()

@@ -1,6 +1,7 @@
 internal import RepairSyncModels
 internal import Foundation
-internal import RepairSyncControl
+internal import RepairSyncProtocol
+internal import RepairSyncControlClient
 internal import RepairSyncDaemon
 
 #if canImport(Glibc)
@@ -17,7 +18,9 @@ public struct BadConfiguration: Sendable {
     /// A wrong value for each key (the wrong type is `[1, 2]` for every key).
     static let wrongValues: [String: String] = [
         "api.base_url": "ftp://api.example", "api.token_file": "/", "api.allow_insecure_http": "maybe",
-        "api.request_timeout": "soon", "api.retry_after_cap": "0s", "store.path": "relative/replica.sqlite", "store.group_readable": "maybe",
+        "api.request_timeout": "soon", "api.retry_after_cap": "0s", "api.ca_file": "/nonexistent/ca.pem",
+        "api.tls_min_version": "1.0", "api.proxy": "https://proxy.example:3128", "store.path": "relative/replica.sqlite",
+        "store.group_readable": "maybe", "store.group_writable": "sometimes",
         "store.passcode_key_file": "/nonexistent/passcode.key", "control.socket": "relative.sock",
         "control.group": "no-such-group-here", "control.public_status": "maybe", "control.max_connections": "-1",
         "control.max_connections_per_uid": "0", "control.max_line_bytes": "12", "sync.interval": "0s",

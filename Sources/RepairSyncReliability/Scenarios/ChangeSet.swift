@@ -1,4 +1,5 @@
-public import RepairSyncControl
+public import RepairSyncProtocol
+internal import RepairSyncControlClient
 
 /// A batch of local changes made through the socket — order notes, device diagnoses and new ticket messages, each
 /// on a record of its own so every change is exactly one write on the server — and what the server must hold

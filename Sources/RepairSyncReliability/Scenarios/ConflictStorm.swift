@@ -1,5 +1,6 @@
 internal import Foundation
-internal import RepairSyncControl
+internal import RepairSyncProtocol
+internal import RepairSyncControlClient
 
 /// Scenario 4: the same device records edited locally and on the server, once under each conflict policy. A
 /// quarter of the records have the same field (diagnosis) edited on both sides with the server's edit last, a quarter with the local edit
@@ -81,7 +82,7 @@ public struct ConflictStorm: Sendable {
                             let id = entry["id"].map(\.serialized) ?? ""
                             guard !seenEntries.contains(id) else { continue }
                             seenEntries.insert(id)
-                            entries[entry["record_id"]?.stringValue ?? "", default: []].append(entry)
+                            entries[entry["recordId"]?.stringValue ?? "", default: []].append(entry)
                         }
                         var counts: [String: Int] = [:]
                         var wrong = 0

@@ -1,6 +1,7 @@
 internal import RepairSyncModels
 internal import Foundation
-internal import RepairSyncControl
+internal import RepairSyncProtocol
+internal import RepairSyncControlClient
 
 /// Scenario 2: a large initial sync, the daemon killed with SIGKILL at random pages and started again each time.
 /// The server counts pages it serves again (same collection and cursor): after each restart at most two per

@@ -1,6 +1,7 @@
 internal import RepairSyncModels
 internal import Foundation
-internal import RepairSyncControl
+internal import RepairSyncProtocol
+internal import RepairSyncControlClient
 
 /// Scenario 1: changes queued through the socket, then the daemon killed with SIGKILL at random points of the push
 /// and started again each time. Nothing may be lost, nothing duplicated (counted by the server), the store must

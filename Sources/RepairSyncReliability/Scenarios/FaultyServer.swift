@@ -1,5 +1,6 @@
 internal import Foundation
-internal import RepairSyncControl
+internal import RepairSyncProtocol
+internal import RepairSyncControlClient
 
 /// Scenario 3: a server that fails 30 % of requests — 500, 503, 429 with Retry-After, answers too slow for the
 /// client's timeout, connections cut mid-body after the write was applied, truncated JSON — while another user

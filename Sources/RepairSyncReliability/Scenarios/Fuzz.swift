@@ -1,5 +1,7 @@
 internal import Foundation
-internal import RepairSyncControl
+internal import RepairSyncProtocol
+internal import RepairSyncControlClient
+internal import RepairSyncControlServer
 internal import RepairSyncModels
 
 #if canImport(Glibc)
@@ -44,20 +46,21 @@ public struct Fuzz: Sendable {
                 await server.stop()
 
                 let dispatcher = JSONRPCDispatcher<ControlRequestContext> { method, params, _ in
-                    // Methods that read their params the way the daemon's do.
+                    // Methods that decode their params with the catalogue's types, as the daemon's router does.
                     switch method {
-                    case "status", "ping": return .string("ok")
-                    case "updateOrder":
-                        let named = try JSONRPCParams(params, allowed: ["id", "notes", "status"])
-                        return .string(try named.string("id") + (try named.optionalString("notes") ?? ""))
-                    case "listOrders":
-                        let named = try JSONRPCParams(params, allowed: ["limit", "offset", "status"])
-                        return .number(try named.optionalInt("limit", in: 1...1000) ?? 0)
-                    case "sync":
-                        let named = try JSONRPCParams(params, allowed: ["collections", "wait"])
-                        let collections = try named.optionalStrings("collections") ?? []
-                        let wait = try named.optionalBool("wait") ?? false
-                        return .bool(collections.isEmpty && wait)
+                    case RPC.Status.name, RPC.Ping.name:
+                        _ = try NoParams.decode(from: params)
+                        return .string("ok")
+                    case RPC.UpdateOrder.name:
+                        let decoded = try RPC.UpdateOrder.Params.decode(from: params)
+                        return .string(decoded.id + (decoded.notes?.value ?? ""))
+                    case RPC.ListOrders.name:
+                        return .number(try RPC.ListOrders.Params.decode(from: params).limit ?? 0)
+                    case RPC.Sync.name:
+                        let decoded = try RPC.Sync.Params.decode(from: params)
+                        return .bool((decoded.collections ?? []).isEmpty && decoded.wait == true)
+                    case RPC.ResolveConflict.name:
+                        return .number(Int(try RPC.ResolveConflict.Params.decode(from: params).id))
                     default: throw JSONRPCError.methodNotFound(method)
                     }
                 }

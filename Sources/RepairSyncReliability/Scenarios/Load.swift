@@ -1,5 +1,6 @@
 internal import Foundation
-internal import RepairSyncControl
+internal import RepairSyncProtocol
+internal import RepairSyncControlClient
 internal import Synchronization
 
 /// Scenario 9: many clients on the socket at once — half making changes (`updateOrder`, or a direct write of the

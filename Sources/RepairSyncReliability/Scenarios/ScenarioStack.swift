@@ -1,6 +1,7 @@
 internal import RepairSyncModels
 internal import Foundation
-internal import RepairSyncControl
+internal import RepairSyncProtocol
+internal import RepairSyncControlClient
 
 /// What most scenarios run against: `repair-api-dev` seeded with `orders` orders and `repairsyncd` configured for
 /// it (with `config`: YAML sections other than api, store, control and sync), both in the scenario's workspace and both killed when `body` ends,

@@ -1,5 +1,6 @@
 internal import Foundation
-internal import RepairSyncControl
+internal import RepairSyncProtocol
+internal import RepairSyncControlClient
 internal import Synchronization
 
 #if canImport(Glibc)

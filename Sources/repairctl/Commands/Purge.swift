@@ -1,10 +1,11 @@
 import ArgumentParser
-import Foundation
-import RepairSyncControl
+import RepairSyncControlClient
+import RepairSyncProtocol
 
 /// `repairctl purge [--force]`: wipe the local replica (logout, decommission).
 struct Purge: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "purge",
         abstract: "Delete the local replica (store, WAL, cursors, outbox) and stop the daemon.",
         discussion: """
             Refuses while local changes are not on the server yet, unless --force (they are then lost). The \
@@ -15,13 +16,12 @@ struct Purge: ParsableCommand {
     @Flag(help: "Purge even though local changes are pending (they are lost).") var force = false
 
     func run() throws {
-        let result = try options.call("purge", .object(["force": .bool(force)]))
-        if options.printJSONIfAsked(result) { return }
-        guard case .array(let removed)? = result["removed"] else { return }
-        for file in removed { print("removed \(Output.cell(file))") }
-        if let discarded = result["discardedChanges"]?.intValue, discarded > 0 {
-            print(Output.yellow("discarded \(discarded) local change(s) that were not on the server"))
+        let reply = try options.call(RPC.Purge.self, .init(force: force))
+        if options.printJSONIfAsked(reply.json) { return }
+        for file in reply.result.removed { Output.line("removed \(file)") }
+        if reply.result.discardedChanges > 0 {
+            Output.line(Output.yellow("discarded \(reply.result.discardedChanges) local change(s) that were not on the server"))
         }
-        print("repairsyncd is stopping")
+        Output.line("repairsyncd is stopping")
     }
 }

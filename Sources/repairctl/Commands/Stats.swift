@@ -1,36 +1,38 @@
 import ArgumentParser
-import Foundation
-import RepairSyncControl
+import RepairSyncControlClient
+import RepairSyncProtocol
 
 /// `repairctl stats`: how well sync has been doing, over the daemon's lifetime and the last 24 hours.
 struct Stats: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "stats",
         abstract: "Sync success rate, durations, conflicts, pushes and pulls, HTTP responses.")
 
     @OptionGroup var options: GlobalOptions
 
     func run() throws {
-        let stats = try options.call("stats")
-        if options.printJSONIfAsked(stats) { return }
-        func cell(_ value: JSONValue?) -> String { Output.cell(value).isEmpty ? "-" : Output.cell(value) }
-        func counts(_ value: JSONValue?) -> String {
-            guard case .object(let members)? = value, !members.isEmpty else { return "-" }
-            return members.map { "\($0.key) \(Output.cell($0.value))" }.joined(separator: ", ")
+        let reply = try options.call(RPC.Stats.self)
+        if options.printJSONIfAsked(reply.json) { return }
+        let (day, life) = (reply.result.last24h, reply.result.lifetime)
+        func text<T>(_ value: T?) -> String { value.map { "\($0)" } ?? "-" }
+        func counts(_ values: [String: Int]) -> String {
+            values.isEmpty ? "-" : values.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
         }
-        let rows: [(String, String)] = [
-            ("runs", "runs"), ("successes", "successes"), ("failures", "failures"), ("success rate", "successRate"),
-            ("average duration (ms)", "averageDurationMs"), ("last duration (ms)", "lastDurationMs"),
-            ("conflicts", "conflicts"), ("conflicts per run", "conflictRate"),
+        let rows: [[String]] = [
+            ["runs", text(day.runs), text(life.runs)],
+            ["successes", text(day.successes), text(life.successes)],
+            ["failures", text(day.failures), text(life.failures)],
+            ["success rate", text(day.successRate), text(life.successRate)],
+            ["average duration (ms)", text(day.averageDurationMs), text(life.averageDurationMs)],
+            ["last duration (ms)", text(day.lastDurationMs), text(life.lastDurationMs)],
+            ["conflicts", text(day.conflicts), text(life.conflicts)],
+            ["conflicts per run", text(day.conflictRate), text(life.conflictRate)],
+            ["pushed", counts(day.pushed), counts(life.pushed)],
+            ["pulled", counts(day.pulled), counts(life.pulled)],
         ]
-        Output.table(
-            ["", "last 24 h", "since start"],
-            rows.map { [$0.0, cell(stats["last24h"]?[$0.1]), cell(stats["lifetime"]?[$0.1])] }
-                + [
-                    ["pushed", counts(stats["last24h"]?["pushed"]), counts(stats["lifetime"]?["pushed"])],
-                    ["pulled", counts(stats["last24h"]?["pulled"]), counts(stats["lifetime"]?["pulled"])],
-                ], width: 80)
-        print("")
-        print("conflict outcomes (audit log): \(counts(stats["conflictOutcomes"]))")
-        print("HTTP responses since start: \(counts(stats["httpResponses"]))")
+        Output.table(["", "last 24 h", "since start"], rows, width: 80)
+        Output.line("")
+        Output.line("conflict outcomes (audit log): \(counts(reply.result.conflictOutcomes))")
+        Output.line("HTTP responses since start: \(counts(reply.result.httpResponses))")
     }
 }

@@ -1,12 +1,13 @@
 import ArgumentParser
-import Foundation
-import RepairSyncControl
+import RepairSyncControlClient
+import RepairSyncProtocol
 
 /// `repairctl watch`: one line per status change until interrupted — for a person, a script (`--json`) or a
 /// status bar (`--badge`: the badge, each time it changes). Lines are written at once, not buffered, so a status bar
 /// reading a pipe sees them immediately.
 struct Watch: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "watch",
         abstract: "Print one line per status change (Ctrl-C to stop); --badge for a status bar.")
 
     @OptionGroup var options: GlobalOptions
@@ -14,36 +15,32 @@ struct Watch: ParsableCommand {
 
     func run() throws {
         let client = try options.connect()
-        let first = try options.call("status", client: client)
-        var last = line(first)
-        Self.emit(last)
-        _ = try options.call("subscribe", client: client)
+        let first = try options.call(RPC.Status.self, client: client)
+        var last = line(first.result, json: first.json)
+        Output.line(last)
+        _ = try options.call(RPC.Subscribe.self, client: client)
         while true {
             do {
-                let (_, status) = try client.nextNotification()
-                let next = line(status)
-                if !badge || next != last { Self.emit(next) }
+                let notification = try client.nextNotification()
+                guard let status = notification.decode(RPC.StatusChanged.self) else { continue }
+                let next = line(status, json: notification.params)
+                if !badge || next != last { Output.line(next) }
                 last = next
             } catch {
-                if badge {
-                    Self.emit("offline")  // the daemon went away: say so rather than freeze the last count
-                }
+                // The daemon went away: a bar says so rather than freeze the last count.
+                if badge { Output.line("offline") }
                 Output.error(error.description)
                 throw ExitCode(69)
             }
         }
     }
 
-    static func emit(_ line: String) {
-        FileHandle.standardOutput.write(Data((line + "\n").utf8))
-    }
-
-    func line(_ status: JSONValue) -> String {
-        if badge { return Status.badge(status) }
-        if options.json { return status.serialized }
-        var text = status["state"]?.stringValue ?? "?"
-        if let step = status["step"]?.stringValue { text += " \(step) \(Output.cell(status["progress"]))" }
-        if let message = status["message"]?.stringValue { text += " \(message)" }
-        return "\(text) · \(Output.cell(status["pending"])) pending · \(Output.cell(status["openConflicts"])) conflicts"
+    func line(_ status: StatusSnapshot, json: JSONValue) -> String {
+        if badge { return status.badge.text }
+        if options.json { return json.serialized }
+        var text = status.state.rawValue
+        if let step = status.step { text += " \(step) \(status.progress?.description ?? "")" }
+        if let message = status.message { text += " \(message)" }
+        return "\(text) · \(status.pending) pending · \(status.openConflicts) conflicts"
     }
 }

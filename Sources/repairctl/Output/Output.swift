@@ -1,17 +1,38 @@
-import Foundation
-import RepairSyncControl
+import RepairSyncProtocol
 
 #if canImport(Glibc)
     import Glibc
 #endif
 
-/// Terminal output: colour only on a terminal and never with NO_COLOR; errors on stderr.
+/// Terminal output: colour only on a terminal and never with `NO_COLOR` set (https://no-color.org); errors on
+/// standard error; lines written at once (a status bar reading a pipe sees each as it comes).
 enum Output {
     static let isTerminal = isatty(STDOUT_FILENO) == 1
-    static let colour = isTerminal && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
+    static let colour = isTerminal && (getenv("NO_COLOR").map { String(cString: $0).isEmpty } ?? true)
+
+    /// One line on standard output, written now (not buffered).
+    static func line(_ text: String) {
+        write(STDOUT_FILENO, text + "\n")
+    }
 
     static func error(_ sentence: String) {
-        FileHandle.standardError.write(Data("repairctl: \(sentence)\n".utf8))
+        write(STDERR_FILENO, "repairctl: \(sentence)\n")
+    }
+
+    /// Text on standard error without a newline (a progress bar).
+    static func status(_ text: String) {
+        write(STDERR_FILENO, text)
+    }
+
+    private static func write(_ descriptor: Int32, _ text: String) {
+        var bytes = Array(text.utf8)
+        var sent = 0
+        while sent < bytes.count {
+            let count = bytes.withUnsafeMutableBytes { Glibc.write(descriptor, $0.baseAddress! + sent, $0.count - sent) }
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else { return }
+            sent += count
+        }
     }
 
     static func paint(_ text: String, _ code: String) -> String { colour ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text }
@@ -20,28 +41,29 @@ enum Output {
     static func yellow(_ text: String) -> String { paint(text, "33") }
     static func bold(_ text: String) -> String { paint(text, "1") }
 
-    /// Aligned columns with a header; cells are cut at `width` characters.
+    /// `text` padded with spaces to `width` characters.
+    static func pad(_ text: String, _ width: Int) -> String {
+        text.count >= width ? text : text + String(repeating: " ", count: width - text.count)
+    }
+
+    /// Aligned columns under a header; cells are cut at `width` characters; "(none)" for no rows.
     static func table(_ header: [String], _ rows: [[String]], width: Int = 48) {
         let cut = rows.map { $0.map { $0.count > width ? String($0.prefix(width - 1)) + "…" : $0 } }
         var widths = header.map(\.count)
         for row in cut { for (index, cell) in row.enumerated() where index < widths.count { widths[index] = max(widths[index], cell.count) } }
-        func line(_ cells: [String]) -> String {
-            cells.enumerated().map { index, cell in
-                index == cells.count - 1 ? cell : cell.padding(toLength: widths[index], withPad: " ", startingAt: 0)
-            }.joined(separator: "  ")
+        func format(_ cells: [String]) -> String {
+            cells.enumerated().map { index, cell in index == cells.count - 1 ? cell : pad(cell, widths[index]) }
+                .joined(separator: "  ")
         }
-        print(bold(line(header)))
-        for row in cut { print(line(row)) }
-        if rows.isEmpty { print("(none)") }
+        line(bold(format(header)))
+        for row in cut { line(format(row)) }
+        if rows.isEmpty { line("(none)") }
     }
 
-    /// "3 min ago" for an RFC 3339 time, "never" for null.
-    static func relative(_ value: JSONValue?) -> String {
-        guard let text = value?.stringValue else { return "never" }
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        guard let date = formatter.date(from: text) else { return text }
-        let seconds = Int(Date().timeIntervalSince(date))
+    /// "3 min ago" for a time, "never" for none.
+    static func relative(_ time: Timestamp?, now: Timestamp = .now()) -> String {
+        guard let time else { return "never" }
+        let seconds = (now.millisecondsSince1970 - time.millisecondsSince1970) / 1000
         switch seconds {
         case ..<5: return "just now"
         case ..<60: return "\(seconds) s ago"
@@ -51,14 +73,35 @@ enum Output {
         }
     }
 
-    /// A JSON value as a table cell.
-    static func cell(_ value: JSONValue?) -> String {
+    /// "in 14 min", "now".
+    static func until(_ time: Timestamp, now: Timestamp = .now()) -> String {
+        let seconds = Int(((time.millisecondsSince1970 - now.millisecondsSince1970) + 500) / 1000)
+        switch seconds {
+        case ..<1: return "now"
+        case ..<60: return "in \(seconds) s"
+        case ..<3600: return "in \(seconds / 60) min"
+        default: return "in \(seconds / 3600) h \(seconds % 3600 / 60) min"
+        }
+    }
+
+    /// A text cell: one line, "" for none.
+    static func cell(_ text: String?) -> String { (text ?? "").split(separator: "\n", omittingEmptySubsequences: false).joined(separator: " ") }
+
+    /// Money as people read it ("150.00"), "" for none.
+    static func money(_ amount: Money?) -> String { amount?.displayText ?? "" }
+
+    /// `1.5 MiB`, one decimal.
+    static func mebibytes(_ bytes: Int64) -> String {
+        let tenths = (bytes * 10 + 524_288) / 1_048_576
+        return "\(tenths / 10).\(tenths % 10) MiB"
+    }
+
+    /// A field value of a change ("" for a cleared one).
+    static func field(_ value: String??) -> String {
         switch value {
-        case nil, .null?: return ""
-        case .string(let text)?: return text.replacingOccurrences(of: "\n", with: " ")
-        case .number(let text)?: return text
-        case .bool(let flag)?: return flag ? "yes" : "no"
-        case let other?: return other.serialized
+        case .some(.some(let text)): cell(text)
+        case .some(.none): "(cleared)"
+        case .none: ""
         }
     }
 }

@@ -2,7 +2,8 @@ import BackendTestSupport
 import Foundation
 import NIOHTTP1
 import RepairAPIDev
-import RepairSyncControl
+import RepairSyncProtocol
+import RepairSyncControlClient
 import RepairSyncReliability
 import RepairSyncTestSupport
 import Testing
@@ -53,12 +54,14 @@ final class DaemonHarness: @unchecked Sendable {
         try writeConfig()
     }
 
-    /// The configuration file: the backend, the temporary paths, and `extra` YAML lines.
-    func writeConfig(_ extra: String = "") throws {
+    /// The configuration file: the backend, the temporary paths, and `extra` YAML lines (`api` lines more keys of
+    /// the api section, e.g. `ca_file: PATH`).
+    func writeConfig(_ extra: String = "", api: [String] = []) throws {
         let text = """
             api:
               base_url: \(baseURL)
               token_file: \(directory.path("token"))
+            \(api.map { "  " + $0 }.joined(separator: "\n"))
             store:
               path: \(storePath)
             control:

@@ -27,16 +27,22 @@ struct EngineHarness: Sendable {
             completedHold: .milliseconds(50))
     }
 
+    /// Over `scheme`: with HTTPS the engine trusts the backend's throwaway CA the way the daemon does with
+    /// `api.ca_file` (the system's CAs plus that one).
     static func with<T: Sendable>(
         orders: Int = 30, configuration: EngineConfiguration = EngineHarness.configuration(),
         clock: SystemEngineClock = SystemEngineClock(), token: String = RunningBackend.token,
+        scheme: RunningBackend.Scheme = .http,
         _ body: @Sendable (EngineHarness) async throws -> T
     ) async throws -> T {
-        try await RunningBackend.with(seed: SeedOptions(orders: orders)) { backend in
+        try await RunningBackend.with(seed: SeedOptions(orders: orders), scheme: scheme) { backend in
             let directory = try TemporaryDirectory(prefix: "engine-test")
             let store = try ReplicaStore.open(at: directory.path("replica.sqlite"))
             let recorder = EventRecorder()
-            let api = APIClient(configuration: .init(baseURL: backend.baseURL, token: token), clock: clock)
+            let api = APIClient(
+                configuration: .init(baseURL: backend.baseURL, token: token), clock: clock,
+                transport: HTTPTransport(
+                    baseURL: backend.baseURL, http: backend.client, settings: TransportSettings(caFile: backend.caFile)))
             let engine = try SyncEngine(
                 store: store, api: api, configuration: configuration, clock: clock,
                 events: EngineEvents { recorder.record($0) })
@@ -47,7 +53,10 @@ struct EngineHarness: Sendable {
 
     /// A second engine on the same store, as after a restart of the daemon.
     func reopenedEngine(configuration: EngineConfiguration = EngineHarness.configuration()) throws -> SyncEngine {
-        let api = APIClient(configuration: .init(baseURL: backend.baseURL, token: RunningBackend.token))
+        let api = APIClient(
+            configuration: .init(baseURL: backend.baseURL, token: RunningBackend.token), clock: SystemEngineClock(),
+            transport: HTTPTransport(
+                baseURL: backend.baseURL, http: backend.client, settings: TransportSettings(caFile: backend.caFile)))
         return try SyncEngine(store: store, api: api, configuration: configuration)
     }
 

@@ -1,5 +1,5 @@
 import Foundation
-import RepairSyncControl
+import RepairSyncProtocol
 import RepairSyncReliability
 
 #if canImport(Glibc)

@@ -1,0 +1,320 @@
+internal import Foundation
+internal import NIOCore
+internal import NIOPosix
+internal import Synchronization
+internal import RepairSyncProtocol
+internal import RepairSyncControlClient
+
+#if canImport(Glibc)
+    internal import Glibc
+#endif
+
+/// The control socket: a Unix stream socket speaking newline-delimited JSON-RPC 2.0 (docs/rpc.md).
+///
+/// Bounded everywhere: a line is at most `maxLineBytes` (longer → one error reply, then the connection closes);
+/// connections are limited in total and per peer uid (at a limit, the longest-idle connection makes room); each connection is served on its own task and its replies go
+/// through NIO's back-pressured writer, so a slow or idle client holds only its own connection.
+public struct ControlServer: Sendable {
+    public struct Limits: Sendable, Hashable {
+        public var maxLineBytes: Int
+        public var maxConnections: Int
+        public var maxConnectionsPerUID: Int
+        /// Notifications a subscriber may fall behind before it is disconnected.
+        public var maxQueuedNotifications: Int
+
+        public init(
+            maxLineBytes: Int = 1 << 20, maxConnections: Int = 512, maxConnectionsPerUID: Int = 128,
+            maxQueuedNotifications: Int = 1000
+        ) {
+            self.maxLineBytes = maxLineBytes
+            self.maxConnections = maxConnections
+            self.maxConnectionsPerUID = maxConnectionsPerUID
+            self.maxQueuedNotifications = maxQueuedNotifications
+        }
+    }
+
+    public enum SetupError: Error, Sendable, CustomStringConvertible {
+        case alreadyRunning(String)
+        case notASocket(String)
+        case directory(String, String)
+
+        public var description: String {
+            switch self {
+            case .alreadyRunning(let path): "another daemon is already listening on \(path)"
+            case .notASocket(let path): "\(path) exists and is not a socket; refusing to replace it"
+            case .directory(let path, let reason): "cannot prepare the socket directory \(path): \(reason)"
+            }
+        }
+    }
+
+    public let path: String
+    public let limits: Limits
+    /// The socket's mode: 0660 (owner and group), or 0666 when every local user may read the status.
+    public let socketMode: UInt32
+    /// A listening socket inherited from systemd (socket activation): served as it is, never created or removed.
+    public let inheritedDescriptor: Int32?
+    let dispatcher: JSONRPCDispatcher<ControlRequestContext>
+
+    public init(
+        path: String, limits: Limits = Limits(), socketMode: UInt32 = 0o660, inheritedDescriptor: Int32? = nil,
+        dispatcher: JSONRPCDispatcher<ControlRequestContext>
+    ) {
+        self.path = path
+        self.limits = limits
+        self.socketMode = socketMode
+        self.inheritedDescriptor = inheritedDescriptor
+        self.dispatcher = dispatcher
+    }
+
+    /// Creates the socket's directory (mode 0750) when missing, and removes a socket file left by a crash — but
+    /// refuses when a daemon still answers on it, or when the path is something other than a socket.
+    public static func prepare(path: String, directoryMode: UInt32 = 0o750) throws(SetupError) {
+        let directory = (path as NSString).deletingLastPathComponent
+        if !FileManager.default.fileExists(atPath: directory) {
+            guard mkdir(directory, directoryMode) == 0 || errno == EEXIST else {
+                throw .directory(directory, String(cString: strerror(errno)))
+            }
+            // mkdir applies the umask; set the mode the socket's security relies on.
+            guard chmod(directory, directoryMode) == 0 else {
+                throw .directory(directory, String(cString: strerror(errno)))
+            }
+        }
+        // Not following a symlink, and without `struct stat`, whose defining C module varies between builds.
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path) else { return }
+        guard attributes[.type] as? FileAttributeType == .typeSocket else { throw .notASocket(path) }
+        if isAnswering(path) { throw .alreadyRunning(path) }
+        unlink(path)
+    }
+
+    /// Whether something accepts connections on the socket at `path`.
+    static func isAnswering(_ path: String) -> Bool {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        return UnixSocketAddress.with(path) { connect(fd, $0, $1) } == 0
+    }
+
+    /// Listens until the calling task is cancelled; `onListening` runs once the socket accepts connections (mode
+    /// 0660). The socket file is removed on the way out.
+    public func run(onListening: @Sendable () async -> Void = {}) async throws {
+        let maxLineBytes = limits.maxLineBytes
+        let initializer: @Sendable (any Channel) -> EventLoopFuture<NIOAsyncChannel<ControlFrame, ByteBuffer>> = { channel in
+            channel.eventLoop.makeCompletedFuture {
+                try channel.pipeline.syncOperations.addHandler(
+                    ByteToMessageHandler(LineFrameDecoder(maxLineBytes: maxLineBytes)))
+                return try NIOAsyncChannel<ControlFrame, ByteBuffer>(wrappingChannelSynchronously: channel)
+            }
+        }
+        let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton).serverChannelOption(.backlog, value: 256)
+        let server: NIOAsyncChannel<NIOAsyncChannel<ControlFrame, ByteBuffer>, Never>
+        if let inheritedDescriptor {
+            // systemd made the socket (mode, owner, group, directory) and keeps it: serve it, remove nothing.
+            server = try await bootstrap.bind(inheritedDescriptor, childChannelInitializer: initializer)
+        } else {
+            // The directory lets in exactly who the socket does: 0750 for 0660, 0755 for 0666.
+            try Self.prepare(path: path, directoryMode: socketMode & 0o006 != 0 ? 0o755 : 0o750)
+            server = try await bootstrap.bind(unixDomainSocketPath: path, childChannelInitializer: initializer)
+            chmod(path, socketMode)
+        }
+        let ownsFile = inheritedDescriptor == nil
+        defer { if ownsFile { unlink(path) } }
+        await onListening()
+        let table = ConnectionTable()
+        do {
+            try await acceptLoop(server, table: table)
+        } catch where Task.isCancelled {
+            // Cancellation is how the daemon stops the server; whatever the accept loop threw on the way is moot.
+        }
+    }
+
+    private func acceptLoop(
+        _ server: NIOAsyncChannel<NIOAsyncChannel<ControlFrame, ByteBuffer>, Never>, table: ConnectionTable
+    ) async throws {
+        try await withThrowingDiscardingTaskGroup { group in
+            try await withTaskCancellationHandler {
+                try await server.executeThenClose { connections in
+                    for try await connection in connections {
+                        group.addTask { await self.serve(connection, table: table) }
+                    }
+                }
+            } onCancel: {
+                server.channel.close(promise: nil)
+            }
+            group.cancelAll()
+        }
+    }
+
+    private func serve(_ connection: NIOAsyncChannel<ControlFrame, ByteBuffer>, table: ConnectionTable) async {
+        let peer = await Self.peer(of: connection.channel)
+        let channel = connection.channel
+        try? await connection.executeThenClose { inbound, outbound in
+            guard let id = table.admit(peer.uid, limits: limits, close: { channel.close(promise: nil) }) else {
+                let refusal = JSONRPCDispatcher<ControlRequestContext>.response(
+                    id: .null, error: .unavailable("too many control connections, none idle; close some and retry"))
+                try await outbound.write(ByteBuffer(string: refusal.serialized + "\n"))
+                return
+            }
+            defer { table.release(id) }
+            // One writer for replies and notifications, so lines never interleave. A reply is awaited until written
+            // (a client that does not read stops being read); notifications are counted and bounded.
+            let (lines, writer) = AsyncStream.makeStream(of: OutgoingLine.self)
+            let queued = NotificationCount()
+            let state = ControlConnection(maxQueuedNotifications: limits.maxQueuedNotifications)
+            let context = ControlRequestContext(peer: peer, connection: state)
+            state.streamSender.withLock { $0 = { line in try await Self.send(line, through: writer) } }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    for await line in lines {
+                        switch line {
+                        case .reply(let text, let written):
+                            try? await outbound.write(ByteBuffer(string: text + "\n"))
+                            written.yield()
+                            written.finish()
+                        case .notification(let text):
+                            queued.count.withLock { $0 -= 1 }
+                            // A failed write means the peer is gone: keep draining, so no sender waits forever.
+                            try? await outbound.write(ByteBuffer(string: text + "\n"))
+                        }
+                    }
+                }
+                group.addTask {
+                    for await _ in state.subscriptionSignals {
+                        guard let (method, stream) = state.takeSubscription() else { continue }
+                        table.setSubscribed(id)
+                        for await params in stream {
+                            let tooFar = queued.count.withLock { count in
+                                guard count < state.maxQueuedNotifications else { return true }
+                                count += 1
+                                return false
+                            }
+                            if tooFar {
+                                // Too slow to keep up: disconnect rather than buffer without bound.
+                                connection.channel.close(promise: nil)
+                                return
+                            }
+                            writer.yield(.notification(JSONRPCDispatcher<ControlRequestContext>.notification(method, params: params)))
+                        }
+                    }
+                }
+                defer {
+                    writer.finish()
+                    state.subscriptionAdded.finish()
+                    group.cancelAll()
+                }
+                var frames = inbound.makeAsyncIterator()
+                while let frame = try await frames.next() {
+                    switch frame {
+                    case .line(let line):
+                        guard line.readableBytes > 0 else { continue }
+                        table.setBusy(id, true)
+                        if let reply = await dispatcher.reply(to: line.readableBytesView, context: context) {
+                            try await Self.send(reply, through: writer)
+                        }
+                        for action in state.afterReply.withLock({ actions in defer { actions = [] }; return actions }) {
+                            await action()
+                        }
+                        table.setBusy(id, false)
+                    case .tooLong:
+                        let error = JSONRPCDispatcher<ControlRequestContext>.response(
+                            id: .null, error: .invalidRequest("a line longer than \(limits.maxLineBytes) bytes"))
+                        try await Self.send(error.serialized, through: writer)
+                        // Half-close: the client reads the error and sees the end. Its remaining input is read and
+                        // discarded (the decoder keeps nothing), because closing with unread input would reset the
+                        // connection and could destroy the error reply before the client reads it.
+                        try await connection.channel.close(mode: .output)
+                        while try await frames.next() != nil {}
+                        return
+                    }
+                }
+            }
+        }
+    }
+
+    enum OutgoingLine: Sendable {
+        case reply(String, AsyncStream<Void>.Continuation)
+        case notification(String)
+    }
+
+    /// Queues a reply and waits until it has been written.
+    private static func send(_ text: String, through writer: AsyncStream<OutgoingLine>.Continuation) async throws {
+        let (written, signal) = AsyncStream.makeStream(of: Void.self)
+        guard case .enqueued = writer.yield(.reply(text, signal)) else { throw CancellationError() }
+        for await _ in written { break }
+        try Task.checkCancellation()
+    }
+
+    static func peer(of channel: any Channel) async -> ControlPeer {
+        guard let provider = channel as? any SocketOptionProvider,
+            let credentials: PeerCredentials = try? await provider.unsafeGetSocketOption(
+                level: .socket, name: NIOBSDSocket.Option(rawValue: SO_PEERCRED)
+            ).get()
+        else { return ControlPeer(pid: -1, uid: UInt32.max, gid: UInt32.max) }
+        return ControlPeer(pid: credentials.pid, uid: credentials.uid, gid: credentials.gid)
+    }
+}
+
+/// The layout of Linux's `struct ucred` (pid_t, uid_t, gid_t), which Glibc's Swift module does not export.
+struct PeerCredentials: Sendable {
+    var pid: Int32 = -1
+    var uid: UInt32 = .max
+    var gid: UInt32 = .max
+}
+
+/// Notifications queued on one connection and not yet written.
+final class NotificationCount: Sendable {
+    let count = Mutex(0)
+}
+
+/// Open connections, in total and per uid, and which of them are idle.
+///
+/// When a limit is reached, a new connection does not simply bounce: the connection idle the longest — no request
+/// in progress, not subscribed, no complete request for the longest time (half-written lines count as idle) — is
+/// closed to make room, within the same uid when the per-uid limit is the one reached. Only when nothing is idle
+/// is the new connection refused. So idle or slow connections, even a thousand of them from the same user, can
+/// never lock anyone out of `status`; busy ones and subscriptions are bounded by the limits as before.
+final class ConnectionTable: Sendable {
+    struct Entry {
+        var uid: UInt32
+        var lastActivity: ContinuousClock.Instant
+        var busy = false
+        var subscribed = false
+        var close: @Sendable () -> Void
+    }
+
+    private let state = Mutex<(next: Int, entries: [Int: Entry])>((0, [:]))
+
+    /// Admits a connection (its id), closing the longest-idle one if a limit is reached; nil when none is idle.
+    func admit(_ uid: UInt32, limits: ControlServer.Limits, close: @escaping @Sendable () -> Void) -> Int? {
+        var evicted: (@Sendable () -> Void)?
+        let id: Int? = state.withLock { state in
+            let mine = state.entries.values.count { $0.uid == uid }
+            let perUIDFull = mine >= limits.maxConnectionsPerUID
+            if perUIDFull || state.entries.count >= limits.maxConnections {
+                let idle = state.entries.filter { !$0.value.busy && !$0.value.subscribed && (!perUIDFull || $0.value.uid == uid) }
+                guard let victim = idle.min(by: { $0.value.lastActivity < $1.value.lastActivity }) else { return nil }
+                state.entries[victim.key] = nil
+                evicted = victim.value.close
+            }
+            state.next += 1
+            state.entries[state.next] = Entry(uid: uid, lastActivity: .now, close: close)
+            return state.next
+        }
+        evicted?()
+        return id
+    }
+
+    /// A request is being served (`busy`), or was answered.
+    func setBusy(_ id: Int, _ busy: Bool) {
+        state.withLock { state in
+            state.entries[id]?.busy = busy
+            if !busy { state.entries[id]?.lastActivity = .now }
+        }
+    }
+
+    func setSubscribed(_ id: Int) { state.withLock { $0.entries[id]?.subscribed = true } }
+
+    /// The connection ended (a no-op for one closed to make room, already gone).
+    func release(_ id: Int) { _ = state.withLock { $0.entries.removeValue(forKey: id) } }
+
+    var count: Int { state.withLock { $0.entries.count } }
+}

@@ -1,0 +1,23 @@
+internal import RepairSyncProtocol
+internal import RepairSyncEngine
+
+/// Another program wrote the record: queue what differs. The answer carries the outbox counts re-read after its
+/// commit (`queueChange` returns once they are), so it costs no count query of its own.
+struct QueueChangeHandler: ControlHandler {
+    typealias Method = RPC.QueueChange
+    let services: ControlServices
+
+    func handle(_ params: RPC.QueueChange.Params, _ request: ControlRequest) async throws -> RPC.QueueChange.Result {
+        let engine = services.engine
+        let result = try await engine.queueChange(params.kind, id: params.id)
+        await services.scheduler.localChange()
+        let status = await engine.status
+        let pending = status.pending + status.failed + status.held
+        switch result {
+        case .queued(let seq, let fields):
+            return RPC.QueueChange.Result(queued: true, seq: seq, fields: fields, pending: pending)
+        case .nothingChanged(let reason):
+            return RPC.QueueChange.Result(queued: false, reason: reason, pending: pending)
+        }
+    }
+}

@@ -1,0 +1,30 @@
+internal import RepairSyncProtocol
+internal import Logging
+internal import RepairSyncControlServer
+internal import RepairSyncEngine
+
+/// Wipes the replica, refusing while changes are not on the server unless forced; the daemon has nothing left to
+/// serve afterwards and stops once the reply is out (exit 0, not restarted).
+struct PurgeHandler: ControlHandler {
+    typealias Method = RPC.Purge
+    let services: ControlServices
+
+    func handle(_ params: RPC.Purge.Params, _ request: ControlRequest) async throws -> RPC.Purge.Result {
+        let engine = services.engine
+        let pending = try engine.pendingChangesCount()
+        if pending > 0, params.force != true {
+            throw JSONRPCError.invalidValue(
+                "force", "\(pending) change(s) are not on the server yet and would be lost: sync first, or purge with force")
+        }
+        let removed = try await engine.purge()
+        services.logger.notice(
+            "store purged; the daemon stops",
+            metadata: [
+                "removed": "\(removed)", "discarded_changes": "\(pending)", "uid": "\(request.peer.uid)",
+                "pid": "\(request.peer.pid)",
+            ])
+        let shutdown = services.shutdown
+        request.afterReply { await shutdown() }
+        return RPC.Purge.Result(removed: removed, discardedChanges: pending, stopping: true)
+    }
+}

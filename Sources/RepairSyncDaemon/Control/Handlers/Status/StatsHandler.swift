@@ -1,0 +1,11 @@
+internal import RepairSyncProtocol
+internal import RepairSyncEngine
+
+struct StatsHandler: ControlHandler {
+    typealias Method = RPC.Stats
+    let services: ControlServices
+
+    func handle(_ params: NoParams, _ request: ControlRequest) async throws -> StatsReport {
+        services.metrics.stats(status: await services.engine.status, responses: services.engine.responseCounts)
+    }
+}

@@ -1,0 +1,12 @@
+internal import RepairSyncProtocol
+internal import RepairSyncEngine
+
+struct StatusHandler: ControlHandler {
+    typealias Method = RPC.Status
+    let services: ControlServices
+
+    func handle(_ params: NoParams, _ request: ControlRequest) async throws -> StatusSnapshot {
+        let engine = services.engine
+        return StatusSnapshot(await engine.status, scheduler: services.scheduler, storeBytes: engine.storeBytes)
+    }
+}

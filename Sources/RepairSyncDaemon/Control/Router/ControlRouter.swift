@@ -1,0 +1,84 @@
+internal import Logging
+internal import RepairSyncControlServer
+internal import RepairSyncEngine
+internal import RepairSyncProtocol
+
+/// Dispatches the control socket's calls to the typed handlers: looks the method up, checks the caller's access,
+/// decodes and validates the params (-32602 naming the parameter), logs every change with the caller, runs the
+/// handler, encodes its result, and maps what it throws to the documented error codes — each of these once, here.
+struct ControlRouter: Sendable {
+    struct Route: Sendable {
+        let access: Access
+        let call: @Sendable (JSONValue?, ControlRequestContext) async throws -> JSONValue
+    }
+
+    private(set) var routes: [String: Route] = [:]
+    let authorization: PeerAuthorization
+    let logger: Logger
+
+    init(authorization: PeerAuthorization, logger: Logger) {
+        self.authorization = authorization
+        self.logger = logger
+    }
+
+    /// The router with every handler of `ControlHandlers.all`.
+    init(services: ControlServices, authorization: PeerAuthorization) {
+        self.init(authorization: authorization, logger: services.logger)
+        for handler in ControlHandlers.all { register(handler, services: services) }
+    }
+
+    mutating func register<H: ControlHandler>(_ type: H.Type, services: ControlServices) {
+        let handler = H(services: services)
+        let logger = logger
+        routes[H.Method.name] = Route(access: H.Method.access) { params, context in
+            let decoded = try H.Method.Params.decode(from: params)
+            if H.Method.access == .mutating {
+                logger.notice(
+                    "control change requested",
+                    metadata: [
+                        "method": "\(H.Method.name)", "uid": "\(context.peer.uid)", "pid": "\(context.peer.pid)",
+                        "id": "\((decoded as? any AuditSubject)?.auditSubject ?? "")",
+                    ])
+            }
+            let result = try await handler.handle(decoded, ControlRequest(context: context))
+            return try JSONValueEncoder().encode(result)
+        }
+    }
+
+    var dispatcher: JSONRPCDispatcher<ControlRequestContext> {
+        JSONRPCDispatcher { method, params, context in
+            guard let route = routes[method] else { throw JSONRPCError.methodNotFound(method) }
+            guard authorization.allows(route.access, for: context.peer) else {
+                logger.warning(
+                    "control request refused",
+                    metadata: ["method": "\(method)", "uid": "\(context.peer.uid)", "pid": "\(context.peer.pid)"])
+                throw JSONRPCError.unauthorizedPeer(
+                    "\(method) is for root, the daemon's user and members of the socket's group; uid \(context.peer.uid) may read the status only")
+            }
+            do {
+                return try await route.call(params, context)
+            } catch {
+                throw rpcError(error, method: method)
+            }
+        }
+    }
+
+    /// The documented code for what a handler threw.
+    func rpcError(_ error: any Error, method: String) -> JSONRPCError {
+        if let error = error as? JSONRPCError { return error }
+        if let error = error as? EngineError {
+            switch error {
+            case .unknownRecord, .notFound: return .notFound(error.description)
+            case .invalidValue(let field, let reason): return .invalidValue(field, reason)
+            case .corruptOutbox: return .storeError(error.description)
+            }
+        }
+        if let failure = StoreFailure.classify(error) {
+            logger.error("store error in \(method)", metadata: ["error": "\(failure)"])
+            return .storeError(failure.description)
+        }
+        if error is CancellationError { return .unavailable("the daemon is shutting down; try again when it is back") }
+        logger.error("control method failed", metadata: ["method": "\(method)", "error": "\(error)"])
+        return .internalError("\(error)")
+    }
+}

@@ -1,0 +1,65 @@
+internal import Foundation
+internal import Logging
+internal import RepairSyncStore
+
+#if canImport(Glibc)
+    internal import Glibc
+#endif
+
+/// Who may use the store's files, from `store.group_readable` and `store.group_writable`:
+///
+/// | setting | state directory | database, `-wal`, `-shm` |
+/// | --- | --- | --- |
+/// | neither (default) | 0700 | 0600 |
+/// | `group_readable` | 0750 | 0640 |
+/// | `group_writable` | 2770, the socket's group | 0660, the socket's group |
+///
+/// With `group_writable` the directory is setgid, so a `-wal` or `-shm` file that a member's tool creates (SQLite
+/// gives it the database's mode) belongs to the group too. Applied at every start, after systemd has set its own
+/// `StateDirectoryMode` and ownership.
+struct StoreAccess {
+    let directoryMode: UInt32
+    let fileMode: UInt32
+    /// The group to give the directory and files; nil keeps the daemon's.
+    let groupID: gid_t?
+
+    init(_ store: DaemonConfiguration.Store, controlGroup: String?) {
+        if store.groupWritable {
+            (directoryMode, fileMode) = (0o2770, 0o660)
+            groupID = controlGroup.flatMap { getgrnam($0)?.pointee.gr_gid }
+        } else if store.groupReadable {
+            (directoryMode, fileMode, groupID) = (0o750, 0o640, nil)
+        } else {
+            (directoryMode, fileMode, groupID) = (0o700, 0o600, nil)
+        }
+    }
+
+    /// Creates the store's directory if needed and gives it its mode and group.
+    func prepareDirectory(for storePath: String, logger: Logger) throws {
+        let directory = (storePath as NSString).deletingLastPathComponent
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        if let groupID, chown(directory, UInt32.max, groupID) != 0 {
+            logger.error("cannot give the store's directory to its group", metadata: ["directory": "\(directory)", "errno": "\(errno)"])
+        }
+        // After chown, which clears the setgid bit on some systems; and explicitly, since mkdir applies the umask.
+        if chmod(directory, mode_t(directoryMode)) != 0, directoryMode & 0o2000 != 0 {
+            // systemd's RestrictSUIDSGID= refuses the setgid bit. The group still gets the directory; the store's
+            // files are given to it below, and they exist for as long as the daemon runs.
+            chmod(directory, mode_t(directoryMode & 0o777))
+            logger.notice(
+                "the store's directory cannot be setgid here (RestrictSUIDSGID?); it is 0770 and the daemon gives the store's files to the group itself",
+                metadata: ["directory": "\(directory)"])
+        }
+    }
+
+    /// Gives the database, its WAL and shared-memory files their mode and group.
+    func apply(toStoreAt path: String, logger: Logger) {
+        ReplicaStore.setMode(fileMode, at: path)
+        guard let groupID else { return }
+        for file in [path, path + "-wal", path + "-shm"] where FileManager.default.fileExists(atPath: file) {
+            if chown(file, UInt32.max, groupID) != 0 {
+                logger.error("cannot give a store file to its group", metadata: ["file": "\(file)", "errno": "\(errno)"])
+            }
+        }
+    }
+}

@@ -1,0 +1,58 @@
+internal import Foundation
+internal import GRDB
+internal import RepairSyncStore
+
+/// The store as a whole: where it is, how big, a consistent copy, a check, a wipe — asked of the engine, which owns
+/// it.
+extension SyncEngine {
+    /// The database file; nil for an in-memory store.
+    public nonisolated var storePath: String? { store.path }
+
+    /// The database and its WAL on disk, in bytes.
+    public nonisolated var storeBytes: Int64 {
+        guard let path = store.path else { return 0 }
+        return [path, path + "-wal"].reduce(0) { total, file in
+            total + (((try? FileManager.default.attributesOfItem(atPath: file))?[.size] as? NSNumber)?.int64Value ?? 0)
+        }
+    }
+
+    /// Writes a consistent copy of the store to `path` (SQLite's online backup: readers and the writer go on), mode
+    /// 0600. Returns the copy's `integrity_check` problems (empty when sound).
+    public nonisolated func backup(to path: String) throws -> [String] {
+        try store.backup(to: path)
+    }
+
+    /// Stops the engine, closes the store and deletes its files (database, WAL, shared memory, journal): the
+    /// replica, cursors and outbox are gone. Returns the paths removed. Nothing may use the engine afterwards.
+    public func purge() async throws -> [String] {
+        await stop()
+        try store.close()
+        return store.path.map(ReplicaStore.removeFiles(at:)) ?? []
+    }
+
+    /// The store's health for a doctor: `quick_check`, its size and the free space beside it.
+    public nonisolated func storeHealth() -> StoreHealth {
+        guard let path = store.path else { return StoreHealth(path: nil, problems: [], bytes: 0, freeBytes: nil) }
+        let problems = (try? store.read { db in try String.fetchAll(db, sql: "PRAGMA quick_check") }) ?? ["unreadable"]
+        return StoreHealth(
+            path: path, problems: problems == ["ok"] ? [] : problems, bytes: storeBytes,
+            freeBytes: StoreHealth.freeBytes(beside: path))
+    }
+}
+
+/// What a doctor reports of the store.
+public struct StoreHealth: Sendable, Hashable {
+    /// nil for an in-memory store.
+    public var path: String?
+    /// `quick_check`'s problems; empty when sound.
+    public var problems: [String]
+    public var bytes: Int64
+    /// Free space on the store's filesystem for an unprivileged writer; nil when unknown.
+    public var freeBytes: Int64?
+
+    static func freeBytes(beside path: String) -> Int64? {
+        let directory = (path as NSString).deletingLastPathComponent
+        let attributes = try? FileManager.default.attributesOfFileSystem(forPath: directory.isEmpty ? "." : directory)
+        return (attributes?[.systemFreeSize] as? NSNumber)?.int64Value
+    }
+}

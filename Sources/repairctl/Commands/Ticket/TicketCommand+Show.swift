@@ -1,0 +1,27 @@
+import ArgumentParser
+import RepairSyncControlClient
+import RepairSyncProtocol
+
+extension TicketCommand {
+    /// `repairctl ticket show <id>`.
+    struct Show: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "show", abstract: "Show a ticket and its messages.")
+        @OptionGroup var options: GlobalOptions
+        @Argument var id: String
+
+        func run() throws {
+            let reply = try options.call(RPC.GetTicket.self, .init(id: id))
+            if options.printJSONIfAsked(reply.json) { return }
+            let ticket = reply.result.ticket
+            Output.line(Output.bold("Ticket #\(ticket.ticketNumber): \(ticket.subject)"))
+            Output.line("status: \(ticket.status.rawValue)   client: \(Output.cell(ticket.clientName)) <\(ticket.clientEmail)>")
+            for message in reply.result.messages {
+                let who = message.senderName.map(Output.cell) ?? message.senderType.rawValue
+                let note = message.isInternal ? " (internal)" : ""
+                Output.line("")
+                Output.line("\(Output.bold(who))\(note) · \(message.createdAt.rfc3339)")
+                Output.line(message.content)
+            }
+        }
+    }
+}

@@ -1,0 +1,118 @@
+import BackendTestSupport
+import Foundation
+import RepairSyncProtocol
+import RepairSyncReliability
+import RepairSyncTestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The daemon over HTTPS against `repair-api-dev --tls-cert`: through a proxy from the environment, and with a
+/// certificate it must refuse — named in the status, the journal and doctor, never retried in silence.
+@Suite("Daemon over HTTPS", .serialized, .timeLimit(.minutes(3)))
+struct DaemonTLSTests {
+    /// A `repair-api-dev` process serving `issued` over HTTPS.
+    static func server(_ data: TemporaryDirectory, _ issued: ThrowawayCA.Issued) async throws -> ServerProcess {
+        try await ServerProcess(
+            arguments: ConnectivityTests.seedArguments(data.path("api.sqlite")) + [
+                "--port", "0", "--tls-cert", issued.certificatePath, "--tls-key", issued.keyPath,
+            ])
+    }
+
+    @Test("api.ca_file trusts a private CA; https_proxy from the environment tunnels to a name only the proxy resolves")
+    func throughEnvironmentProxy() async throws {
+        let data = try TemporaryDirectory(prefix: "tls-daemon")
+        let ca = try ThrowawayCA(directory: data.path("ca"))
+        let server = try await Self.server(data, try ca.issue(hosts: ["api.repair.test"]))
+        #expect(server.baseURL.hasPrefix("https://"))
+        let proxy = try await ConnectProxy.start(hosts: ["api.repair.test": "127.0.0.1"])
+        let h = try DaemonHarness(baseURL: "https://api.repair.test:\(server.port)")
+        defer {
+            h.kill(SIGKILL)
+            h.notify.close()
+        }
+        try h.writeConfig(api: ["ca_file: \(ca.certificatePath)"])
+        h.environment = ["https_proxy": "http://127.0.0.1:\(proxy.port)", "no_proxy": "localhost,127.0.0.1"]
+        try await h.start()
+        let report = try await h.call("sync", .object(["wait": .bool(true)]))
+        #expect(report["stop"] == nil || report["stop"] == .null, "\(report)")
+        let status = try await h.call("status")
+        guard case .array(let collections)? = status["collections"] else { Issue.record("no collections: \(status)"); return }
+        let orders = collections.first { $0["collection"] == .string("orders") }
+        #expect(orders?["records"]?.intValue == 20, "\(status)")
+        #expect(!proxy.requestLines.isEmpty)
+        #expect(proxy.requestLines.allSatisfy { $0 == "CONNECT api.repair.test:\(server.port) HTTP/1.1" }, "\(proxy.requestLines)")
+        #expect(h.log().contains("https_proxy"), "the start-up line says which proxy, and from where")
+
+        // doctor (asked of the daemon, which has the proxy) reads the certificate through the proxy too.
+        let doctor = try await DaemonEndToEndTests.doctor(h)
+        let certificate = try #require(doctor.checks["certificate"])
+        #expect(certificate.level == "ok", "\(certificate)")
+        #expect(certificate.detail.contains("certificate for api.repair.test issued by “\(ca.name)”, valid until"))
+        #expect(certificate.detail.contains("through the proxy http://127.0.0.1:\(proxy.port)"))
+        try await proxy.stop()
+        await server.stop()
+    }
+
+    @Test("an expired certificate: the status and the run name it, the log says it at error level, doctor fails it with the fix; the schedule backs off")
+    func expiredCertificate() async throws {
+        let data = try TemporaryDirectory(prefix: "tls-daemon")
+        let ca = try ThrowawayCA(directory: data.path("ca"))
+        let server = try await Self.server(
+            data, try ca.issue(notBefore: Date() - 40 * 86_400, notAfter: Date() - 2 * 86_400))
+        let h = try DaemonHarness(baseURL: server.baseURL)
+        defer {
+            h.kill(SIGKILL)
+            h.notify.close()
+        }
+        try h.writeConfig(api: ["ca_file: \(ca.certificatePath)"])
+        try await h.start()
+        let report = try await h.call("sync", .object(["wait": .bool(true)]))
+        let stop = try #require(report["stop"]?.stringValue, "\(report)")
+        #expect(stop.hasPrefix("certificate for 127.0.0.1 has expired on "), "\(stop)")
+        #expect(report["offline"] == .bool(false))
+
+        let status = try await h.call("status")
+        #expect(status["state"] == .string("error"))
+        #expect(status["message"]?.stringValue == stop)
+        #expect(status["online"] == .bool(true), "a refused certificate is not “offline”")
+        #expect(status["nextRun"]?["reason"]?.stringValue == "retry", "backed off, not a tight loop: \(status)")
+        let logged = h.log().split(separator: "\n").filter { $0.contains("TLS to the API failed") }
+        #expect(!logged.isEmpty, "\(h.log().suffix(2000))")
+        #expect(logged.allSatisfy { $0.contains("error") && $0.contains("has expired on") })
+
+        let doctor = try await DaemonEndToEndTests.doctor(h)
+        #expect(doctor.status == 1)
+        #expect(doctor.checks["api"]?.level == "fail")
+        let certificate = try #require(doctor.checks["certificate"])
+        #expect(certificate.level == "fail")
+        #expect(certificate.detail == stop)
+        let text = try await h.repairctl(["doctor", "--config", h.configPath])
+        #expect(text.stdout.contains("renewed"), "the fix is printed: \(text.stdout)")
+        await server.stop()
+    }
+
+    @Test("a certificate from a CA this machine does not know: “unknown CA … set api.ca_file” in the status and doctor")
+    func unknownCA() async throws {
+        let data = try TemporaryDirectory(prefix: "tls-daemon")
+        let ca = try ThrowawayCA(directory: data.path("ca"), name: "Shop Firewall CA")
+        let server = try await Self.server(data, try ca.issue())
+        let h = try DaemonHarness(baseURL: server.baseURL)
+        defer {
+            h.kill(SIGKILL)
+            h.notify.close()
+        }
+        try await h.start()
+        let report = try await h.call("sync", .object(["wait": .bool(true)]))
+        let stop = try #require(report["stop"]?.stringValue, "\(report)")
+        #expect(stop.hasPrefix("unknown CA: the certificate for 127.0.0.1 is issued by “Shop Firewall CA”"), "\(stop)")
+        #expect(stop.contains("set api.ca_file"))
+        #expect(try await h.call("status")["message"]?.stringValue == stop)
+        let text = try await h.repairctl(["doctor", "--config", h.configPath])
+        #expect(text.stdout.contains("unknown CA"), "\(text.stdout)")
+        #expect(text.stdout.contains("set api.ca_file to it"), "\(text.stdout)")
+        await server.stop()
+    }
+}

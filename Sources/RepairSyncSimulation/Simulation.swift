@@ -886,6 +886,7 @@ public final class Simulation {
         await checkIdle()
         checkConvergence()
         checkLastEdits()
+        checkCreatesSettled()
         // A fixpoint: another quiet run finds nothing left to send (no write replayed or re-sent without end).
         let before = requests.count
         call { _ = await $0.sync(Set(SyncCollection.allCases), dashboard: false) }
@@ -919,6 +920,17 @@ public final class Simulation {
             let expected: SimJSON = edit.value.map { .string($0) } ?? .null
             if current[field] != expected {
                 fail("the last local edit \(key) = \(edit.value ?? "null") (step \(edit.step)) reached the server and was overwritten with \(current[field]?.text ?? "nothing") by an older change")
+            }
+        }
+    }
+
+    /// After a quiet full sync, a record created here is on the server, or its create is still in the outbox as
+    /// dead with the reason (refused, or blocked by a dead parent's create) — never waiting without one.
+    private func checkCreatesSettled() {
+        guard let entries = try? engine.outboxEntries() else { return fail("the outbox cannot be read") }
+        for entry in entries where entry.kind == .create && entry.collection != .ticketMessages {
+            if entry.state != .dead || (entry.lastError ?? "").isEmpty {
+                fail("after the quiet sync, the create of \(entry.collection.name) \(entry.recordId) is \(entry.state.rawValue) without a reason")
             }
         }
     }

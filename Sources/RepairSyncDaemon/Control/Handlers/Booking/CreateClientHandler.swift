@@ -8,7 +8,9 @@ struct CreateClientHandler: ControlHandler {
     let services: ControlServices
 
     func handle(_ params: RPC.CreateClient.Params, _ request: ControlRequest) async throws -> Client {
-        let client = try await services.engine.createClient(.init(id: params.id, fields: params.fields))
+        let client = try await BookingRefusal.naming {
+            try await services.engine.createClient(.init(id: params.id, fields: params.fields))
+        }
         await services.scheduler.localChange()
         return client
     }

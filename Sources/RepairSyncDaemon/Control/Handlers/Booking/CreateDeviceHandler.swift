@@ -9,7 +9,9 @@ struct CreateDeviceHandler: ControlHandler {
     let services: ControlServices
 
     func handle(_ params: RPC.CreateDevice.Params, _ request: ControlRequest) async throws -> Device {
-        let device = try await services.engine.createDevice(.init(id: params.device.id, fields: params.fields))
+        let device = try await BookingRefusal.naming {
+            try await services.engine.createDevice(.init(id: params.device.id, fields: params.fields))
+        }
         await services.scheduler.localChange()
         return device.withoutPasscode
     }

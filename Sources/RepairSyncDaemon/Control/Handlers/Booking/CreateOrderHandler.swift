@@ -10,8 +10,9 @@ struct CreateOrderHandler: ControlHandler {
 
     func handle(_ params: RPC.CreateOrder.Params, _ request: ControlRequest) async throws -> RPC.GetOrder.Result {
         let devices = (params.devices ?? []).map { LocalChanges.NewRecord(id: $0.id, fields: $0.fields) }
-        let (order, booked) = try await services.engine.createOrder(
-            .init(id: params.id, fields: params.fields), devices: devices)
+        let (order, booked) = try await BookingRefusal.naming {
+            try await services.engine.createOrder(.init(id: params.id, fields: params.fields), devices: devices)
+        }
         await services.scheduler.localChange()
         let client = try services.engine.replica.client(id: order.clientId)
         return RPC.GetOrder.Result(order: order, client: client, devices: booked.map(\.withoutPasscode))

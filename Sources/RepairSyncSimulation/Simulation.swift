@@ -437,7 +437,10 @@ public final class Simulation {
                 let devices = (0..<(deviceCount % 3)).map { device($0) }
                 let (order, booked) = try await engine.createOrder(.init(id: uuid(), fields: fields), devices: devices)
                 ledgerCreate(.orders, order.id, fields)
-                for (new, created) in zip(devices, booked) { ledgerCreate(.devices, created.id, new.fields) }
+                // (The devices come back in the replica's order, not the call's: matched by id.)
+                for new in devices where booked.contains(where: { $0.id == new.id }) {
+                    ledgerCreate(.devices, new.id!, new.fields)
+                }
                 if order.orderNumber != nil { fail("an order booked in here shows a number before the server gave one") }
                 note("   order \(order.id.prefix(8)) for \(clientId.prefix(8)) with \(booked.count) devices")
             default:
@@ -906,7 +909,12 @@ public final class Simulation {
     private func checkLastEdits() {
         guard let entries = try? engine.outboxEntries(), let audit = try? engine.conflicts(limit: 100_000) else { return }
         var last: [String: LedgerEntry] = [:]
-        for edit in ledger where edit.field != nil { last["\(edit.collection.name)|\(edit.id)|\(edit.field!)"] = edit }
+        // The latest by step: a tool's edit enters the ledger when its queueChange is acknowledged, with the step it
+        // was written at, so the ledger's order is not the edits' order.
+        for edit in ledger where edit.field != nil {
+            let key = "\(edit.collection.name)|\(edit.id)|\(edit.field!)"
+            if (last[key]?.step ?? Int.min) <= edit.step { last[key] = edit }
+        }
         for (key, edit) in last.sorted(by: { $0.key < $1.key }) {
             let field = edit.field!
             let record = "\(edit.collection.name)|\(edit.id)"
@@ -980,8 +988,10 @@ public final class Simulation {
         for index in ledger.indices where !ledger[index].settled {
             let edit = ledger[index]
             if let field = edit.field {
-                let superseded = ledger[(index + 1)...].contains {
-                    $0.collection == edit.collection && $0.id == edit.id && $0.field == field
+                // Superseded by an edit of the field made later — by step, not by its place in the ledger: a tool's
+                // edit goes in when its queueChange is acknowledged, with the step it was written at.
+                let superseded = ledger.contains {
+                    $0.collection == edit.collection && $0.id == edit.id && $0.field == field && $0.step > edit.step
                 }
                 let onServer = server.held(edit.collection, edit.id, field, edit.value, since: edit.step)
                 // In the audit log: an entry made after the edit about its field, or a decision on a conflict that

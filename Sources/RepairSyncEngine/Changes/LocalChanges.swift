@@ -46,6 +46,7 @@ public struct LocalChanges: Sendable {
             if name == "status" { try Self.validateStatus(R.collection, value) }
         }
         let now = clock.now()
+        let cipher = cipher
         return try store.write { db in
             guard try R.fetchOne(db, key: id) != nil else {
                 throw EngineError.unknownRecord(collection: R.collection.name, id: id)
@@ -53,6 +54,11 @@ public struct LocalChanges: Sendable {
             try db.execute(
                 sql: "UPDATE \(R.collection.name) SET \(fields.keys.sorted().map { "\($0) = ?" }.joined(separator: ", ")) WHERE id = ?",
                 arguments: StatementArguments(fields.keys.sorted().map { fields[$0]! } + [id]))
+            // A row another program inserted and never queued is not on the server: a PATCH would find nothing. Its
+            // creation is queued from the row, which holds this edit already.
+            if try Self.isUnqueuedInsert(R.collection, id: id, db) {
+                return try Self.queueCreateFromRow(R.collection, id: id, cipher: cipher, now: now, db)
+            }
             return try Outbox.enqueueUpdate(db, collection: R.collection, id: id, fields: fields, now: now)
         }
     }

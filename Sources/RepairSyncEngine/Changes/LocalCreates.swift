@@ -131,6 +131,16 @@ extension LocalChanges {
         }
     }
 
+    /// A row another program inserted (not from the server: `synced_at` NULL, no server copy) whose creation is not
+    /// queued yet.
+    static func isUnqueuedInsert(_ collection: SyncCollection, id: String, _ db: Database) throws -> Bool {
+        guard NewRecordShape.of(collection) != nil,
+            try String?.fetchOne(db, sql: "SELECT synced_at FROM \(collection.name) WHERE id = ?", arguments: [id]) == .some(nil),
+            try BaseCopies.load(db, collection: collection, id: id) == nil
+        else { return false }
+        return try Outbox.createEntry(db, collection: collection, id: id) == nil
+    }
+
     /// Queues the creation of a row another program inserted, from what it holds (its parent's first when that is
     /// a row inserted the same way and not queued yet).
     @discardableResult

@@ -1005,8 +1005,10 @@ public final class Simulation {
                     ledger[index].settled = true
                     continue
                 }
+                // (A create's body leaves out what is null: a field it does not carry is created null.)
                 let visible = entries.contains {
-                    $0.collection == edit.collection && $0.recordId == edit.id && $0.fields[field] == .some(edit.value)
+                    $0.collection == edit.collection && $0.recordId == edit.id
+                        && ($0.fields[field] == .some(edit.value) || ($0.kind == .create && edit.value == nil && $0.fields[field] == nil))
                 }
                 if !visible {
                     fail("a local edit is gone: \(edit.collection.name) \(edit.id).\(field) = \(edit.value ?? "null") (step \(edit.step))")

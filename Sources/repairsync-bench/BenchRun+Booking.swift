@@ -5,10 +5,36 @@ import RepairSyncProtocol
 import RepairSyncControlClient
 import RepairSyncReliability
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Scenario 5 (issue 23): booking in at the counter — a new client, an order and two devices over the socket — and
 /// 1,000 such bookings made while the daemon cannot push, then pushed in one run.
 extension BenchRun {
     static let bookings = 1000
+
+    /// `--only booking`: this scenario alone, on a shop of `smallOrders` orders after its initial sync (the full run
+    /// does it on the large shop's daemon, after the push scenarios).
+    func runBookingOnly() async throws -> [ResultRow] {
+        Log.say("==> seeding a shop of \(plan.smallOrders) orders")
+        let server = try await APIServerProcess(
+            database: plan.path("booking-backend.sqlite"), orders: plan.smallOrders, logPath: plan.path("booking-backend.log"))
+        defer { server.process.signal(SIGTERM) }
+        let api = PlainClient(baseURL: server.baseURL, token: APIServerProcess.token)
+        let daemon = try Self.daemon(directory: plan.path("daemon-booking"), baseURL: server.baseURL)
+        defer {
+            daemon.process?.signal(SIGKILL)
+            daemon.notify.close()
+        }
+        let (status, _) = try await Self.startAndWaitForFirstRun(daemon)
+        try Self.requireSuccess(status)
+        let control = try ControlClient(path: daemon.socketPath)
+        let rows = try await booking(daemon: daemon, control: control, api: api)
+        await daemon.stop()
+        await server.stop()
+        return rows
+    }
 
     func booking(daemon: DaemonProcess, control: ControlClient, api: PlainClient) async throws -> [ResultRow] {
         Log.say("==> booking in: \(Self.bookings) bookings over the socket (client + order + 2 devices), then pushed")

@@ -321,6 +321,30 @@ struct LocalCreatesTests {
         }
     }
 
+    @Test("an edit through the engine of a row another program inserted and never queued queues its creation with the edit: one POST, no PATCH, and a device booked on it follows")
+    func engineEditOfAnUnqueuedInsert() async throws {
+        try await EngineHarness.with { h in
+            #expect(await h.engine.performFullSync().succeeded)
+            try await h.store.write { db in
+                try db.execute(
+                    sql: """
+                        INSERT INTO orders (id, order_number, status, client_id, created_at, updated_at, version)
+                        VALUES (?, NULL, 'booked_in', 'cli_2', '2026-11-22T10:00:00.000Z', '2026-11-22T10:00:00.000Z', 0)
+                        """, arguments: [Self.orderId])
+            }
+            let entry = try await h.engine.update(.orders, id: Self.orderId, fields: ["status": "awaiting_parts"])
+            #expect(entry.kind == .create && entry.fields["status"] == .some("awaiting_parts"))
+            try await h.engine.createDevice(.init(id: Self.deviceIds[0], fields: ["order_id": Self.orderId, "type": "phone"]))
+            let entries = try h.engine.outboxEntries()
+            #expect(entries.map(\.kind) == [.create, .create] && entries[1].dependsOn == "orders:\(Self.orderId)")
+            let report = await h.engine.sync([])
+            #expect(report.pushed == 2 && report.dead == 0, "\(report)")
+            #expect(try await h.serverRecord(Order.self, "orders", Self.orderId).status == .awaitingParts)
+            #expect(try await h.serverRecord(Device.self, "devices", Self.deviceIds[0]).orderId == Self.orderId)
+            #expect(try h.engine.outboxEntries().isEmpty)
+        }
+    }
+
     @Test("a row another program inserted and never queued is created by the next run; one the server would refuse is left, and said why")
     func unqueuedInsertsArePickedUp() async throws {
         try await EngineHarness.with { h in

@@ -347,6 +347,8 @@ public final class Simulation {
         let text = Self.value(name, collection, value)
         do {
             try await engine.update(collection, id: id, fields: [name: text])
+            // A shop tool's unqueued write of this field is overwritten in the row before anyone acknowledged it.
+            externalWrites.removeAll { $0.collection == collection && $0.id == id && $0.field == name }
             ledger.append(LedgerEntry(collection: collection, id: id, field: name, value: text, step: step, auditMark: auditMark()))
             note("   \(collection.name) \(id).\(name) = \(text ?? "null")")
         } catch {
@@ -909,11 +911,11 @@ public final class Simulation {
     private func checkLastEdits() {
         guard let entries = try? engine.outboxEntries(), let audit = try? engine.conflicts(limit: 100_000) else { return }
         var last: [String: LedgerEntry] = [:]
-        // The latest by step: a tool's edit enters the ledger when its queueChange is acknowledged, with the step it
-        // was written at, so the ledger's order is not the edits' order.
         for edit in ledger where edit.field != nil {
             let key = "\(edit.collection.name)|\(edit.id)|\(edit.field!)"
-            if (last[key]?.step ?? Int.min) <= edit.step { last[key] = edit }
+            // The last edit made, not the last acknowledged (a shop tool's edit is acknowledged after it was made).
+            if let known = last[key], known.step > edit.step { continue }
+            last[key] = edit
         }
         for (key, edit) in last.sorted(by: { $0.key < $1.key }) {
             let field = edit.field!
@@ -988,10 +990,14 @@ public final class Simulation {
         for index in ledger.indices where !ledger[index].settled {
             let edit = ledger[index]
             if let field = edit.field {
-                // Superseded by an edit of the field made later — by step, not by its place in the ledger: a tool's
-                // edit goes in when its queueChange is acknowledged, with the step it was written at.
-                let superseded = ledger.contains {
-                    $0.collection == edit.collection && $0.id == edit.id && $0.field == field && $0.step > edit.step
+                // Superseded by an edit made later (a shop tool's edit joins the ledger when it is queued, but it
+                // was made when it was written).
+                let superseded = ledger.indices.contains { (other: Int) -> Bool in
+                    let later: LedgerEntry = ledger[other]
+                    guard other != index, later.collection == edit.collection, later.id == edit.id,
+                        later.field == field
+                    else { return false }
+                    return later.step > edit.step || (later.step == edit.step && other > index)
                 }
                 let onServer = server.held(edit.collection, edit.id, field, edit.value, since: edit.step)
                 // In the audit log: an entry made after the edit about its field, or a decision on a conflict that

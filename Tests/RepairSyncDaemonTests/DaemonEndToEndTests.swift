@@ -73,6 +73,18 @@ struct DaemonEndToEndTests {
             #expect(try await h.call("status")["paused"] == .bool(true))
             #expect(try await h.call("resume")["paused"] == .bool(false))
             #expect(try await h.call("reload")["reloaded"] == .bool(true))
+            // resync pulls the named collection again, from the beginning, and says so.
+            let resynced = try await h.call(
+                "resync", .object([("collections", .array([.string("tickets")])), ("wait", .bool(true))]))
+            #expect(resynced["resynced"] == .array([.string("tickets")]), "\(resynced.serialized)")
+            #expect(resynced["pulled"]?["tickets"]?.intValue == server["tickets"], "\(resynced.serialized)")
+            do {
+                _ = try await h.call("resync", .object(["collections": .array([])]))
+                Issue.record("a resync of nothing was accepted")
+            } catch let ControlClient.Failure.rpc(error) {
+                #expect(error.code == -32602)
+                #expect(error.data?["param"] == .string("collections"))
+            }
             do {
                 _ = try await h.call("resolveConflict", .object(["id": .number(99), "keep": .string("local")]))
                 Issue.record("resolved a conflict that does not exist")

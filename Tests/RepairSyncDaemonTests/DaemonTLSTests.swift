@@ -89,7 +89,7 @@ struct DaemonTLSTests {
         let certificate = try #require(doctor.checks["certificate"])
         #expect(certificate.level == "fail")
         #expect(certificate.detail == stop)
-        let text = try await h.repairctl(["doctor", "--config", h.configPath])
+        let text = try await h.repairctl(["doctor"])
         #expect(text.stdout.contains("renewed"), "the fix is printed: \(text.stdout)")
         await server.stop()
     }
@@ -110,9 +110,14 @@ struct DaemonTLSTests {
         #expect(stop.hasPrefix("unknown CA: the certificate for 127.0.0.1 is issued by “Shop Firewall CA”"), "\(stop)")
         #expect(stop.contains("set api.ca_file"))
         #expect(try await h.call("status")["message"]?.stringValue == stop)
-        let text = try await h.repairctl(["doctor", "--config", h.configPath])
+        let text = try await h.repairctl(["doctor"])
         #expect(text.stdout.contains("unknown CA"), "\(text.stdout)")
         #expect(text.stdout.contains("set api.ca_file to it"), "\(text.stdout)")
+        // repairsyncd doctor, without asking the daemon, builds its client from the same settings and says the same.
+        let offline = try await DaemonEndToEndTests.doctor(h, offline: true)
+        #expect(offline.checks["certificate"]?.level == "fail", "\(offline.checks)")
+        #expect(offline.checks["certificate"]?.detail.hasPrefix("unknown CA") == true, "\(offline.checks)")
+        #expect(offline.checks["api"]?.detail.contains("TLS handshake failed") == true, "\(offline.checks)")
         await server.stop()
     }
 }

@@ -271,6 +271,35 @@ struct PushTests {
         }
     }
 
+    @Test("a change refused after a later edit of the same field was made: the later value wins, and a retry never sends the older one after it")
+    func refusedAfterALaterEdit() async throws {
+        try await EngineHarness.with { h in
+            #expect(await h.engine.performFullSync().succeeded)
+            // dev_3's change carries diagnosis and resolution; while it is in flight the diagnosis is edited again
+            // (a new entry: the first may have reached the server), and the server refuses the first.
+            try await h.engine.update(.devices, id: "dev_3", fields: ["diagnosis": "older", "resolution": "replaced screen"])
+            try await h.fault("422", method: "PATCH", path: "/api/v1/devices/dev_3")
+            let engine = h.engine
+            let edited = h.recorder.once(when: { if case .sending(_, .devices, "dev_3") = $0 { true } else { false } }) {
+                _ = try? engine.changes.update(.devices, id: "dev_3", fields: ["diagnosis": "newer"])
+            }
+            let report = await h.engine.sync([])
+            #expect(edited.fired)
+            #expect(report.dead == 1)
+            #expect(try await h.serverRecord(Device.self, "devices", "dev_3").diagnosis == "newer")
+            // The dead change keeps only what no later edit replaced.
+            let dead = try #require(try h.engine.outboxEntries().first { $0.recordId == "dev_3" && $0.state == .dead })
+            #expect(dead.fields == ["resolution": "replaced screen"], "\(dead.fields)")
+            try await h.engine.retryDead(seq: dead.seq)
+            #expect(await h.engine.sync([]).succeeded)
+            let server = try await h.serverRecord(Device.self, "devices", "dev_3")
+            #expect(server.diagnosis == "newer", "the retried change did not bring the older value back")
+            #expect(server.resolution == "replaced screen")
+            #expect(try h.local(Device.self, "dev_3")?.diagnosis == "newer")
+            #expect(try h.engine.outboxEntries().isEmpty)
+        }
+    }
+
     @Test("an edit to a record whose change waits later in the same run is pushed, not lost with the older value")
     func editWhileWaitingInTheRun() async throws {
         // One change in flight at a time, so ord_6's entry is listed and waits while ord_4 is sent (with more slots

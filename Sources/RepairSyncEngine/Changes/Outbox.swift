@@ -346,7 +346,7 @@ enum Outbox {
     }
 
     /// The server refused the change for good (a final answer for its key: it was not applied). Dead, no longer in
-    /// doubt, with the reason.
+    /// doubt, with the reason — less the fields a later edit of the record has replaced meanwhile.
     static func reject(_ db: Database, seq: Int64, error: String) throws {
         try db.execute(
             sql: """
@@ -354,6 +354,26 @@ enum Outbox {
                     last_error = ? WHERE seq = ?
                 """, arguments: [error, seq])
         try blockDependents(db, seq: seq)
+        try dropSuperseded(db, seq: seq)
+    }
+
+    /// A later edit of a field replaces an earlier value that is still in the outbox. `enqueueUpdate` removes it from
+    /// the record's dead and held entries at once; an entry that was being sent then could not be touched (its key
+    /// may only be replayed with its body), so when it dies, and again when it is revived, the fields a later entry
+    /// of the record sets are dropped from it: a `retry` must never send an older value after a newer one. An entry
+    /// left with no field goes.
+    static func dropSuperseded(_ db: Database, seq: Int64) throws {
+        guard let entry = try entry(db, seq: seq), entry.kind == .update else { return }
+        let replaced = Set(
+            try entries(db, collection: entry.collection, id: entry.recordId)
+                .filter { $0.seq > entry.seq && $0.kind == .update }.flatMap(\.fields.keys))
+        let remaining = entry.fields.filter { !replaced.contains($0.key) }
+        guard remaining.count != entry.fields.count else { return }
+        if remaining.isEmpty {
+            try remove(db, seq: seq)
+        } else {
+            try rewrite(db, entry, fields: remaining)
+        }
     }
 
     static func remove(_ db: Database, seq: Int64) throws {
@@ -387,6 +407,8 @@ enum Outbox {
     /// moment it is sent); one that died in doubt keeps its key, so a replay tells whether it was applied.
     /// A create brings back the entries that were dead because of it.
     static func revive(_ db: Database, _ entry: OutboxEntry) throws {
+        try dropSuperseded(db, seq: entry.seq)
+        guard let entry = try self.entry(db, seq: entry.seq) else { return }
         try db.execute(
             sql: """
                 UPDATE outbox SET state = 'pending', attempts = 0, next_attempt_at = NULL, last_error = NULL,

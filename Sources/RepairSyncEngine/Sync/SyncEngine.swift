@@ -24,6 +24,8 @@ public actor SyncEngine {
     private var active: Task<SyncReport, Never>?
     private var followUp: (request: RunRequest, task: Task<SyncReport, Never>)?
     private var runNumber = 0
+    /// Collections an admin asked to pull again from the beginning; the next run resets them before its pull.
+    private var pendingResets: Set<SyncCollection> = []
     /// Outbox count refreshes asked for, whether one is reading, and who waits for a read (see
     /// `refreshOutboxCounts`).
     private var outboxRefreshesWanted = 0
@@ -77,6 +79,21 @@ public actor SyncEngine {
     @discardableResult
     public func sync(_ collections: Set<SyncCollection>, dashboard: Bool) async -> SyncReport {
         await request(RunRequest(collections: collections, dashboard: dashboard))
+    }
+
+    /// Pulls `collections` again from the beginning (after pushing anything pending): the next run forgets their
+    /// cursors and marks their records before its pull, then sweeps what the server no longer has
+    /// (`Puller.reset`). Pending changes are kept.
+    @discardableResult
+    public func resync(_ collections: Set<SyncCollection>) async -> SyncReport {
+        requestResync(collections)
+        return await request(RunRequest(collections: collections, dashboard: false))
+    }
+
+    /// Registers a resync of `collections` for the next run to carry out (which pulls them whatever it was asked
+    /// for); for a caller that starts that run itself, e.g. through a scheduler.
+    public func requestResync(_ collections: Set<SyncCollection>) {
+        pendingResets.formUnion(collections)
     }
 
     /// Ends the current run at its next request boundary (the request in flight finishes and is committed), and
@@ -136,6 +153,7 @@ public actor SyncEngine {
         // What was done is reported even when the run stops early.
         var pushed = Pusher.Report()
         var pulled = Puller.Report()
+        var resynced: [String] = []
         do {
             try stopFlag.check()
             // Reachability and a millisecond clock offset (last-write-wins needs it) before anything else.
@@ -161,7 +179,17 @@ public actor SyncEngine {
             try await pusher.run(into: &pushed) { progress in
                 await self.publish { $0.phase = .syncing(step: .pushing, progress: progress) }
             }
-            let collections = SyncCollection.pullOrder.filter(request.collections.contains)
+            // A resync asked for meanwhile is carried out by this run, before its pull: no other run is active.
+            let resets = pendingResets
+            let collections = SyncCollection.pullOrder.filter { request.collections.contains($0) || resets.contains($0) }
+            for collection in SyncCollection.pullOrder where resets.contains(collection) {
+                let marked = try await puller.reset(collection)
+                pendingResets.remove(collection)
+                resynced.append(collection.name)
+                logger.notice(
+                    "resync: the cursor is forgotten and the collection is pulled again from the beginning; records the server no longer has are checked, then removed",
+                    metadata: ["collection": "\(collection)", "marked": "\(marked)"])
+            }
             if !collections.isEmpty {
                 publish { $0.phase = .syncing(step: .pulling, progress: 0) }
                 try await puller.run(collections, into: &pulled) { progress in
@@ -191,7 +219,9 @@ public actor SyncEngine {
         report.conflicts = pushed.conflicts + pulled.conflicts
         report.pulled = Dictionary(uniqueKeysWithValues: pulled.records.map { ($0.key.name, $0.value) })
         report.deleted = pulled.deleted
-        report.requestedCollections = SyncCollection.pullOrder.filter(request.collections.contains).map(\.name)
+        report.requestedCollections = SyncCollection.pullOrder
+            .filter { request.collections.contains($0) || resynced.contains($0.name) }.map(\.name)
+        report.resynced = resynced
         report.failedCollections = Dictionary(uniqueKeysWithValues: pulled.failed.map { ($0.key.name, $0.value) })
         report.rewound = pulled.rewound
         report.staleCopies = pulled.stale

@@ -20,6 +20,8 @@ public struct SyncReport: Sendable, Hashable, Codable {
     public var nextChangeDueMilliseconds: Int64? = nil
     /// The collections the run was asked to pull, in pull order.
     public var requestedCollections: [String] = []
+    /// The collections this run pulled again from the beginning (`resync`).
+    public var resynced: [String] = []
     /// Collections whose pull failed in this run (name → why); the others pulled.
     public var failedCollections: [String: String] = [:]
     /// Records whose server copy went back (older than the replica's, confirmed by the server) and was adopted.

@@ -25,13 +25,16 @@ public struct SyncRunReport: Codable, Sendable, Hashable {
     public var rewound: Int?
     /// Present when page copies older than the replica's were shown stale by the server and ignored: how many.
     public var staleCopies: Int?
+    /// Present when the run pulled collections again from the beginning (`resync`): which.
+    public var resynced: [String]?
 
     public init(
         run: Int, stop: String?, offline: Bool, pushed: Int, pushedByCollection: [String: Int], pushFailures: Int,
         dead: Int, conflicts: Int, pulled: [String: Int], deleted: Int, durationMilliseconds: Int64,
         retryAfterMilliseconds: Int64?, nextChangeDueMilliseconds: Int64?, failedCollections: [String: String] = [:],
-        rewound: Int = 0, staleCopies: Int = 0
+        rewound: Int = 0, staleCopies: Int = 0, resynced: [String] = []
     ) {
+        self.resynced = resynced.isEmpty ? nil : resynced
         self.failedCollections = failedCollections.isEmpty ? nil : failedCollections
         self.rewound = rewound == 0 ? nil : rewound
         self.staleCopies = staleCopies == 0 ? nil : staleCopies

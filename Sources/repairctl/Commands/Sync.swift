@@ -30,22 +30,27 @@ struct Sync: ParsableCommand {
             throw GlobalOptions.exit(error)
         }
         if showProgress { Output.status("\r\u{1B}[K") }
+        try Self.finish(reply, options: options, verb: "sync")
+    }
+
+    /// Prints a `sync` or `resync` answer: "started", or the run's summary (exit 1 when it failed).
+    static func finish(_ reply: ControlClient.Reply<RPC.Sync.Result>, options: GlobalOptions, verb: String) throws {
         let report: SyncRunReport? = if case .finished(let report) = reply.result { report } else { nil }
         if options.printJSONIfAsked(reply.json) {
             if report?.succeeded == false { throw ExitCode.failure }
             return
         }
         guard let report else {
-            Output.line("sync started")
+            Output.line("\(verb) started")
             return
         }
         let summary = "pushed \(report.pushed), pulled \(report.pulled.values.reduce(0, +)), deleted \(report.deleted), "
             + "conflicts \(report.conflicts) in \(report.durationMilliseconds) ms"
         if let stop = report.stop {
-            Output.line(Output.red("sync failed: \(stop)") + " (\(summary))")
+            Output.line(Output.red("\(verb) failed: \(stop)") + " (\(summary))")
             throw ExitCode.failure
         }
-        Output.line(Output.green("sync done: ") + summary)
+        Output.line(Output.green("\(verb) done: ") + summary)
     }
 
     static func drawProgress(_ status: StatusSnapshot) {

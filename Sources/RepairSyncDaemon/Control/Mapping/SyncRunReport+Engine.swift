@@ -10,6 +10,6 @@ extension SyncRunReport {
             conflicts: report.conflicts, pulled: report.pulled, deleted: report.deleted,
             durationMilliseconds: report.durationMilliseconds, retryAfterMilliseconds: report.retryAfterMilliseconds,
             nextChangeDueMilliseconds: report.nextChangeDueMilliseconds, failedCollections: report.failedCollections,
-            rewound: report.rewound, staleCopies: report.staleCopies)
+            rewound: report.rewound, staleCopies: report.staleCopies, resynced: report.resynced)
     }
 }

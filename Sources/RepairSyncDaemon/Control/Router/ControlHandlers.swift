@@ -3,7 +3,7 @@ public enum ControlHandlers {
     static let all: [any ControlHandler.Type] = [
         PingHandler.self, VersionHandler.self, StatusHandler.self, SubscribeHandler.self, StatsHandler.self,
         DoctorHandler.self,
-        SyncHandler.self, PauseHandler.self, ResumeHandler.self, ReloadHandler.self,
+        SyncHandler.self, ResyncHandler.self, PauseHandler.self, ResumeHandler.self, ReloadHandler.self,
         QueueChangeHandler.self, PendingHandler.self, RetryHandler.self, DiscardHandler.self, ConflictsHandler.self,
         ResolveConflictHandler.self, UpdateOrderHandler.self, UpdateDeviceHandler.self, ReplyToTicketHandler.self,
         CreateClientHandler.self, CreateOrderHandler.self, CreateDeviceHandler.self,

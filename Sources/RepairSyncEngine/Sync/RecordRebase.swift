@@ -249,6 +249,7 @@ struct RecordRebase {
             entries: try Outbox.entries(db, collection: R.collection, id: response.id).filter { $0.kind == .update }, db)
         try Outbox.remove(db, seq: entry.seq)
         try Outbox.unblock(db, key: entry.orderKey)
+        try Self.markForSweep(R.collection, id: response.id, db)
         let remaining = try Outbox.entries(db, collection: R.collection, id: response.id).filter { $0.kind == .update && $0.isLive }
         if let base = try BaseCopies.load(db, collection: R.collection, id: response.id), base.version > response.version {
             return
@@ -271,10 +272,22 @@ struct RecordRebase {
         }
     }
 
+    /// A record the server created while its collection is being pulled again from the beginning (marked, to be
+    /// swept) is marked too: it was not in the replica when the marks were set, and if the server loses it before the
+    /// pull ends (restored from a backup), the sweep checks it like the others instead of keeping a ghost.
+    static func markForSweep(_ collection: SyncCollection, id: String, _ db: Database) throws {
+        try db.execute(
+            sql: """
+                INSERT OR IGNORE INTO resync_marks (collection, record_id)
+                SELECT ?, ? WHERE EXISTS (SELECT 1 FROM resync_marks WHERE collection = ?)
+                """, arguments: [collection.name, id, collection.name])
+    }
+
     /// The same for a record without local edits (a client): the reply becomes the row.
     func acknowledgeCreate<R: ReplicaRecord>(_ entry: OutboxEntry, plain response: R, _ db: Database) throws {
         try Outbox.remove(db, seq: entry.seq)
         try Outbox.unblock(db, key: entry.orderKey)
+        try Self.markForSweep(R.collection, id: response.id, db)
         if let local = try Puller.localVersions(R.self, ids: [response.id], db)[response.id], local > response.version {
             return
         }

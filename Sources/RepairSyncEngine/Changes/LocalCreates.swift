@@ -153,11 +153,13 @@ extension LocalChanges {
         }
         let fields = try createFields(fromRow: collection, id: id, cipher: cipher, db)
         var dependsOn: String?
-        if let parent = shape.parent, let parentId = fields[parent.field] ?? nil {
-            guard
-                let synced = try Row.fetchOne(
-                    db, sql: "SELECT synced_at FROM \(parent.collection.name) WHERE id = ?", arguments: [parentId])
-            else { throw EngineError.unknownRecord(collection: parent.collection.name, id: parentId) }
+        // A parent the replica does not hold (deleted on the server after the row was written, or never there) is
+        // the server's to judge: the create goes without waiting, and its refusal (`parent_not_found`) makes it
+        // dead with the reason — visible, discardable — rather than a row no one is told about.
+        if let parent = shape.parent, let parentId = fields[parent.field] ?? nil,
+            let synced = try Row.fetchOne(
+                db, sql: "SELECT synced_at FROM \(parent.collection.name) WHERE id = ?", arguments: [parentId])
+        {
             if let create = try Outbox.createEntry(db, collection: parent.collection, id: parentId) {
                 dependsOn = create.orderKey
             } else if (synced[0] as String?) == nil, depth < 3 {

@@ -8,6 +8,13 @@ public enum SimOperation: Sendable, Hashable, CustomStringConvertible {
     /// record they just changed — while that write may still be in doubt).
     case localUpdateLastWritten(field: Int, value: Int)
     case localMessage(ticket: Int, content: Int, sameIdAsLast: Bool)
+    /// Booking in through the engine: `kind` 0 a client, 1 an order (with `devices` devices) for a client in the
+    /// replica, 2 a device on an order in the replica, 3 a new client with an order and its devices.
+    case localCreate(kind: Int, parent: Int, devices: Int)
+    /// Another program inserts a client, an order or a device row itself (`kind` 0, 1, 2; the parent by index among
+    /// the replica's); its `queueChange` comes with a later `queueInserted` (or never).
+    case toolInsert(kind: Int, parent: Int)
+    case queueInserted(index: Int)
     /// Another program writes a row of the replica; `queueChange` comes with a later `queueExternal` (or never).
     case externalWrite(devices: Bool, record: Int, field: Int, value: Int)
     case queueExternal(devices: Bool, record: Int)
@@ -79,6 +86,11 @@ public enum SimOperation: Sendable, Hashable, CustomStringConvertible {
         case .localUpdateLastWritten(let field, let value): "local update of the record written last, field \(field) = v\(value)"
         case .localMessage(let ticket, let content, let same):
             "local message on ticket #\(ticket) content \(content)\(same ? " (same id as the last)" : "")"
+        case .localCreate(let kind, let parent, let devices):
+            "book in \(["a client", "an order", "a device", "a client with an order"][kind % 4]) (parent #\(parent), \(devices % 3) devices)"
+        case .toolInsert(let kind, let parent):
+            "another program inserts \(["a client", "an order", "a device"][kind % 3]) (parent #\(parent))"
+        case .queueInserted(let index): "queueChange for inserted row #\(index)"
         case .externalWrite(let devices, let record, let field, let value):
             "another program writes \(devices ? "device" : "order") #\(record) field \(field) = v\(value)"
         case .queueExternal(let devices, let record): "queueChange \(devices ? "device" : "order") #\(record)"

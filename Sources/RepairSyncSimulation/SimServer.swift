@@ -54,6 +54,12 @@ struct SimServer {
     var everStored: Set<String> = []
     /// Records put back to an older state without moving in the feed ("collection|id"), until written again.
     var unannounced: Set<String> = []
+    /// What each record created through the API was created with ("collection|id" → canonical body).
+    var creations: [String: String] = [:]
+    /// Records created per id ("collection|id"): a second creation of an id would be a duplicate.
+    var createdIds: [String: Int] = [:]
+    /// Creates whose parent the server never had (a child sent before its parent: the client's fault, must stay 0).
+    var orphanCreates = 0
 
     // MARK: Seeding
 
@@ -140,13 +146,15 @@ struct SimServer {
         var tombstones: [SyncCollection: [String: (deletedAt: String, seq: Int)]]
         var seq: Int
         var remembered: [String: Remembered]
+        var creations: [String: String]
     }
 
     /// Backups taken as the simulation goes, the latest last.
     var backups: [Backup] = []
 
     mutating func takeBackup() {
-        backups.append(Backup(records: records, tombstones: tombstones, seq: seq, remembered: remembered))
+        backups.append(
+            Backup(records: records, tombstones: tombstones, seq: seq, remembered: remembered, creations: creations))
         if backups.count > 6 { backups.removeFirst() }
     }
 
@@ -169,6 +177,9 @@ struct SimServer {
         }
         // A key the restored server forgot may be applied again: that is a first application on this history.
         for key in applications.keys where remembered[key] == nil { applications[key] = nil }
+        // So may a create whose record the restored server does not have.
+        creations = backup.creations
+        for key in createdIds.keys where creations[key] == nil { createdIds[key] = nil }
     }
 
     // MARK: Storage
@@ -268,6 +279,8 @@ struct SimServer {
             return idempotent(request) { server in server.patch(collection, parts[3], request) }
         case ("POST", 5) where collection == .tickets && parts[4] == "messages":
             return idempotent(request) { server in server.postMessage(ticket: parts[3], request) }
+        case ("POST", 3) where Self.createFields[collection] != nil:
+            return idempotent(request) { server in server.create(collection, request) }
         default:
             return error(404, "not_found", "no such endpoint")
         }
@@ -425,6 +438,129 @@ struct SimServer {
             for (name, value) in fields { body[name] = value.map { .string($0) } ?? .null }
         }!
         return json(200, updated, etag: updated["version"]?.int)
+    }
+
+    // MARK: Creates (docs/api.md section 4.7)
+
+    /// The keys a create body may carry besides `id`, and those it requires (this server's own reading).
+    static let createFields: [SyncCollection: (all: [String], required: [String])] = [
+        .clients: (["email", "first_name", "last_name", "phone", "company", "address", "city", "postcode", "notes"], ["email"]),
+        .orders: (["client_id", "status", "notes", "deposit", "location_id", "assigned_user_id"], ["client_id"]),
+        .devices: (
+            [
+                "order_id", "type", "brand", "model", "serial", "imei", "passcode", "status", "issue", "diagnosis",
+                "resolution", "price", "assigned_user_id",
+            ], ["order_id", "type"]
+        ),
+    ]
+
+    mutating func create(_ collection: SyncCollection, _ request: TransportRequest) -> TransportResponse {
+        guard let data = request.body, let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+            return error(400, "invalid_request", "the body must be a JSON object")
+        }
+        let (allowed, required) = Self.createFields[collection]!
+        var values: [String: String] = [:]
+        for (name, value) in object.sorted(by: { $0.key < $1.key }) where name != "id" {
+            guard allowed.contains(name) else { return error(422, "invalid_field", "\(name) cannot be set", field: name) }
+            if value is NSNull { continue }
+            guard let text = value as? String else { return error(422, "invalid_value", "not a string", field: name) }
+            values[name] = text
+        }
+        guard let id = object["id"] as? String, Self.isUUID(id) else {
+            return error(422, "invalid_value", "id must be a UUID", field: "id")
+        }
+        for name in required where (values[name] ?? "").allSatisfy(\.isWhitespace) {
+            return error(422, "invalid_value", "\(name) is required", field: name)
+        }
+        if let email = values["email"], !email.contains("@") { return error(422, "invalid_value", "not an email", field: "email") }
+        if let status = values["status"] {
+            guard (collection == .orders ? Self.orderStatuses : Self.deviceStatuses).contains(status) else {
+                return error(422, "invalid_value", "unknown status", field: "status")
+            }
+        }
+        for name in ["deposit", "price"] {
+            if let amount = values[name] {
+                guard let money = Money(exactly: amount), money >= .zero else {
+                    return error(422, "invalid_value", "not an amount", field: name)
+                }
+                values[name] = money.canonicalText
+            }
+        }
+        let key = "\(collection.name)|\(id)"
+        let canonical = Self.canonical(data)
+        if let existing = record(collection, id) {
+            guard creations[key] == canonical else {
+                duplicateIds += 1
+                return error(409, "duplicate_id", "the id belongs to another record", field: "id")
+            }
+            return json(200, existing)
+        }
+        if tombstones[collection]?[id] != nil { return error(409, "duplicate_id", "the id was deleted", field: "id") }
+        let parent: (field: String, collection: SyncCollection)? =
+            switch collection {
+            case .orders: ("client_id", .clients)
+            case .devices: ("order_id", .orders)
+            default: nil
+            }
+        if let parent, let parentId = values[parent.field], record(parent.collection, parentId) == nil {
+            if !everStored.contains("\(parent.collection.name)|\(parentId)") { orphanCreates += 1 }
+            return error(422, "parent_not_found", "no such \(parent.collection.name)", field: parent.field)
+        }
+        let stamp = serverNow.rfc3339
+        var body: SimJSON
+        switch collection {
+        case .clients:
+            body = Self.client(id: id, n: 0, stamp: stamp)
+            for name in allowed { body[name] = values[name].map { .string($0) } ?? .null }
+            body["order_count"] = .int(0)
+        case .orders:
+            let clientId = values["client_id"]!
+            let client = record(.clients, clientId)!
+            body = Self.order(id: id, n: 0, client: clientId, stamp: stamp)
+            let number = (records[.orders] ?? [:]).values.compactMap { $0.body["order_number"]?.int }.max() ?? 1000
+            let names = [client["first_name"]?.string, client["last_name"]?.string].compactMap { $0 }
+            body["order_number"] = .int(number + 1)
+            body["status"] = .string(values["status"] ?? "booked_in")
+            body["notes"] = values["notes"].map { .string($0) } ?? .null
+            body["deposit"] = values["deposit"].map { .string($0) } ?? .null
+            body["total"] = .null
+            body["balance"] = .null
+            body["client_name"] = names.isEmpty ? .null : .string(names.joined(separator: " "))
+            body["client_email"] = client["email"] ?? .null
+            body["client_phone"] = client["phone"] ?? .null
+            body["location_id"] = values["location_id"].map { .string($0) } ?? .null
+            body["location_name"] = .null
+            body["assigned_user_id"] = values["assigned_user_id"].map { .string($0) } ?? .null
+            body["assigned_user_name"] = .null
+            body["device_count"] = .int(0)
+            _ = write(.clients, clientId) { $0["order_count"] = .int(($0["order_count"]?.int ?? 0) + 1) }
+        default:
+            let orderId = values["order_id"]!
+            body = Self.device(id: id, order: orderId, stamp: stamp)
+            for name in allowed { body[name] = values[name].map { .string($0) } ?? .null }
+            body["status"] = .string(values["status"] ?? "booked_in")
+        }
+        insert(collection, body)
+        if collection == .devices, let orderId = values["order_id"] {
+            let prices = ids(.devices).compactMap { record(.devices, $0) }.filter { $0["order_id"]?.string == orderId }
+                .map { $0["price"]?.string }
+            let priced = prices.compactMap { $0.flatMap { Money(exactly: $0) } }
+            _ = write(.orders, orderId) { order in
+                let total = priced.isEmpty ? nil : priced.reduce(Money.zero, +)
+                let deposit = order["deposit"]?.string.flatMap { Money(exactly: $0) } ?? .zero
+                order["device_count"] = .int(prices.count)
+                order["total"] = total.map { .string($0.canonicalText) } ?? .null
+                order["balance"] = total.map { .string(($0 - deposit).canonicalText) } ?? .null
+            }
+        }
+        creations[key] = canonical
+        createdIds[key, default: 0] += 1
+        return json(201, body, etag: 1)
+    }
+
+    static func isUUID(_ id: String) -> Bool {
+        let groups = id.split(separator: "-", omittingEmptySubsequences: false)
+        return groups.map(\.count) == [8, 4, 4, 4, 12] && groups.allSatisfy { $0.allSatisfy(\.isHexDigit) }
     }
 
     struct NewMessage: Decodable {

@@ -36,6 +36,8 @@ public final class Simulation {
     private var step = 0
     private var ledger: [LedgerEntry] = []
     private var externalWrites: [(collection: SyncCollection, id: String, field: String, value: String?, step: Int, auditMark: Int64)] = []
+    /// Rows another program inserted, in order (for `queueInserted`).
+    private var inserted: [(collection: SyncCollection, id: String, step: Int, auditMark: Int64)] = []
     private var lastMessage: (ticket: String, content: String, id: String)?
     /// The record of the last write the network carried (`localUpdateLastWritten`).
     private var lastWritten: (SyncCollection, String)?
@@ -64,7 +66,7 @@ public final class Simulation {
     struct LedgerEntry {
         var collection: SyncCollection
         var id: String
-        /// nil for a new message.
+        /// nil for a new record (a message, or a client, an order or a device created here).
         var field: String?
         var value: String?
         var step: Int
@@ -256,6 +258,12 @@ public final class Simulation {
             await localUpdate(collection, id: id, field, value)
         case .localMessage(let ticket, let content, let sameId):
             await localMessage(ticket, content, sameId)
+        case .localCreate(let kind, let parent, let devices):
+            await localCreate(kind, parent, devices)
+        case .toolInsert(let kind, let parent):
+            toolInsert(kind, parent)
+        case .queueInserted(let index):
+            await queueInserted(index)
         case .externalWrite(let devices, let record, let field, let value):
             externalWrite(devices ? .devices : .orders, record, field, value)
         case .queueExternal(let devices, let record):
@@ -403,6 +411,138 @@ public final class Simulation {
             }
             if !sameId { lastMessage = (ticketId, text, id) }
             note("   message \(id.prefix(8)) on \(ticketId)")
+        } catch {
+            note("   refused: \(error)")
+        }
+    }
+
+    // MARK: Booking in
+
+    /// A new record in the ledger: it must reach the server, or be visible in the outbox, or be in the audit log.
+    /// Its editable fields count as edits of their own (the create carries them).
+    private func ledgerCreate(_ collection: SyncCollection, _ id: String, _ fields: FieldValues, step: Int? = nil, mark: Int64? = nil) {
+        let mark = mark ?? auditMark()
+        ledger.append(LedgerEntry(collection: collection, id: id, field: nil, value: nil, step: step ?? self.step, auditMark: mark))
+        let editable = SimServer.editable[collection] ?? []
+        for field in editable.sorted() where fields[field] != nil {
+            ledger.append(
+                LedgerEntry(collection: collection, id: id, field: field, value: fields[field] ?? nil, step: step ?? self.step, auditMark: mark))
+        }
+    }
+
+    private func localCreate(_ kind: Int, _ parent: Int, _ deviceCount: Int) async {
+        let n = step
+        func orderFields(_ client: String) -> FieldValues {
+            var fields: FieldValues = ["client_id": client]
+            if n % 3 == 0 { fields["status"] = Self.value("status", .orders, n) }
+            if n % 2 == 0 { fields["notes"] = "booked \(n % 5)" }
+            if n % 4 == 1 { fields["deposit"] = "\(n % 30).5" }
+            return fields
+        }
+        func device(_ k: Int, order: String? = nil) -> LocalChanges.NewRecord {
+            var fields: FieldValues = ["type": k % 2 == 0 ? "phone" : "laptop", "issue": "fault \(n % 7)"]
+            if (n + k) % 2 == 0 { fields["price"] = "\(40 + k).99" }
+            if (n + k) % 5 == 0 { fields["diagnosis"] = "v\(k % 5)" }
+            if let order { fields["order_id"] = order }
+            return LocalChanges.NewRecord(id: uuid(), fields: fields)
+        }
+        do {
+            switch kind % 4 {
+            case 0:
+                let fields: FieldValues = ["email": "new\(n)@example.com", "first_name": "New\(n)"]
+                let client = try await engine.createClient(.init(id: uuid(), fields: fields))
+                ledgerCreate(.clients, client.id, fields)
+                note("   client \(client.id.prefix(8))")
+            case 1, 3:
+                var clientId: String
+                if kind % 4 == 3 {
+                    let fields: FieldValues = ["email": "walk-in\(n)@example.com", "last_name": "Walk-in \(n)"]
+                    clientId = try await engine.createClient(.init(id: uuid(), fields: fields)).id
+                    ledgerCreate(.clients, clientId, fields)
+                } else {
+                    guard let chosen = replicaIds(.clients).element(parent) else { return note("   (no client)") }
+                    clientId = chosen
+                }
+                let fields = orderFields(clientId)
+                let devices = (0..<(deviceCount % 3)).map { device($0) }
+                let (order, booked) = try await engine.createOrder(.init(id: uuid(), fields: fields), devices: devices)
+                ledgerCreate(.orders, order.id, fields)
+                // (The devices come back in the replica's order, not the call's: matched by id.)
+                for new in devices where booked.contains(where: { $0.id == new.id }) {
+                    ledgerCreate(.devices, new.id!, new.fields)
+                }
+                if order.orderNumber != nil { fail("an order booked in here shows a number before the server gave one") }
+                note("   order \(order.id.prefix(8)) for \(clientId.prefix(8)) with \(booked.count) devices")
+            default:
+                guard let orderId = replicaIds(.orders).element(parent) else { return note("   (no order)") }
+                let new = device(0, order: orderId)
+                let created = try await engine.createDevice(new)
+                ledgerCreate(.devices, created.id, new.fields)
+                note("   device \(created.id.prefix(8)) on \(orderId.prefix(8))")
+            }
+        } catch {
+            note("   refused: \(error)")
+        }
+    }
+
+    /// Another program inserts a row itself (valid: a UUID, a parent in the replica, no order number).
+    private func toolInsert(_ kind: Int, _ parent: Int) {
+        let id = uuid()
+        let stamp = clock.now().rfc3339
+        let collection: SyncCollection
+        let sql: String
+        let arguments: StatementArguments
+        switch kind % 3 {
+        case 0:
+            collection = .clients
+            sql = """
+                INSERT INTO clients (id, email, first_name, order_count, total_spent, created_at, updated_at, version)
+                VALUES (?, ?, ?, 0, '0', ?, ?, 0)
+                """
+            arguments = [id, "tool\(step)@example.com", "Tool\(step)", stamp, stamp]
+        case 1:
+            guard let client = replicaIds(.clients).element(parent) else { return note("   (no client)") }
+            collection = .orders
+            sql = """
+                INSERT INTO orders (id, order_number, status, notes, client_id, device_count, created_at, updated_at, version)
+                VALUES (?, NULL, 'booked_in', ?, ?, 0, ?, ?, 0)
+                """
+            arguments = [id, "from the till \(step % 3)", client, stamp, stamp]
+        default:
+            guard let order = replicaIds(.orders).element(parent) else { return note("   (no order)") }
+            collection = .devices
+            sql = """
+                INSERT INTO devices (id, order_id, type, status, issue, created_at, updated_at, version)
+                VALUES (?, ?, 'tablet', 'booked_in', 'no power', ?, ?, 0)
+                """
+            arguments = [id, order, stamp, stamp]
+        }
+        do {
+            let queue = try DatabaseQueue(path: directory + "/replica.sqlite")
+            try queue.write { db in try db.execute(sql: sql, arguments: arguments) }
+            try queue.close()
+            inserted.append((collection, id, step, auditMark()))
+            note("   \(collection.name) \(id.prefix(8)) inserted (not queued)")
+        } catch {
+            note("   failed: \(error)")
+        }
+    }
+
+    private func queueInserted(_ index: Int) async {
+        guard let chosen = inserted.element(index) else { return note("   (nothing inserted)") }
+        let kind: LocalChanges.ChangeKind =
+            switch chosen.collection {
+            case .clients: .clientCreated
+            case .orders: .orderCreated
+            default: .deviceCreated
+            }
+        do {
+            let result = try await engine.queueChange(kind, id: chosen.id)
+            inserted.removeAll { $0.id == chosen.id }
+            // Acknowledged: the program's record must now reach the server (it was made when it was inserted). Its
+            // values are the row's, which later edits may have changed: only the record is in the ledger.
+            ledgerCreate(chosen.collection, chosen.id, [:], step: chosen.step, mark: chosen.auditMark)
+            note("   \(result)")
         } catch {
             note("   refused: \(error)")
         }
@@ -692,12 +832,18 @@ public final class Simulation {
         if waiting != nil, settings.crashes, chance(0.05) { return .crash(afterApply: chance(0.5)) }
         let roll = generator.unit()
         switch roll {
-        case ..<0.22:
+        case ..<0.18:
             if lastWritten != nil, chance(lastWriteInDoubt ? 0.6 : 0.15) {
                 return .localUpdateLastWritten(field: small(), value: small())
             }
             return .localUpdate(devices: chance(0.4), record: small(), field: small(), value: small())
-        case ..<0.28:
+        case ..<0.23:
+            return .localCreate(kind: small(), parent: small(), devices: small())
+        case ..<0.25:
+            return .toolInsert(kind: small(), parent: small())
+        case ..<0.26:
+            return .queueInserted(index: small())
+        case ..<0.29:
             return .localMessage(ticket: small(), content: small(), sameIdAsLast: chance(0.2))
         case ..<0.32:
             return .externalWrite(devices: chance(0.4), record: small(), field: small(), value: small())
@@ -788,6 +934,7 @@ public final class Simulation {
         await checkIdle()
         checkConvergence()
         checkLastEdits()
+        checkCreatesSettled()
         // A fixpoint: another quiet run finds nothing left to send (no write replayed or re-sent without end).
         let before = requests.count
         call { _ = await $0.sync(Set(SyncCollection.allCases), dashboard: false) }
@@ -830,6 +977,17 @@ public final class Simulation {
         }
     }
 
+    /// After a quiet full sync, a record created here is on the server, or its create is still in the outbox as
+    /// dead with the reason (refused, or blocked by a dead parent's create) — never waiting without one.
+    private func checkCreatesSettled() {
+        guard let entries = try? engine.outboxEntries() else { return fail("the outbox cannot be read") }
+        for entry in entries where entry.kind == .create && entry.collection != .ticketMessages {
+            if entry.state != .dead || (entry.lastError ?? "").isEmpty {
+                fail("after the quiet sync, the create of \(entry.collection.name) \(entry.recordId) is \(entry.state.rawValue) without a reason")
+            }
+        }
+    }
+
     private func shutDown() async {
         while outstanding.value > 0 {
             guard await settle() else { break }
@@ -847,7 +1005,9 @@ public final class Simulation {
             fail("the server applied key \(key) \(count) times")
         }
         if server.keyReuses > 0 { fail("the client reused an idempotency key for another request (\(server.keyReuses)×)") }
-        if server.duplicateIds > 0 { fail("the client sent a message id the server holds with other content") }
+        if server.duplicateIds > 0 { fail("the client sent a record id the server holds with other content") }
+        if server.orphanCreates > 0 { fail("a create was sent before its parent was on the server (\(server.orphanCreates)×)") }
+        for (key, count) in server.createdIds where count > 1 { fail("the server created \(key) \(count) times") }
         // 6: the status counts are the outbox's.
         let status = await engine.status
         if let counts = try? await store.read({ db in
@@ -921,20 +1081,22 @@ public final class Simulation {
                     ledger[index].settled = true
                     continue
                 }
+                // (A create's body leaves out what is null: a field it does not carry is created null.)
                 let visible = entries.contains {
-                    $0.collection == edit.collection && $0.recordId == edit.id && $0.fields[field] == .some(edit.value)
+                    $0.collection == edit.collection && $0.recordId == edit.id
+                        && ($0.fields[field] == .some(edit.value) || ($0.kind == .create && edit.value == nil && $0.fields[field] == nil))
                 }
                 if !visible {
                     fail("a local edit is gone: \(edit.collection.name) \(edit.id).\(field) = \(edit.value ?? "null") (step \(edit.step))")
                     ledger[index].settled = true
                 }
             } else {
-                if server.everStored.contains("ticket_messages|\(edit.id)")
-                    || audit.contains(where: { $0.collection == .ticketMessages && $0.recordId == edit.id })
+                if server.everStored.contains("\(edit.collection.name)|\(edit.id)")
+                    || audit.contains(where: { $0.collection == edit.collection && $0.recordId == edit.id })
                 {
                     ledger[index].settled = true
-                } else if !entries.contains(where: { $0.collection == .ticketMessages && $0.recordId == edit.id }) {
-                    fail("a new message is gone: \(edit.id) (step \(edit.step))")
+                } else if !entries.contains(where: { $0.collection == edit.collection && $0.recordId == edit.id && $0.kind == .create }) {
+                    fail("a new \(edit.collection.name) record is gone: \(edit.id) (step \(edit.step))")
                     ledger[index].settled = true
                 }
             }
@@ -1015,6 +1177,12 @@ public final class Simulation {
         let rows = try store.read { db in try R.fetchAll(db) }
         let local = Dictionary(uniqueKeysWithValues: rows.map { ($0.id, $0) })
         let creates = Set(try engine.outboxEntries().filter { $0.kind == .create }.map(\.recordId))
+        // An order the server has not created shows no number (never one that could collide with a real one).
+        for row in rows where creates.contains(row.id) {
+            if let order = row as? Order, order.orderNumber != nil {
+                fail("order \(order.id), not on the server yet, shows number \(order.orderNumber!)")
+            }
+        }
         for id in server.ids(collection) {
             guard let body = server.record(collection, id) else { continue }
             var expected = try JSONDecoder().decode(R.self, from: body.data)

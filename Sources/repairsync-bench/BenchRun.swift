@@ -77,6 +77,7 @@ struct BenchRun {
         rows += try await queueChange(daemon: daemon, control: control)
         rows += try badge(daemon: daemon)
         rows += try await push(daemon: daemon, control: control, api: largeAPI)
+        rows += try await booking(daemon: daemon, control: control, api: largeAPI)
 
         await daemon.stop()
         rows += try await idle(directory: daemon.directory, baseURL: large.baseURL)

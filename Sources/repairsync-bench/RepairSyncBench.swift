@@ -52,8 +52,17 @@ struct RepairSyncBench: AsyncParsableCommand {
         valueName: "deb"))
     var package: String?
 
+    @Option(help: ArgumentHelp(
+        "Run only this scenario (booking: booking in over the socket, then 1,000 offline bookings pushed) on a shop of --small-orders orders, and print its rows (nothing is written into --markdown).",
+        valueName: "scenario"))
+    var only: String?
+
     func validate() throws {
         if let scale, scale < 2 { throw ValidationError("--scale must be at least 2") }
+        if let only {
+            guard only == "booking" else { throw ValidationError("--only takes booking") }
+            guard markdown == nil else { throw ValidationError("--only prints its rows; it does not write --markdown") }
+        }
         guard orders >= 2 * smallOrders, smallOrders >= 1000 else {
             throw ValidationError("--orders must be at least twice --small-orders, and --small-orders at least 1000")
         }
@@ -80,6 +89,16 @@ struct RepairSyncBench: AsyncParsableCommand {
             pushChanges: pushChanges, slowPushChanges: slowPushChanges, latencyMilliseconds: latencyMs,
             idleSeconds: idleSeconds, scaleFactor: scale)
         let started = ContinuousClock.now
+        if only != nil {
+            let results = try await BenchRun(plan: plan).runBookingOnly()
+            let report = BenchReport(
+                results: results, machine: Machine.current(), commit: commit, plan: plan,
+                wallTime: ContinuousClock.now - started)
+            Log.say("")
+            print(report.table())
+            if work == nil { try? FileManager.default.removeItem(atPath: directory) }
+            return
+        }
         let results = try await BenchRun(plan: plan).run()
         let report = BenchReport(
             results: results, machine: Machine.current(), commit: commit, plan: plan,

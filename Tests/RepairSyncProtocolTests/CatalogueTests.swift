@@ -9,7 +9,7 @@ struct CatalogueTests {
     func names() {
         let names = RPC.methods.map { $0.name }
         #expect(Set(names).count == names.count)
-        #expect(names.count == 30)
+        #expect(names.count == 33)
         #expect(RPC.method(named: "discard") == RPC.Discard.self)
         #expect(Self.params(RPC.ReplyToTicket.self) == ["ticketId", "content", "internal", "id"])
         #expect(Self.params(RPC.Ping.self) == [])

@@ -50,7 +50,7 @@ struct ParamsDecodingTests {
     @Test("a value outside an enum lists the values it takes")
     func enums() {
         let kind = refusal(RPC.QueueChange.Params.self, .object([("kind", .string("order-teleported")), ("id", .string("o"))]))
-        #expect(kind?.message == #"Invalid params: kind must be one of order-updated, device-updated, ticket-message-created, not "order-teleported""#)
+        #expect(kind?.message == #"Invalid params: kind must be one of order-updated, device-updated, ticket-message-created, client-created, order-created, device-created, not "order-teleported""#)
         let collection = refusal(RPC.Sync.Params.self, .object([("collections", .array([.string("orderz")]))]))
         #expect(collection?.data?["param"] == .string("collections"))
         #expect(collection?.message.contains("must be one of clients, orders, devices, tickets, ticket_messages") == true)

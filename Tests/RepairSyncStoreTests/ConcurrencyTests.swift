@@ -87,7 +87,8 @@ import Testing
         let reopened = try ReplicaStore.open(at: path)
         #expect(
             try reopened.appliedMigrations() == [
-                "v1-replica", "v2-engine", "v3-in-doubt-and-resync", "v4-list-indexes-and-outbox-counts",
+                "v1-replica", "v2-engine", "v3-in-doubt-and-resync", "v4-local-creates",
+                "v5-list-indexes-and-outbox-counts",
             ])
         #expect(try reopened.read { db in try Order.fetchCount(db) } == 10)
         #expect(try reopened.read { db in try SyncMetadata.fetchOne(db, key: "orders")?.cursor } == "c-10")

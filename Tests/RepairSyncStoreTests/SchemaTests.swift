@@ -11,7 +11,8 @@ import Testing
         let store = try ReplicaStore.open(at: dir.path("replica.sqlite"))
         #expect(
             try store.appliedMigrations() == [
-                "v1-replica", "v2-engine", "v3-in-doubt-and-resync", "v4-list-indexes-and-outbox-counts",
+                "v1-replica", "v2-engine", "v3-in-doubt-and-resync", "v4-local-creates",
+                "v5-list-indexes-and-outbox-counts",
             ])
         let tables = try store.read { db in
             try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")

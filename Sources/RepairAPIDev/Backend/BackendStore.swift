@@ -54,7 +54,26 @@ final class BackendStore: Sendable {
                     ) WITHOUT ROWID;
                     CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY NOT NULL, value INTEGER NOT NULL);
                     INSERT OR IGNORE INTO meta (key, value) VALUES ('seq', 0), ('cursor_epoch', 1);
+                    -- What each record created through the API was created with (docs/api.md section 4.7): a
+                    -- repeated id with the same body answers the record, with another body 409.
+                    CREATE TABLE IF NOT EXISTS creations (
+                        collection TEXT NOT NULL,
+                        id TEXT NOT NULL,
+                        fingerprint TEXT NOT NULL,
+                        PRIMARY KEY (collection, id)
+                    ) WITHOUT ROWID;
                     """)
+            // The highest order number given or stored, for the numbers of new orders (a file from before creates
+            // has none yet: taken from its orders once).
+            if try Int64.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'max_order_number'") == nil {
+                var highest = 0
+                let bodies = try Data.fetchCursor(db, sql: "SELECT body FROM records WHERE collection = 'orders'")
+                while let body = try bodies.next() {
+                    let order = try BackendJSON.decoder().decode(Order.self, from: body)
+                    if let number = order.orderNumber { highest = max(highest, number) }
+                }
+                try db.execute(sql: "INSERT INTO meta (key, value) VALUES ('max_order_number', ?)", arguments: [highest])
+            }
         }
     }
 
@@ -104,6 +123,10 @@ final class BackendStore: Sendable {
         if sequence == nil {
             try db.execute(
                 sql: "DELETE FROM tombstones WHERE collection = ? AND id = ?", arguments: [R.collection.name, record.id])
+        }
+        if let number = (record as? Order)?.orderNumber {
+            try db.cachedStatement(sql: "UPDATE meta SET value = max(value, ?) WHERE key = 'max_order_number'")
+                .execute(arguments: [number])
         }
         return body
     }

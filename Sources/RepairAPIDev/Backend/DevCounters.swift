@@ -7,6 +7,10 @@ final class DevCounters: Sendable {
         var messagesCreated = 0
         var messageReplays = 0
         var patchesApplied = 0
+        /// Records created through `POST /{clients|orders|devices}`, per collection.
+        var recordsCreated: [String: Int] = [:]
+        /// Creates answered with the existing record (the same id and body again, without a remembered key).
+        var createReplays = 0
         var idempotentReplays = 0
         var versionConflicts = 0
         var faultsInjected: [String: Int] = [:]

@@ -67,11 +67,15 @@ struct Seeder {
             + "A\(String(chars[17..<20]))-\(String(chars[20..<32]))"
     }
 
+    /// The staff and the shop's locations: the server's own directory (new orders take their names from it).
+    static let users = [("usr_1", "Grace (front desk)"), ("usr_2", "Linus (bench)"), ("usr_3", "Radia (bench)")]
+    static let locations = [("loc_1", "High Street"), ("loc_2", "Station Road")]
+
     mutating func run(into store: BackendStore) throws {
         var clientNames: [(first: String, last: String, email: String)] = []
         var orderRefs: [(id: String, number: Int, clientIndex: Int, status: OrderStatus, created: Timestamp)] = []
-        let users = [("usr_1", "Grace (front desk)"), ("usr_2", "Linus (bench)"), ("usr_3", "Radia (bench)")]
-        let locations = [("loc_1", "High Street"), ("loc_2", "Station Road")]
+        let users = Self.users
+        let locations = Self.locations
 
         var clients: [Client] = []
         for n in 1...options.clients {

@@ -84,6 +84,21 @@ struct APIRoutes {
                 fingerprint: requestFingerprint(method: "PATCH", path: request.uri.path, body: body)
             ).response(fault: context.responseFault)
         }
+        api.post(":collection") { request, context in
+            guard let collection = SyncCollection(rawValue: context.parameters.get("collection") ?? "") else {
+                return Self.unknownCollection(context)
+            }
+            let body = try await Self.body(of: request, context)
+            let key: String?
+            switch Self.parseIdempotencyKey(request.headers[.idempotencyKey]) {
+            case .success(let value): key = value
+            case .failure(let reply): return reply.response(fault: context.responseFault)
+            }
+            return try await store.createNew(
+                collection, body: body, idempotencyKey: key, token: context.token ?? "",
+                fingerprint: requestFingerprint(method: "POST", path: request.uri.path, body: body)
+            ).response(fault: context.responseFault)
+        }
         // Registered under `:collection` rather than a literal `tickets`: the router does not backtrack, and a
         // literal would hide `GET /tickets/{id}`.
         api.post(":collection/:id/messages") { request, context in

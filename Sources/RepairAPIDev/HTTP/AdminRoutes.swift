@@ -15,6 +15,8 @@ struct AdminRoutes {
         var messagesCreated: Int
         var messageReplays: Int
         var patchesApplied: Int
+        var recordsCreated: [String: Int]
+        var createReplays: Int
         var idempotentReplays: Int
         var versionConflicts: Int
         var requests: Int
@@ -29,6 +31,8 @@ struct AdminRoutes {
             case messagesCreated = "messages_created"
             case messageReplays = "message_replays"
             case patchesApplied = "patches_applied"
+            case recordsCreated = "records_created"
+            case createReplays = "create_replays"
             case idempotentReplays = "idempotent_replays"
             case versionConflicts = "version_conflicts"
             case faultsInjected = "faults_injected"
@@ -48,7 +52,8 @@ struct AdminRoutes {
                 records: Dictionary(uniqueKeysWithValues: counts.records.map { ($0.key.name, $0.value) }),
                 tombstones: Dictionary(uniqueKeysWithValues: counts.tombstones.map { ($0.key.name, $0.value) }),
                 messagesCreated: values.messagesCreated, messageReplays: values.messageReplays,
-                patchesApplied: values.patchesApplied, idempotentReplays: values.idempotentReplays,
+                patchesApplied: values.patchesApplied, recordsCreated: values.recordsCreated,
+                createReplays: values.createReplays, idempotentReplays: values.idempotentReplays,
                 versionConflicts: values.versionConflicts, requests: values.requests,
                 faultsInjected: values.faultsInjected, retryAfterViolations: values.retryAfterViolations,
                 maxSeq: counts.maxSequence, pagesServed: values.pagesServed, pagesRepeated: values.pagesRepeated)

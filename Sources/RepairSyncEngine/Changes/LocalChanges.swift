@@ -9,6 +9,8 @@ internal import RepairSyncStore
 public struct LocalChanges: Sendable {
     let store: ReplicaStore
     let clock: any EngineClock
+    /// Seals the passcodes of devices booked in here, as the replica keeps them (nil: no key, none kept).
+    var cipher: PasscodeCipher? = nil
 
     /// What `queueChange` names: a record another program has already written in the store (declared in the models,
     /// which the control protocol shares).
@@ -63,11 +65,17 @@ public struct LocalChanges: Sendable {
         let now = clock.now()
         let names = fields.keys.sorted()
         let sql = "UPDATE \(R.collection.name) SET \(names.map { "\($0) = ?" }.joined(separator: ", ")) WHERE id = ?"
+        let cipher = cipher
         return { db in
             let values: [(any DatabaseValueConvertible)?] = names.map { fields[$0] ?? nil } + [id]
             try db.cachedStatement(sql: sql).execute(arguments: StatementArguments(values))
             guard db.changesCount > 0 else {
                 throw EngineError.unknownRecord(collection: R.collection.name, id: id)
+            }
+            // A row another program inserted and never queued is not on the server: a PATCH would find nothing. Its
+            // creation is queued from the row, which holds this edit already.
+            if try Self.isUnqueuedInsert(R.collection, id: id, db) {
+                return try Self.queueCreateFromRow(R.collection, id: id, cipher: cipher, now: now, db)
             }
             return try Outbox.enqueueUpdate(db, collection: R.collection, id: id, fields: fields, now: now)
         }
@@ -153,20 +161,34 @@ public struct LocalChanges: Sendable {
         case .orderUpdated: return try await queueUpdate(Order.self, id: id)
         case .deviceUpdated: return try await queueUpdate(Device.self, id: id)
         case .ticketMessageCreated: return try await queueMessage(id: id)
+        case .clientCreated: return try await queueCreate(.clients, id: id)
+        case .orderCreated: return try await queueCreate(.orders, id: id)
+        case .deviceCreated: return try await queueCreate(.devices, id: id)
         }
     }
 
     private func queueUpdate<R: EditableRecord>(_ type: R.Type, id: String) async throws -> QueueResult {
         let now = clock.now()
+        let cipher = cipher
         return try await store.groupCommit.write { db in
             guard let stored = try R.storedEditableValues(id: id, db) else {
                 throw EngineError.unknownRecord(collection: R.collection.name, id: id)
             }
-            guard let base = try BaseCopies.load(db, collection: R.collection, id: id) else {
+            let entries = try Outbox.entries(db, collection: R.collection, id: id)
+            // A record created here has no server copy yet: its create is the base.
+            guard let base = try BaseCopies.load(db, collection: R.collection, id: id)?.fields
+                ?? RecordRebase.createdValues(R.self, entries)
+            else {
+                // Inserted by another program and never queued: its creation is what there is to queue.
+                if try String?.fetchOne(db, sql: "SELECT synced_at FROM \(R.collection.name) WHERE id = ?", arguments: [id])
+                    == .some(nil)
+                {
+                    let entry = try LocalChanges.queueCreateFromRow(R.collection, id: id, cipher: cipher, now: now, db)
+                    return .queued(seq: entry.seq, fields: entry.fields.keys.sorted())
+                }
                 throw EngineError.unknownRecord(collection: R.collection.name + " (server copy)", id: id)
             }
-            let entries = try Outbox.entries(db, collection: R.collection, id: id)
-            let expected = base.fields.overlaid(with: RecordRebase.overlay(entries).values)
+            let expected = base.overlaid(with: RecordRebase.overlay(entries).values)
             let changed = stored.filter { expected[$0.key] != $0.value }
             guard !changed.isEmpty else {
                 return .nothingChanged("\(R.collection.name) \(id) has no change that is not already queued")

@@ -8,7 +8,7 @@ internal import RepairSyncModels
 /// together, and an acknowledgement and the server copy it brings are applied together.
 enum Outbox {
     static let columns =
-        "seq, collection, record_id, order_key, kind, fields, idempotency_key, state, attempts, sent, next_attempt_at, last_error, created_at, edited_at"
+        "seq, collection, record_id, order_key, kind, fields, idempotency_key, state, attempts, sent, next_attempt_at, last_error, created_at, edited_at, depends_on, blocked_by"
 
     static func entry(_ row: Row) throws -> OutboxEntry {
         guard let collection = SyncCollection(rawValue: row["collection"]),
@@ -22,7 +22,8 @@ enum Outbox {
             nextAttemptAt: (row["next_attempt_at"] as Int64?).map(Timestamp.init(millisecondsSince1970:)),
             lastError: row["last_error"],
             createdAt: Timestamp(millisecondsSince1970: row["created_at"]),
-            editedAt: Timestamp(millisecondsSince1970: row["edited_at"]))
+            editedAt: Timestamp(millisecondsSince1970: row["edited_at"]), dependsOn: row["depends_on"],
+            blockedBy: row["blocked_by"])
     }
 
     static func newKey() -> String { UUID().uuidString.lowercased() }
@@ -35,11 +36,24 @@ enum Outbox {
     ///   decision never brings back a value a later edit replaced.
     /// - While the record has an open (manual) conflict, the change waits with it (held): sending it against a base
     ///   the server has moved past would only be refused, and the person deciding sees the latest local values.
+    /// - A record created here and not yet on the server: the edit goes into its create while that was never sent
+    ///   (pending, or dead after a refusal); otherwise it follows the create, and is dead with it when it is dead.
     @discardableResult
     static func enqueueUpdate(
         _ db: Database, collection: SyncCollection, id: String, fields: FieldValues, now: Timestamp
     ) throws -> OutboxEntry {
-        let existing = try entries(db, collection: collection, id: id).filter { $0.kind == .update }
+        let all = try entries(db, collection: collection, id: id)
+        if var create = all.first(where: { $0.kind == .create }) {
+            if !create.sent, create.state == .pending || create.state == .dead {
+                create.fields = create.fields.overlaid(with: fields)
+                create.editedAt = now
+                try db.execute(
+                    sql: "UPDATE outbox SET fields = ?, edited_at = ? WHERE seq = ? AND sent = 0",
+                    arguments: [FieldValuesJSON.encode(create.fields), now.millisecondsSince1970, create.seq])
+                return create
+            }
+        }
+        let existing = all.filter { $0.kind == .update }
         for entry in existing where entry.state == .dead || entry.state == .held {
             let remaining = entry.fields.filter { fields[$0.key] == nil }
             guard remaining.count != entry.fields.count else { continue }
@@ -65,9 +79,145 @@ enum Outbox {
                 arguments: [FieldValuesJSON.encode(latest.fields), now.millisecondsSince1970, latest.seq])
             return latest
         }
-        return try insert(
-            db, collection: collection, id: id, orderKey: "\(collection.name):\(id)", kind: .update, fields: fields,
-            now: now)
+        let orderKey = "\(collection.name):\(id)"
+        let entry = try insert(db, collection: collection, id: id, orderKey: orderKey, kind: .update, fields: fields, now: now)
+        if let blocker = try deadCreate(db, orderKey: orderKey) {
+            return try markBlocked(db, entry, by: blocker)
+        }
+        return entry
+    }
+
+    // MARK: Records created here
+
+    /// The order key of a record: what its entries share, and what a new child's entry waits for.
+    static func orderKey(_ collection: SyncCollection, _ id: String) -> String { "\(collection.name):\(id)" }
+
+    /// The create entry of a record, if the record was created here and the server has not acknowledged it yet.
+    static func createEntry(_ db: Database, collection: SyncCollection, id: String) throws -> OutboxEntry? {
+        try Row.fetchOne(
+            db.cachedStatement(
+                sql: "SELECT \(columns) FROM outbox WHERE order_key = ? AND kind = 'create' AND record_id = ? LIMIT 1"),
+            arguments: [orderKey(collection, id), id]
+        ).map(entry)
+    }
+
+    /// Queues a client, an order or a device created here. `dependsOn` is the order key of its parent's create when
+    /// the parent is not on the server yet: the entry is not sent before that create is acknowledged, and is dead
+    /// (blocked) while that create is dead.
+    @discardableResult
+    static func enqueueCreate(
+        _ db: Database, collection: SyncCollection, id: String, fields: FieldValues, dependsOn: String?, now: Timestamp
+    ) throws -> OutboxEntry {
+        var entry = try insert(
+            db, collection: collection, id: id, orderKey: orderKey(collection, id), kind: .create, fields: fields, now: now)
+        if let dependsOn {
+            try db.execute(sql: "UPDATE outbox SET depends_on = ? WHERE seq = ?", arguments: [dependsOn, entry.seq])
+            entry.dependsOn = dependsOn
+            if let blocker = try deadCreate(db, orderKey: dependsOn) {
+                return try markBlocked(db, entry, by: blocker)
+            }
+        }
+        return entry
+    }
+
+    /// The dead create that keeps entries of `orderKey` from being sent: the record's own create, or (through the
+    /// create's `depends_on`) an ancestor's. Nil when none is dead.
+    static func deadCreate(_ db: Database, orderKey: String) throws -> OutboxEntry? {
+        var key: String? = orderKey
+        var seen: Set<String> = []
+        while let current = key, seen.insert(current).inserted {
+            guard
+                let create = try Row.fetchOne(
+                    db.cachedStatement(sql: "SELECT \(columns) FROM outbox WHERE order_key = ? AND kind = 'create' ORDER BY seq LIMIT 1"),
+                    arguments: [current]
+                ).map(entry), create.collection != .ticketMessages
+            else { return nil }
+            if create.state == .dead { return create }
+            key = create.dependsOn
+        }
+        return nil
+    }
+
+    /// Makes `entry` dead because `blocker` (a dead create it waits for) is dead, with the reason.
+    private static func markBlocked(_ db: Database, _ entry: OutboxEntry, by blocker: OutboxEntry) throws -> OutboxEntry {
+        let root = blocker.blockedBy ?? blocker.orderKey
+        let reason = blockedReason(blocker)
+        try db.execute(
+            sql: "UPDATE outbox SET state = 'dead', blocked_by = ?, last_error = ?, next_attempt_at = NULL WHERE seq = ?",
+            arguments: [root, reason, entry.seq])
+        var blocked = entry
+        blocked.state = .dead
+        blocked.blockedBy = root
+        blocked.lastError = reason
+        return blocked
+    }
+
+    private static func blockedReason(_ blocker: OutboxEntry) -> String {
+        "not sent: it waits for the creation of \(blocker.collection.name) \(blocker.recordId), which is dead (\(blocker.lastError ?? "given up"))"
+    }
+
+    /// The order keys of `root` and of every record whose create waits for it, directly or through others.
+    static func dependentKeys(_ db: Database, of root: String) throws -> [String] {
+        try String.fetchAll(
+            db,
+            sql: """
+                WITH RECURSIVE keys(key) AS (
+                    SELECT ?
+                    UNION SELECT o.order_key FROM outbox o JOIN keys ON o.depends_on = keys.key WHERE o.kind = 'create'
+                )
+                SELECT key FROM keys
+                """, arguments: [root])
+    }
+
+    /// A create is dead (refused, or given up on): everything that waits for it — its own record's later entries,
+    /// the creates of its children and theirs — is dead too, with the reason and `blocked_by` naming it, so that
+    /// nothing is sent for a record the server does not have. Returns how many entries it stopped.
+    @discardableResult
+    static func blockDependents(_ db: Database, seq: Int64) throws -> Int {
+        guard let dead = try entry(db, seq: seq), dead.kind == .create, dead.collection != .ticketMessages,
+            dead.state == .dead
+        else { return 0 }
+        let keys = try dependentKeys(db, of: dead.orderKey)
+        let root = dead.blockedBy ?? dead.orderKey
+        try db.execute(
+            sql: """
+                UPDATE outbox SET state = 'dead', blocked_by = ?, last_error = ?, next_attempt_at = NULL
+                WHERE state <> 'dead' AND seq <> ? AND order_key IN (\(databaseQuestionMarks(count: keys.count)))
+                """, arguments: [root, blockedReason(dead), dead.seq] + StatementArguments(keys))
+        return db.changesCount
+    }
+
+    /// The create with order key `key` is alive again (retried) or settled (the server has the record): the entries
+    /// that were dead because of it go back to pending. They were never sent (they waited), so they keep their keys.
+    static func unblock(_ db: Database, key: String) throws {
+        try db.execute(
+            sql: """
+                UPDATE outbox SET state = 'pending', blocked_by = NULL, last_error = NULL, next_attempt_at = NULL,
+                    attempts = 0
+                WHERE blocked_by = ?
+                """, arguments: [key])
+    }
+
+    /// The record's create may have reached the server and the server now shows the record (in a feed, or its own
+    /// endpoint): the create is settled, as a replay of its key would have told. Entries blocked by it come back.
+    /// Only creates that were sent: one never sent cannot be the server's record.
+    static func settleCreates(_ db: Database, collection: SyncCollection, ids: [String]) throws {
+        for start in stride(from: 0, to: ids.count, by: 500) {
+            let chunk = Array(ids[start..<min(start + 500, ids.count)])
+            let settled = try String.fetchAll(
+                db,
+                sql: """
+                    SELECT order_key FROM outbox WHERE collection = ? AND kind = 'create' AND sent = 1
+                    AND record_id IN (\(databaseQuestionMarks(count: chunk.count)))
+                    """, arguments: StatementArguments([collection.name] + chunk))
+            guard !settled.isEmpty else { continue }
+            try db.execute(
+                sql: """
+                    DELETE FROM outbox WHERE collection = ? AND kind = 'create' AND sent = 1
+                    AND record_id IN (\(databaseQuestionMarks(count: chunk.count)))
+                    """, arguments: StatementArguments([collection.name] + chunk))
+            for key in settled { try unblock(db, key: key) }
+        }
     }
 
     /// Queues a new ticket message; messages never coalesce and go in order per ticket.
@@ -132,7 +282,9 @@ enum Outbox {
 
     /// The entries that may be sent now: per order key, the oldest entry that is not dead or held, if it is due.
     /// An entry that waits for a retry keeps the entries behind it (same record or ticket) waiting too, so that
-    /// they never overtake it; entries of other records go ahead.
+    /// they never overtake it; entries of other records go ahead. A record created here sends nothing but its create
+    /// until the server has it (whatever state the create is in), and a create whose parent was created here waits
+    /// until the parent's create is acknowledged: parents reach the server before their children.
     ///
     /// A retry time more than `horizon` ahead was stored before the wall clock was set back: due now.
     static func due(_ db: Database, now: Timestamp, horizon: Duration) throws -> [OutboxEntry] {
@@ -145,6 +297,12 @@ enum Outbox {
                     SELECT 1 FROM outbox earlier
                     WHERE earlier.order_key = o.order_key AND earlier.seq < o.seq
                       AND earlier.state IN ('pending', 'failed', 'in_flight'))
+                  AND NOT EXISTS (
+                    SELECT 1 FROM outbox create_first
+                    WHERE create_first.order_key = o.order_key AND create_first.seq < o.seq
+                      AND create_first.kind = 'create' AND create_first.record_id = o.record_id)
+                  AND (o.depends_on IS NULL OR NOT EXISTS (
+                    SELECT 1 FROM outbox parent WHERE parent.order_key = o.depends_on AND parent.kind = 'create'))
                   AND (next_attempt_at IS NULL OR next_attempt_at <= ? OR next_attempt_at > ?)
                 ORDER BY seq
                 """, arguments: [now.millisecondsSince1970, now.millisecondsSince1970 + horizon.inMilliseconds]
@@ -184,6 +342,7 @@ enum Outbox {
                 nextAttempt == nil ? "dead" : "failed", countsAsAttempt ? 1 : 0,
                 nextAttempt?.millisecondsSince1970, error, seq,
             ])
+        if nextAttempt == nil { try blockDependents(db, seq: seq) }
     }
 
     /// The server refused the change for good (a final answer for its key: it was not applied). Dead, no longer in
@@ -194,6 +353,7 @@ enum Outbox {
                 UPDATE outbox SET state = 'dead', sent = 0, attempts = attempts + 1, next_attempt_at = NULL,
                     last_error = ? WHERE seq = ?
                 """, arguments: [error, seq])
+        try blockDependents(db, seq: seq)
         try dropSuperseded(db, seq: seq)
     }
 
@@ -245,14 +405,16 @@ enum Outbox {
 
     /// A dead entry goes out again. One the server refused goes as a new request (new key, against the base of the
     /// moment it is sent); one that died in doubt keeps its key, so a replay tells whether it was applied.
+    /// A create brings back the entries that were dead because of it.
     static func revive(_ db: Database, _ entry: OutboxEntry) throws {
         try dropSuperseded(db, seq: entry.seq)
         guard let entry = try self.entry(db, seq: entry.seq) else { return }
         try db.execute(
             sql: """
                 UPDATE outbox SET state = 'pending', attempts = 0, next_attempt_at = NULL, last_error = NULL,
-                    idempotency_key = ? WHERE seq = ?
+                    blocked_by = NULL, idempotency_key = ? WHERE seq = ?
                 """, arguments: [entry.sent ? entry.idempotencyKey : newKey(), entry.seq])
+        if entry.kind == .create { try unblock(db, key: entry.orderKey) }
     }
 
     /// After a restart, entries that were being sent are pending again, still in doubt: sent again with the same key.

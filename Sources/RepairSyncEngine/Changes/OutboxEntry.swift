@@ -5,7 +5,9 @@ public struct OutboxEntry: Sendable, Hashable, Codable {
     public enum Kind: String, Sendable, Codable {
         /// A PATCH of changed fields of an order or a device.
         case update
-        /// A POST of a new ticket message (`fields`: id, ticket_id, content, is_internal).
+        /// A POST of a new record: a ticket message (`fields`: ticket_id, content, is_internal), or a client, an order
+        /// or a device booked in here (`fields`: the create body of docs/api.md section 4.7, without the id; a device's
+        /// passcode sealed as in the replica).
         case create
     }
 
@@ -40,6 +42,12 @@ public struct OutboxEntry: Sendable, Hashable, Codable {
     public var createdAt: Timestamp
     /// When the change was last edited locally (the local clock): last-write-wins compares it.
     public var editedAt: Timestamp
+    /// The order key of the create this entry waits for (a new order's new client, a new device's new order): not
+    /// sent while that create is in the outbox, so that no child reaches the server before its parent.
+    public var dependsOn: String? = nil
+    /// Dead because the create with this order key (one it waits for, or its own record's) is dead; retrying or
+    /// settling that create brings it back.
+    public var blockedBy: String? = nil
 
     enum CodingKeys: String, CodingKey {
         case seq, collection, kind, fields, state, attempts, sent
@@ -50,6 +58,8 @@ public struct OutboxEntry: Sendable, Hashable, Codable {
         case lastError = "last_error"
         case createdAt = "created_at"
         case editedAt = "edited_at"
+        case dependsOn = "depends_on"
+        case blockedBy = "blocked_by"
     }
 
     /// Still meant to reach the server (not given up on): its values show in the record.

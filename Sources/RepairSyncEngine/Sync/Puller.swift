@@ -286,6 +286,8 @@ struct Puller {
                     applied.stale += 1
                 }
             }
+            // A client created here whose create was sent: the server has it, the create is settled.
+            if R.collection == .clients { try Outbox.settleCreates(db, collection: .clients, ids: plain.map(\.id)) }
             try db.upsert(plain, syncedAt: now)
             applied.records = page.data.count
             if R.collection == .ticketMessages, !plain.isEmpty {
@@ -313,6 +315,9 @@ struct Puller {
             applied.resized = page.data.contains { versions[$0.id] == nil }
             // One query for the page instead of one per record: most records have no local change.
             let changed = try Outbox.recordsWithEntries(db, collection: R.collection, ids: page.data.map(\.id))
+            // Records created here whose create was sent and whose reply never came: the server has them, so the
+            // create is settled (as its replay would have told), and the copy is their first base.
+            if !changed.isEmpty { try rebase.settleCreates(R.self, ids: page.data.map(\.id).filter(changed.contains), db) }
             // Rows reconciled here had any edit of another program queued first: the triggers' notes of them (its
             // edit's, and this very upsert's) need no second look.
             var reconciled: [String] = []

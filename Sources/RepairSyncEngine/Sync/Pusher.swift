@@ -154,6 +154,7 @@ struct Pusher {
             case (.update, .orders): return try await pushUpdate(entry, as: Order.self)
             case (.update, .devices): return try await pushUpdate(entry, as: Device.self)
             case (.create, .ticketMessages): return try await pushMessage(entry)
+            case (.create, .clients), (.create, .orders), (.create, .devices): return try await pushCreate(entry)
             default:
                 try await write { db in try Outbox.reject(db, seq: entry.seq, error: "unsupported change") }
                 return .dead
@@ -200,6 +201,46 @@ struct Pusher {
         return .done
     }
 
+    /// A client, an order or a device created here: `POST /{collection}` with its id, the same bytes on every retry
+    /// (the fields are fixed once sent). The reply — the record as the server made it, its number and derived fields
+    /// included — becomes the row and the base in the transaction that removes the entry.
+    private func pushCreate(_ entry: OutboxEntry) async throws -> Result {
+        var fields = entry.fields
+        if let sealed = fields["passcode"] ?? nil { fields["passcode"] = configuration.passcodeCipher?.open(sealed) }
+        fields["id"] = entry.recordId
+        let reply = try await api.create(entry.collection, body: Data(FieldValuesJSON.encode(fields).utf8), key: entry.idempotencyKey)
+        let rebase = recordRebase(entry.collection)
+        switch entry.collection {
+        case .orders:
+            let order = try api.decode(Order.self, reply.body)
+            try Self.checkCreated(order, entry)
+            events.emit(.accepted(seq: entry.seq, collection: entry.collection, id: entry.recordId))
+            try await store.groupCommit.write { db in try rebase.acknowledgeCreate(entry, response: order, db) }
+        case .devices:
+            let device = try api.decode(Device.self, reply.body)
+            try Self.checkCreated(device, entry)
+            events.emit(.accepted(seq: entry.seq, collection: entry.collection, id: entry.recordId))
+            try await store.groupCommit.write { db in try rebase.acknowledgeCreate(entry, response: device, db) }
+        default:
+            let client = try api.decode(Client.self, reply.body)
+            try Self.checkCreated(client, entry)
+            events.emit(.accepted(seq: entry.seq, collection: entry.collection, id: entry.recordId))
+            try await store.groupCommit.write { db in try rebase.acknowledgeCreate(entry, plain: client, db) }
+        }
+        return .done
+    }
+
+    /// A 2xx for a create must be the record asked for (a server answering with another record is not believed:
+    /// transient, the key is replayed).
+    private static func checkCreated(_ record: some SyncRecord, _ entry: OutboxEntry) throws(APIError) {
+        guard record.id == entry.recordId else {
+            throw APIError.malformed("\(entry.collection) create \(entry.recordId) answered with record \(record.id)")
+        }
+        if let order = record as? Order, order.orderNumber == nil {
+            throw APIError.malformed("orders create \(entry.recordId) answered without an order_number")
+        }
+    }
+
     private func recordRebase(_ collection: SyncCollection) -> RecordRebase {
         RecordRebase(
             policy: configuration.policy(for: collection), clockOffsetMilliseconds: api.clockOffsetMilliseconds,
@@ -214,7 +255,8 @@ struct Pusher {
             switch (error.status, error.code) {
             case (412?, "version_mismatch"?) where entry.kind == .update:
                 return try await rebase(entry, after: error)
-            case (404?, "not_found"?):
+            case (404?, "not_found"?) where !(entry.kind == .create && entry.collection != .ticketMessages):
+                // (A create's 404 cannot mean that its record was deleted: it is a refusal, below.)
                 try await write { db in
                     try RecordRebase.deletedRemotely(
                         db, collection: entry.collection, id: entry.recordId, policy: policy.rawValue, now: now)

@@ -50,21 +50,48 @@ struct RecordRebase {
         return values
     }
 
+    /// The editable values of a record created here, as its create entry holds them (nil: no create entry): the
+    /// base its row is diffed against until the server's copy is.
+    static func createdValues<R: EditableRecord>(_ type: R.Type, _ entries: [OutboxEntry]) -> FieldValues? {
+        guard let create = entries.first(where: { $0.kind == .create }) else { return nil }
+        var values: FieldValues = [:]
+        for field in R.editableFields { values[field] = .some(create.fields[field] ?? nil) }
+        return values
+    }
+
     /// Queues what other programs wrote into rows and never queued: the rows the triggers noted (`edited_rows`),
-    /// at most `limit` of them; their notes go. Returns how many rows were looked at and how many had such an edit.
-    func queueEditedRows(limit: Int, _ db: Database) throws -> (looked: Int, queued: Int) {
+    /// at most `limit` of them; their notes go. A row another program inserted (clients, orders, devices not from
+    /// the server) gets its creation queued, parent first; one the server would refuse stays unqueued and is named
+    /// in `refused` (its `queueChange` gives the reason). Returns how many rows were looked at and how many had such
+    /// an edit.
+    func queueEditedRows(limit: Int, _ db: Database) throws -> (looked: Int, queued: Int, refused: [String]) {
         let rows = try Row.fetchAll(
             db, sql: "SELECT collection, record_id FROM edited_rows ORDER BY collection, record_id LIMIT ?",
             arguments: [limit])
         var queued = 0
+        var refused: [String] = []
         for row in rows {
             let id: String = row["record_id"]
-            let before = try Outbox.entries(db, collection: SyncCollection(rawValue: row["collection"]) ?? .orders, id: id)
-            switch row["collection"] as String {
-            case "orders":
+            let collection = SyncCollection(rawValue: row["collection"]) ?? .orders
+            let before = try Outbox.entries(db, collection: collection, id: id)
+            if collection != .ticketMessages, collection != .tickets, !before.contains(where: { $0.kind == .create }),
+                try String?.fetchOne(db, sql: "SELECT synced_at FROM \(collection.name) WHERE id = ?", arguments: [id])
+                    == .some(nil)
+            {
+                do {
+                    try db.inSavepoint {
+                        try LocalChanges.queueCreateFromRow(collection, id: id, cipher: cipher, now: now, db)
+                        return .commit
+                    }
+                } catch let error as EngineError {
+                    refused.append("\(collection.name) \(id): \(error)")
+                }
+            }
+            switch collection {
+            case .orders:
                 let base = try BaseCopies.load(db, collection: .orders, id: id)
                 _ = try queueUnqueuedEdits(Order.self, id: id, base: base, entries: before.filter { $0.kind == .update }, db)
-            case "devices":
+            case .devices:
                 let base = try BaseCopies.load(db, collection: .devices, id: id)
                 _ = try queueUnqueuedEdits(Device.self, id: id, base: base, entries: before.filter { $0.kind == .update }, db)
             default: break
@@ -75,7 +102,7 @@ struct RecordRebase {
             try db.execute(
                 sql: "DELETE FROM edited_rows WHERE collection = ? AND record_id = ?", arguments: [row["collection"], id])
         }
-        return (rows.count, queued)
+        return (rows.count, queued, refused)
     }
 
     /// Queues what another program wrote into the row and did not queue, and returns the record's update entries
@@ -83,6 +110,11 @@ struct RecordRebase {
     private func queueUnqueuedEdits<R: EditableRecord>(
         _ type: R.Type, id: String, base: BaseCopy?, entries: [OutboxEntry], _ db: Database
     ) throws -> [OutboxEntry] {
+        var base = base
+        if base == nil, let created = Self.createdValues(R.self, try Outbox.entries(db, collection: R.collection, id: id)) {
+            // Created here, not on the server yet: the create is what the row is diffed against.
+            base = BaseCopy(version: 0, fields: created)
+        }
         guard let base, let row = try R.storedEditableValues(id: id, db) else { return entries }
         let unqueued = Self.unqueuedEdits(row: row, base: base, pending: Self.overlay(entries).values)
         guard !unqueued.isEmpty else { return entries }
@@ -205,6 +237,61 @@ struct RecordRebase {
         newRow.apply(Self.overlay(remaining).values)
         try newRow.protectingSecrets(cipher).upsert(db, syncedAt: now)
         try BaseCopies.save(db, response)
+    }
+
+    /// The server created a record that was created here (`entry`, its create) and answered with it: the entry is
+    /// done, the reply is the record's first server copy — its number, its derived fields — and the new base; edits
+    /// made since the create was sent stay on top (and one another program wrote into the row meanwhile is queued
+    /// first). A reply older than what the replica took since (a replay after a pull) teaches nothing.
+    func acknowledgeCreate<R: EditableRecord>(_ entry: OutboxEntry, response: R, _ db: Database) throws {
+        _ = try queueUnqueuedEdits(
+            R.self, id: response.id, base: nil,
+            entries: try Outbox.entries(db, collection: R.collection, id: response.id).filter { $0.kind == .update }, db)
+        try Outbox.remove(db, seq: entry.seq)
+        try Outbox.unblock(db, key: entry.orderKey)
+        try Self.markForSweep(R.collection, id: response.id, db)
+        let remaining = try Outbox.entries(db, collection: R.collection, id: response.id).filter { $0.kind == .update && $0.isLive }
+        if let base = try BaseCopies.load(db, collection: R.collection, id: response.id), base.version > response.version {
+            return
+        }
+        var newRow = response
+        newRow.apply(Self.overlay(remaining).values)
+        try newRow.protectingSecrets(cipher).upsert(db, syncedAt: now)
+        try BaseCopies.save(db, response)
+    }
+
+    /// Records created here that the server shows (a changes page): each one's create, if it was sent, is settled —
+    /// the server has the record, as a replay of its key would have told — after any edit another program wrote
+    /// into its row is queued (against the create), so that the server's copy taken next loses nothing.
+    func settleCreates<R: EditableRecord>(_ type: R.Type, ids: [String], _ db: Database) throws {
+        for id in ids {
+            let entries = try Outbox.entries(db, collection: R.collection, id: id)
+            guard entries.contains(where: { $0.kind == .create && $0.sent }) else { continue }
+            _ = try queueUnqueuedEdits(R.self, id: id, base: nil, entries: entries.filter { $0.kind == .update }, db)
+            try Outbox.settleCreates(db, collection: R.collection, ids: [id])
+        }
+    }
+
+    /// A record the server created while its collection is being pulled again from the beginning (marked, to be
+    /// swept) is marked too: it was not in the replica when the marks were set, and if the server loses it before the
+    /// pull ends (restored from a backup), the sweep checks it like the others instead of keeping a ghost.
+    static func markForSweep(_ collection: SyncCollection, id: String, _ db: Database) throws {
+        try db.execute(
+            sql: """
+                INSERT OR IGNORE INTO resync_marks (collection, record_id)
+                SELECT ?, ? WHERE EXISTS (SELECT 1 FROM resync_marks WHERE collection = ?)
+                """, arguments: [collection.name, id, collection.name])
+    }
+
+    /// The same for a record without local edits (a client): the reply becomes the row.
+    func acknowledgeCreate<R: ReplicaRecord>(_ entry: OutboxEntry, plain response: R, _ db: Database) throws {
+        try Outbox.remove(db, seq: entry.seq)
+        try Outbox.unblock(db, key: entry.orderKey)
+        try Self.markForSweep(R.collection, id: response.id, db)
+        if let local = try Puller.localVersions(R.self, ids: [response.id], db)[response.id], local > response.version {
+            return
+        }
+        try response.upsert(db, syncedAt: now)
     }
 
     /// Writes the record's editable columns as base ⊕ live entries, after an entry died, was retried or discarded.

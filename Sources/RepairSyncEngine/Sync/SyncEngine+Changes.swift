@@ -28,6 +28,29 @@ extension SyncEngine {
         return message
     }
 
+    /// Creates a client here (in the replica at once) and queues its creation; durable when this returns.
+    @discardableResult
+    public func createClient(_ new: LocalChanges.NewRecord) throws -> Client {
+        defer { refreshCounts() }
+        return try changes.createClient(new)
+    }
+
+    /// Creates an order, and the devices given with it, here; queued in one transaction.
+    @discardableResult
+    public func createOrder(_ new: LocalChanges.NewRecord, devices: [LocalChanges.NewRecord] = []) throws
+        -> (order: Order, devices: [Device])
+    {
+        defer { refreshCounts() }
+        return try changes.createOrder(new, devices: devices)
+    }
+
+    /// Creates a device on an order here and queues its creation.
+    @discardableResult
+    public func createDevice(_ new: LocalChanges.NewRecord) throws -> Device {
+        defer { refreshCounts() }
+        return try changes.createDevice(new)
+    }
+
     /// Queues what another program changed in the store. Durable when this returns; concurrent calls share one
     /// commit, and one re-read of the counts.
     public nonisolated func queueChange(_ kind: LocalChanges.ChangeKind, id: String) async throws
@@ -59,20 +82,31 @@ extension SyncEngine {
     /// Makes a dead entry pending again, with its attempts reset, and shows its values in the record again. A change
     /// the server refused goes out as a new request (new key, against the base of the moment it is sent); one that
     /// died in doubt keeps its key, so that the replay tells whether the server applied it.
+    ///
+    /// An entry that is dead only because a create it waits for is dead (`blockedBy`) is retried through that create:
+    /// reviving a create brings back everything that was dead because of it.
     public func retryDead(seq: Int64) throws {
         defer { refreshCounts(recounting: []) }
         let rebase = recordRebase(for: nil)
         try store.write { db in
-            guard let entry = try Outbox.entry(db, seq: seq), entry.state == .dead else {
+            guard var entry = try Outbox.entry(db, seq: seq), entry.state == .dead else {
                 throw EngineError.notFound("dead change \(seq)")
+            }
+            if let root = entry.blockedBy,
+                let create = try Outbox.all(db).first(where: { $0.orderKey == root && $0.kind == .create }),
+                create.state == .dead
+            {
+                entry = create
             }
             try Self.rendering(entry, rebase, db) { try Outbox.revive(db, entry) }
         }
     }
 
     /// Gives up a dead change for good: it leaves the outbox, the audit log records its values, and the record shows
-    /// the server's values again (with the record's other pending changes on top). A new message that was refused
-    /// leaves the replica with it. Returns the entry as it was.
+    /// the server's values again (with the record's other pending changes on top). A new record that was refused
+    /// (a message, or a client, an order or a device created here) leaves the replica with it, and so does
+    /// everything that waited for it — its own later edits, the records created under it — each in the audit log.
+    /// Returns the entry as it was.
     @discardableResult
     public func discard(seq: Int64) throws -> OutboxEntry {
         // A refused new message leaves the replica with it.
@@ -84,16 +118,24 @@ extension SyncEngine {
             guard let entry = try Outbox.entry(db, seq: seq), entry.state == .dead else {
                 throw EngineError.notFound("dead change \(seq)")
             }
-            let base = try BaseCopies.load(db, collection: entry.collection, id: entry.recordId)
-            try ConflictLog.record(
-                db, collection: entry.collection, id: entry.recordId, fields: entry.fields.keys.sorted(),
-                base: base?.fields ?? [:], local: entry.fields, remote: base?.fields ?? [:],
-                remoteVersion: base?.version, policy: policies.policy(for: entry.collection).rawValue,
-                outcome: .discarded, now: now)
-            try Self.rendering(entry, rebase, db) { try Outbox.remove(db, seq: seq) }
-            if entry.kind == .create, entry.collection == .ticketMessages {
+            var discarded = [entry]
+            if entry.kind == .create, entry.collection != .ticketMessages {
+                let keys = try Outbox.dependentKeys(db, of: entry.orderKey)
+                discarded += try Outbox.all(db).filter { keys.contains($0.orderKey) && $0.seq != entry.seq }
+            }
+            for change in discarded {
+                let base = try BaseCopies.load(db, collection: change.collection, id: change.recordId)
+                try ConflictLog.record(
+                    db, collection: change.collection, id: change.recordId, fields: change.fields.keys.sorted(),
+                    base: base?.fields ?? [:], local: change.fields, remote: base?.fields ?? [:],
+                    remoteVersion: base?.version, policy: policies.policy(for: change.collection).rawValue,
+                    outcome: .discarded, now: now)
+                try Self.rendering(change, rebase, db) { try Outbox.remove(db, seq: change.seq) }
+            }
+            // Records that exist only here go with their creates (children first: an order's row takes its devices').
+            for change in discarded.reversed() where change.kind == .create {
                 try db.execute(
-                    sql: "DELETE FROM ticket_messages WHERE id = ? AND synced_at IS NULL", arguments: [entry.recordId])
+                    sql: "DELETE FROM \(change.collection.name) WHERE id = ? AND synced_at IS NULL", arguments: [change.recordId])
             }
             return entry
         }

@@ -55,7 +55,7 @@ public actor SyncEngine {
         self.clock = clock
         self.logger = logger
         self.events = events
-        changes = LocalChanges(store: store, clock: clock)
+        changes = LocalChanges(store: store, clock: clock, cipher: configuration.passcodeCipher)
         try store.write { db in try Outbox.recoverInFlight(db) }
         current = try Self.counts(store, into: EngineStatus())
     }
@@ -166,7 +166,13 @@ public actor SyncEngine {
             let rebase = recordRebase(for: nil)
             do {
                 // A thousand rows per transaction, so the writer is never held long.
-                while try await store.write({ db in try rebase.queueEditedRows(limit: 1000, db) }).looked == 1000 {}
+                while true {
+                    let looked = try await store.write { db in try rebase.queueEditedRows(limit: 1000, db) }
+                    for row in looked.refused {
+                        logger.warning("a row another program inserted cannot be created as it is", metadata: ["row": "\(row)"])
+                    }
+                    if looked.looked < 1000 { break }
+                }
             } catch {
                 throw SyncStop.failed("store: \(error)")
             }

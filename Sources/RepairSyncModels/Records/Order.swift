@@ -2,11 +2,15 @@
 ///
 /// `clientName`, `clientEmail`, `clientPhone`, `locationName`, `assignedUserName` and `deviceCount` are the
 /// server's denormalised view at the time of the last write, so an order list needs no join.
+///
+/// `orderNumber` is nil for an order booked in here that the server has not created yet: the server assigns the
+/// number when it creates the order, so a local guess could collide with a real one (`displayRef` is `#pending`).
 public struct Order: SyncRecord {
     public static let collection = SyncCollection.orders
 
     public var id: String
-    public var orderNumber: Int
+    /// Assigned by the server; nil until the server has created an order booked in here.
+    public var orderNumber: Int?
     public var status: OrderStatus
     public var total: Money?
     public var deposit: Money?
@@ -26,7 +30,7 @@ public struct Order: SyncRecord {
     public var version: Int
 
     public init(
-        id: String, orderNumber: Int, status: OrderStatus, total: Money? = nil, deposit: Money? = nil,
+        id: String, orderNumber: Int?, status: OrderStatus, total: Money? = nil, deposit: Money? = nil,
         balance: Money? = nil, notes: String? = nil, clientId: String, clientName: String? = nil,
         clientEmail: String? = nil, clientPhone: String? = nil, locationId: String? = nil,
         locationName: String? = nil, assignedUserId: String? = nil, assignedUserName: String? = nil,
@@ -96,8 +100,11 @@ public struct Order: SyncRecord {
         try c.encode(version, forKey: .version)
     }
 
-    /// `#1042`: how people refer to an order.
-    public var displayRef: String { "#\(orderNumber)" }
+    /// `#1042`: how people refer to an order; `#pending` until the server has assigned its number.
+    public var displayRef: String { orderNumber.map { "#\($0)" } ?? Self.pendingRef }
+
+    /// What an order the server has not numbered yet shows instead of a number.
+    public static let pendingRef = "#pending"
 
     /// Paid when nothing is left to pay: the balance is zero or negative (a refund is owed). An order with no
     /// balance recorded is not paid.

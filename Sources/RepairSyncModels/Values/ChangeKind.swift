@@ -4,4 +4,8 @@ public enum ChangeKind: String, Sendable, Hashable, CaseIterable, Codable {
     case orderUpdated = "order-updated"
     case deviceUpdated = "device-updated"
     case ticketMessageCreated = "ticket-message-created"
+    /// Another program inserted a client, an order or a device (docs/api.md section 4.7) to be created.
+    case clientCreated = "client-created"
+    case orderCreated = "order-created"
+    case deviceCreated = "device-created"
 }

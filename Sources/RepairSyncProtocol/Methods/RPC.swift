@@ -7,13 +7,17 @@ public enum RPC {
     ///
     /// 2: outbox entries and conflicts in camelCase (`recordId`, …); `discard`; `replyToTicket` takes `id`.
     /// 3: `resync`; run reports list `resynced` collections.
-    public static let protocolVersion = 3
+    /// 4: booking in (`createClient`, `createOrder`, `createDevice`); `queueChange` kinds `client-created`,
+    /// `order-created`, `device-created`; an order's `order_number` may be null (not created on the server yet);
+    /// outbox entries carry `dependsOn` and `blockedBy`.
+    public static let protocolVersion = 4
 
     public static let methods: [any ControlMethod.Type] = [
         Ping.self, Version.self, Status.self, Subscribe.self, Stats.self, Doctor.self,
         Sync.self, Resync.self, Pause.self, Resume.self, Reload.self,
         QueueChange.self, Pending.self, Retry.self, Discard.self, Conflicts.self, ResolveConflict.self,
         UpdateOrder.self, UpdateDevice.self, ReplyToTicket.self,
+        CreateClient.self, CreateOrder.self, CreateDevice.self,
         ListOrders.self, GetOrder.self, ListDevices.self, ListClients.self, GetClient.self, ListTickets.self,
         GetTicket.self, DashboardStats.self,
         Backup.self, Purge.self,

@@ -2,7 +2,7 @@ public import RepairSyncModels
 
 /// One local change not yet on the server, as `pending` lists it and the local-edit methods answer it.
 public struct OutboxChange: Codable, Sendable, Hashable {
-    /// A PATCH of changed fields, or the POST of a new message.
+    /// A PATCH of changed fields, or the POST of a new record (a message, or a client, an order or a device booked in).
     public enum Operation: OpenEnum {
         case update, create
         case unrecognized(String)
@@ -38,11 +38,18 @@ public struct OutboxChange: Codable, Sendable, Hashable {
     public var lastError: String?
     public var createdAt: Timestamp
     public var editedAt: Timestamp
+    /// The order key of the create this change waits for (a new order's new client, a new device's new order): not
+    /// sent before that create is answered.
+    public var dependsOn: String?
+    /// Dead because the create with this order key is dead; `retry` of it (or of this change) sends that create
+    /// again, and this change follows it.
+    public var blockedBy: String?
 
     public init(
         seq: Int64, collection: String, recordId: String, orderKey: String, kind: Operation, fields: [String: String?],
         idempotencyKey: String, state: ChangeState, attempts: Int, sent: Bool, nextAttemptAt: Timestamp?,
-        lastError: String?, createdAt: Timestamp, editedAt: Timestamp
+        lastError: String?, createdAt: Timestamp, editedAt: Timestamp, dependsOn: String? = nil,
+        blockedBy: String? = nil
     ) {
         self.seq = seq
         self.collection = collection
@@ -58,5 +65,7 @@ public struct OutboxChange: Codable, Sendable, Hashable {
         self.lastError = lastError
         self.createdAt = createdAt
         self.editedAt = editedAt
+        self.dependsOn = dependsOn
+        self.blockedBy = blockedBy
     }
 }

@@ -81,6 +81,10 @@ public struct Counters: Decodable, Sendable {
     public var messagesCreated: Int
     public var messageReplays: Int
     public var patchesApplied: Int
+    /// Clients, orders and devices created by `POST`, per collection.
+    public var recordsCreated: [String: Int]
+    /// Creates answered with the record already made (the same id and body, without a remembered key).
+    public var createReplays: Int
     public var idempotentReplays: Int
     public var versionConflicts: Int
     public var requests: Int
@@ -94,6 +98,8 @@ public struct Counters: Decodable, Sendable {
         case messagesCreated = "messages_created"
         case messageReplays = "message_replays"
         case patchesApplied = "patches_applied"
+        case recordsCreated = "records_created"
+        case createReplays = "create_replays"
         case idempotentReplays = "idempotent_replays"
         case versionConflicts = "version_conflicts"
         case faultsInjected = "faults_injected"

@@ -26,12 +26,12 @@ public enum StoreInspector {
         }
     }
 
-    /// One column of one table: id → value (text).
+    /// One column of one table: id → value (as text: an integer column such as `order_number` too).
     public static func column(_ path: String, table: String, column: String) throws -> [String: String?] {
         let queue = try DatabaseQueue(path: path)
         defer { try? queue.close() }
         return try queue.read { db in
-            let rows = try Row.fetchAll(db, sql: "SELECT id, \(column) AS value FROM \(table)")
+            let rows = try Row.fetchAll(db, sql: "SELECT id, CAST(\(column) AS TEXT) AS value FROM \(table)")
             return Dictionary(uniqueKeysWithValues: rows.map { ($0["id"] as String, $0["value"] as String?) })
         }
     }

@@ -11,7 +11,9 @@ enum ReplicaMigrations {
         migrator.registerMigration("v1-replica", migrate: createReplicaTables)
         migrator.registerMigration("v2-engine", migrate: EngineMigrations.createEngineTables)
         migrator.registerMigration("v3-in-doubt-and-resync", migrate: EngineMigrations.addInDoubtAndResyncMarks)
-        migrator.registerMigration("v4-list-indexes-and-outbox-counts", migrate: ScaleMigrations.addListIndexesAndOutboxCounts)
+        migrator.registerMigration("v4-local-creates", migrate: LocalCreatesMigration.migrate)
+        // After the local creates' table rebuilds, which would drop the indexes and triggers it adds.
+        migrator.registerMigration("v5-list-indexes-and-outbox-counts", migrate: ScaleMigrations.addListIndexesAndOutboxCounts)
         return migrator
     }
 

@@ -1,6 +1,6 @@
 internal import GRDB
 
-/// Migration `v4-list-indexes-and-outbox-counts`: what keeps the daemon's work independent of the shop's size
+/// Migration `v5-list-indexes-and-outbox-counts`: what keeps the daemon's work independent of the shop's size
 /// (docs/performance.md, "A shop ten times larger").
 enum ScaleMigrations {
     static func addListIndexesAndOutboxCounts(_ db: Database) throws {

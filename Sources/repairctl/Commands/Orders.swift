@@ -19,7 +19,7 @@ struct Orders: ParsableCommand {
             ["#", "id", "status", "client", "total", "balance", "updated"],
             reply.result.map { order in
                 [
-                    String(order.orderNumber), order.id, order.status.rawValue, Output.cell(order.clientName),
+                    order.orderNumber.map(String.init) ?? "pending", order.id, order.status.rawValue, Output.cell(order.clientName),
                     Output.money(order.total), Output.money(order.balance), Output.relative(order.updatedAt),
                 ]
             })

@@ -7,7 +7,7 @@ import RepairSyncProtocol
 struct Queue: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "queue",
-        abstract: "Queue a change another program made in the store (order-updated, device-updated, ticket-message-created).")
+        abstract: "Queue a change another program made in the store (order-updated, device-updated, ticket-message-created, client-created, order-created, device-created).")
 
     @OptionGroup var options: GlobalOptions
     @Argument(help: "What changed.") var kind: ChangeKind

@@ -14,3 +14,6 @@ extension RPC.Discard.Params: AuditSubject { var auditSubject: String { String(s
 extension RPC.Retry.Params: AuditSubject {
     var auditSubject: String { ids.map { $0.map(String.init).joined(separator: ",") } ?? "all dead" }
 }
+extension RPC.CreateClient.Params: AuditSubject { var auditSubject: String { id ?? "new client" } }
+extension RPC.CreateOrder.Params: AuditSubject { var auditSubject: String { "client \(clientId)" } }
+extension RPC.CreateDevice.Params: AuditSubject { var auditSubject: String { "order \(orderId)" } }

@@ -6,6 +6,7 @@ public enum ControlHandlers {
         SyncHandler.self, ResyncHandler.self, PauseHandler.self, ResumeHandler.self, ReloadHandler.self,
         QueueChangeHandler.self, PendingHandler.self, RetryHandler.self, DiscardHandler.self, ConflictsHandler.self,
         ResolveConflictHandler.self, UpdateOrderHandler.self, UpdateDeviceHandler.self, ReplyToTicketHandler.self,
+        CreateClientHandler.self, CreateOrderHandler.self, CreateDeviceHandler.self,
         ListOrdersHandler.self, GetOrderHandler.self, ListDevicesHandler.self, ListClientsHandler.self,
         GetClientHandler.self, ListTicketsHandler.self, GetTicketHandler.self, DashboardStatsHandler.self,
         BackupHandler.self, PurgeHandler.self,

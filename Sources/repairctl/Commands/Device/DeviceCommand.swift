@@ -1,7 +1,7 @@
 import ArgumentParser
 
-/// `repairctl device update`.
+/// `repairctl device update|new`.
 struct DeviceCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "device", abstract: "Change one device.", subcommands: [Update.self])
+        commandName: "device", abstract: "Change one device, or book one in.", subcommands: [Update.self, New.self])
 }

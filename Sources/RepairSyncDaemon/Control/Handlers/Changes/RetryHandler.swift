@@ -1,15 +1,24 @@
 internal import RepairSyncProtocol
 internal import RepairSyncEngine
 
-/// The dead changes named (all of them without `ids`) go out again.
+/// The dead changes named (all of them without `ids`) go out again. A change dead because a create it waits for is
+/// dead goes out with that create (retrying either revives both).
 struct RetryHandler: ControlHandler {
     typealias Method = RPC.Retry
     let services: ControlServices
 
     func handle(_ params: RPC.Retry.Params, _ request: ControlRequest) async throws -> RPC.Retry.Result {
         let engine = services.engine
-        let targets = try params.ids ?? engine.outboxEntries().filter { $0.state == .dead }.map(\.seq)
-        for seq in targets { try await engine.retryDead(seq: seq) }
+        let deadBefore = try engine.outboxEntries().filter { $0.state == .dead }.map(\.seq)
+        let targets = params.ids ?? deadBefore
+        for seq in targets {
+            do {
+                try await engine.retryDead(seq: seq)
+            } catch EngineError.notFound where deadBefore.contains(seq) {
+                // Dead only because a create it waited for was dead: that create's retry brought it back already.
+                continue
+            }
+        }
         if !targets.isEmpty { await services.scheduler.localChange() }
         return RPC.Retry.Result(retried: targets.count)
     }

@@ -1,0 +1,388 @@
+import BackendTestSupport
+import Foundation
+import GRDB
+import RepairSyncEngine
+import RepairSyncModels
+import RepairSyncStore
+import RepairSyncTestSupport
+import Testing
+
+/// Issue 23: clients, orders and devices created here — in the replica at once, pushed parent-first, settled exactly
+/// once, refused with everything behind them — against repair-api-dev on loopback.
+@Suite("Local creates", .timeLimit(.minutes(2)))
+struct LocalCreatesTests {
+    static let clientId = "6f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b"
+    static let orderId = "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d"
+    static let deviceIds = ["aaaaaaaa-0000-4000-8000-000000000001", "aaaaaaaa-0000-4000-8000-000000000002"]
+
+    /// A walk-in: a new client, an order for them, two devices.
+    @discardableResult
+    static func bookIn(_ engine: SyncEngine) async throws -> (order: Order, devices: [Device]) {
+        try await engine.createClient(
+            .init(id: clientId, fields: ["email": "walk.in@example.com", "first_name": "Walk", "last_name": "In"]))
+        return try await engine.createOrder(
+            .init(id: orderId, fields: ["client_id": clientId, "notes": "wants a quote", "deposit": "20.00"]),
+            devices: [
+                .init(id: deviceIds[0], fields: ["type": "phone", "brand": "Apple", "issue": "cracked screen", "price": "89.5"]),
+                .init(id: deviceIds[1], fields: ["type": "laptop", "issue": "no power"]),
+            ])
+    }
+
+    @Test("a booking is in the replica at once, the order pending (no number); pushed client → order → devices; the number then shows")
+    func bookingGoesParentFirst() async throws {
+        var configuration = EngineHarness.configuration()
+        configuration.pushConcurrency = 8
+        try await EngineHarness.with(configuration: configuration) { h in
+            #expect(await h.engine.performFullSync().succeeded)
+            let (order, devices) = try await Self.bookIn(h.engine)
+            #expect(order.orderNumber == nil && order.displayRef == "#pending")
+            #expect(order.clientName == "Walk In" && order.deviceCount == 2 && order.total == Money(exactly: "89.5"))
+            #expect(order.balance == Money(exactly: "69.5") && order.deposit == Money(exactly: "20"))
+            #expect(devices.map(\.id) == Self.deviceIds)
+            #expect(try h.integer("SELECT COUNT(*) FROM orders WHERE order_number IS NULL") == 1)
+            #expect(try h.engine.outboxEntries().map(\.kind) == [.create, .create, .create, .create])
+            #expect(await h.engine.status.pending == 4)
+
+            let report = await h.engine.sync([])
+            #expect(report.pushed == 4, "\(report)")
+            // Parent first: each create was sent only after its parent's was accepted.
+            let order_ = h.recorder.events.compactMap { event -> String? in
+                switch event {
+                case .sending(_, let collection, _): "send \(collection.name)"
+                case .accepted(_, let collection, _): "accept \(collection.name)"
+                default: nil
+                }
+            }
+            let acceptedClient = try #require(order_.firstIndex(of: "accept clients"))
+            let sentOrder = try #require(order_.firstIndex(of: "send orders"))
+            let acceptedOrder = try #require(order_.firstIndex(of: "accept orders"))
+            let sentDevices = order_.indices.filter { order_[$0] == "send devices" }
+            #expect(acceptedClient < sentOrder && sentDevices.count == 2 && sentDevices.allSatisfy { $0 > acceptedOrder }, "\(order_)")
+
+            let created = try #require(try h.local(Order.self, Self.orderId))
+            let server = try await h.serverRecord(Order.self, "orders", Self.orderId)
+            #expect(created.orderNumber != nil && created.orderNumber == server.orderNumber)
+            #expect(server.clientName == "Walk In" && server.notes == "wants a quote" && server.deposit == Money(exactly: "20"))
+            #expect(try h.engine.outboxEntries().isEmpty)
+            let counters = try await h.counters()
+            #expect(counters["records_created"] as? [String: Int] == ["clients": 1, "orders": 1, "devices": 2])
+            // The order's derived figures arrive with the next pull (the device creates wrote the order).
+            #expect(await h.engine.performFullSync().succeeded)
+            let pulled = try #require(try h.local(Order.self, Self.orderId))
+            #expect(pulled.deviceCount == 2 && pulled.total == Money(exactly: "89.5") && pulled.balance == Money(exactly: "69.5"))
+            // getOrder by number finds it.
+            let number = try #require(pulled.orderNumber)
+            #expect(try h.integer("SELECT COUNT(*) FROM orders WHERE order_number = \(number)") == 1)
+        }
+    }
+
+    @Test("edits of a record not yet created go into its create: one POST, no PATCH")
+    func editsCoalesceIntoTheCreate() async throws {
+        try await EngineHarness.with { h in
+            #expect(await h.engine.performFullSync().succeeded)
+            try await Self.bookIn(h.engine)
+            try await h.engine.update(.orders, id: Self.orderId, fields: ["notes": "quote accepted", "status": "in_progress"])
+            try await h.engine.update(.devices, id: Self.deviceIds[0], fields: ["diagnosis": "screen and frame"])
+            #expect(try h.engine.outboxEntries().count == 4, "no entry of their own")
+            #expect(try h.engine.outboxEntries().first { $0.recordId == Self.orderId }?.fields["notes"] == "quote accepted")
+            #expect(await h.engine.sync([]).pushed == 4)
+            let order = try await h.serverRecord(Order.self, "orders", Self.orderId)
+            #expect(order.notes == "quote accepted" && order.status == .inProgress)
+            #expect(try await h.serverRecord(Device.self, "devices", Self.deviceIds[0]).diagnosis == "screen and frame")
+            #expect(try await h.counter("patches_applied") == 0)
+        }
+    }
+
+    /// Retries ten minutes away: a failed create is not sent again in the same run.
+    static var slowRetries: EngineConfiguration {
+        var configuration = EngineHarness.configuration()
+        configuration.retry = RetryPolicy(base: .seconds(600), cap: .seconds(1200), maxAttempts: 10)
+        return configuration
+    }
+
+    @Test("an edit made while the create was never sent goes into it; one made while it is in doubt follows it as its own change, sent after it")
+    func editWhileCreateInDoubt() async throws {
+        try await EngineHarness.with(configuration: Self.slowRetries) { h in
+            #expect(await h.engine.performFullSync().succeeded)
+            try await h.engine.createClient(.init(id: Self.clientId, fields: ["email": "a@example.com"]))
+            try await h.engine.createOrder(.init(id: Self.orderId, fields: ["client_id": Self.clientId]))
+            try await h.engine.update(.orders, id: Self.orderId, fields: ["notes": "later"])
+            #expect(try h.engine.outboxEntries().count == 2)
+            #expect(try h.engine.outboxEntries().first { $0.recordId == Self.orderId }?.fields["notes"] == "later",
+                "the order's create was never sent: the edit goes into it")
+            // The order's create is sent and its answer lost: a later edit goes behind it.
+            try await h.fault("cut", method: "POST", path: "/api/v1/orders")
+            let first = await h.engine.sync([])
+            #expect(first.pushed == 1 && first.pushFailures == 1, "the client went; the order's answer was cut: \(first)")
+            try await h.engine.update(.orders, id: Self.orderId, fields: ["status": "ready"])
+            let orderEntries = try h.engine.outboxEntries().filter { $0.recordId == Self.orderId }
+            #expect(orderEntries.map(\.kind) == [.create, .update])
+            #expect(orderEntries.first?.fields["status"] == "booked_in", "the sent create's body is unchanged")
+            // A restart with quick retries sends the create again (its key) and then the edit.
+            let reopened = try h.reopenedEngine()
+            let report = await reopened.sync([])
+            #expect(report.dead == 0 && report.pushed == 2, "\(report)")
+            let server = try await h.serverRecord(Order.self, "orders", Self.orderId)
+            #expect(server.notes == "later" && server.status == .ready)
+            let counters = try await h.counters()
+            #expect((counters["records_created"] as? [String: Int])?["orders"] == 1, "created once")
+            #expect(counters["idempotent_replays"] as? Int == 1)
+            #expect(try h.engine.outboxEntries().isEmpty)
+        }
+    }
+
+    @Test("a lost response to a create is settled by the replay of its key: created once")
+    func lostResponseReplayed() async throws {
+        try await EngineHarness.with { h in
+            #expect(await h.engine.performFullSync().succeeded)
+            try await h.fault("cut", method: "POST", path: "/api/v1/orders")
+            try await Self.bookIn(h.engine)
+            let run = await h.engine.sync([])
+            #expect(run.pushFailures == 1 && run.pushed == 4, "cut, then retried (its key) in the same run: \(run)")
+            #expect(try await h.counter("idempotent_replays") == 1)
+            let created = try await h.counters()["records_created"] as? [String: Int]
+            #expect(created == ["clients": 1, "orders": 1, "devices": 2])
+            #expect(try h.local(Order.self, Self.orderId)?.orderNumber != nil)
+        }
+    }
+
+    @Test("a lost response to a create is settled by the record appearing in the feed with the same id")
+    func lostResponseSettledByTheFeed() async throws {
+        try await EngineHarness.with(configuration: Self.slowRetries) { h in
+            #expect(await h.engine.performFullSync().succeeded)
+            try await h.fault("cut", method: "POST", path: "/api/v1/clients")
+            try await h.engine.createClient(.init(id: Self.clientId, fields: ["email": "feed@example.com"]))
+            try await h.engine.createOrder(.init(id: Self.orderId, fields: ["client_id": Self.clientId]))
+            // One run: the client's answer is cut (its retry is ten minutes away), then the pull of clients brings it.
+            let run = await h.engine.sync([.clients])
+            #expect(run.pushFailures == 1, "\(run)")
+            let entries = try h.engine.outboxEntries()
+            #expect(entries.map(\.collection) == [.orders], "the client's create is settled: \(entries)")
+            #expect(try h.integer("SELECT COUNT(*) FROM clients WHERE id = '\(Self.clientId)' AND synced_at IS NOT NULL") == 1)
+            #expect(await h.engine.sync([]).pushed == 1)
+            let counters = try await h.counters()
+            #expect(counters["records_created"] as? [String: Int] == ["clients": 1, "orders": 1])
+            #expect(counters["idempotent_replays"] as? Int == 0, "no replay was needed")
+        }
+    }
+
+    @Test("a refused client makes its order and devices dead with the reason; retry after the fix sends all; discard removes all")
+    func refusedCreateBlocksItsDependents() async throws {
+        try await EngineHarness.with { h in
+            #expect(await h.engine.performFullSync().succeeded)
+            try await h.fault("422", method: "POST", path: "/api/v1/clients")
+            try await Self.bookIn(h.engine)
+            let report = await h.engine.sync([])
+            #expect(report.dead == 1 && report.pushed == 0, "\(report)")
+            let entries = try h.engine.outboxEntries()
+            #expect(entries.allSatisfy { $0.state == .dead }, "\(entries)")
+            #expect(entries.dropFirst().allSatisfy { $0.blockedBy == "clients:\(Self.clientId)" })
+            #expect(entries.dropFirst().allSatisfy { $0.lastError?.contains("clients \(Self.clientId)") == true })
+            #expect(await h.engine.status.dead == 4)
+            #expect(try await h.serverCounts()["orders"] == 30, "nothing of the booking reached the server")
+            // Still in the replica, still pending.
+            #expect(try h.local(Order.self, Self.orderId)?.displayRef == "#pending")
+            // A new edit of the order waits with it (into its create: never sent).
+            try await h.engine.update(.orders, id: Self.orderId, fields: ["notes": "while refused"])
+            #expect(try h.engine.outboxEntries().count == 4)
+
+            // Retrying a device retries what it waits for.
+            let device = try #require(try h.engine.outboxEntries().first { $0.recordId == Self.deviceIds[1] })
+            try await h.engine.retryDead(seq: device.seq)
+            #expect(try h.engine.outboxEntries().allSatisfy { $0.state == .pending })
+            #expect(await h.engine.sync([]).pushed == 4)
+            #expect(try await h.serverRecord(Order.self, "orders", Self.orderId).notes == "while refused")
+        }
+    }
+
+    @Test("discarding a refused client discards its order and devices, rows and all, each in the audit log")
+    func discardCascades() async throws {
+        try await EngineHarness.with { h in
+            #expect(await h.engine.performFullSync().succeeded)
+            try await h.fault("422", method: "POST", path: "/api/v1/clients")
+            try await Self.bookIn(h.engine)
+            #expect(await h.engine.sync([]).dead == 1)
+            let client = try #require(try h.engine.outboxEntries().first { $0.collection == .clients })
+            try await h.engine.discard(seq: client.seq)
+            #expect(try h.engine.outboxEntries().isEmpty)
+            #expect(try h.local(Client.self, Self.clientId) == nil && h.local(Order.self, Self.orderId) == nil)
+            #expect(try h.integer("SELECT COUNT(*) FROM devices WHERE order_id = '\(Self.orderId)'") == 0)
+            #expect(try h.integer("SELECT COUNT(*) FROM conflicts WHERE outcome = 'discarded'") == 4)
+            let status = await h.engine.status
+            #expect(status.dead == 0 && status.pending == 0)
+        }
+    }
+
+    @Test("a device on an order whose create is dead is dead at once, with the reason")
+    func childOfDeadCreateIsBlocked() async throws {
+        try await EngineHarness.with { h in
+            #expect(await h.engine.performFullSync().succeeded)
+            try await h.fault("422", method: "POST", path: "/api/v1/orders")
+            try await h.engine.createOrder(.init(id: Self.orderId, fields: ["client_id": "cli_1"]))
+            #expect(await h.engine.sync([]).dead == 1)
+            let device = try await h.engine.createDevice(
+                .init(id: Self.deviceIds[0], fields: ["order_id": Self.orderId, "type": "tablet"]))
+            let entry = try #require(try h.engine.outboxEntries().first { $0.recordId == device.id })
+            #expect(entry.state == .dead && entry.blockedBy == "orders:\(Self.orderId)" && entry.dependsOn == "orders:\(Self.orderId)")
+        }
+    }
+
+    @Test("a repeated create with the same id answers the record; with other values it is refused, naming the id")
+    func repeatedCreate() async throws {
+        try await EngineHarness.with { h in
+            #expect(await h.engine.performFullSync().succeeded)
+            let first = try await h.engine.createClient(.init(id: Self.clientId, fields: ["email": "same@example.com"]))
+            let again = try await h.engine.createClient(.init(id: Self.clientId, fields: ["email": "same@example.com"]))
+            #expect(first == again)
+            await #expect(throws: EngineError.invalidValue(field: "id", reason: "client \(Self.clientId) already exists with another email")) {
+                try await h.engine.createClient(.init(id: Self.clientId, fields: ["email": "other@example.com"]))
+            }
+            let (order, devices) = try await h.engine.createOrder(
+                .init(id: Self.orderId, fields: ["client_id": Self.clientId]), devices: [.init(fields: ["type": "phone"])])
+            let (sameOrder, sameDevices) = try await h.engine.createOrder(
+                .init(id: Self.orderId, fields: ["client_id": Self.clientId]), devices: [.init(fields: ["type": "phone"])])
+            #expect(order == sameOrder && devices == sameDevices, "no second device")
+            #expect(try h.engine.outboxEntries().count == 3)
+        }
+    }
+
+    @Test("bad input is refused before anything is written, naming the field")
+    func badInputRefused() async throws {
+        try await EngineHarness.with { h in
+            #expect(await h.engine.performFullSync().succeeded)
+            let cases: [(SyncCollection, String?, FieldValues, String)] = [
+                (.clients, nil, ["first_name": "No Email"], "email"),
+                (.clients, nil, ["email": "not-an-address"], "email"),
+                (.clients, "cli_999", ["email": "a@example.com"], "id"),
+                (.clients, nil, ["email": "a@example.com", "order_count": "3"], "order_count"),
+                (.orders, nil, ["client_id": "cli_1", "status": "teleported"], "status"),
+                (.orders, nil, ["client_id": "cli_1", "deposit": "12abc"], "deposit"),
+                (.orders, nil, ["client_id": "cli_1", "order_number": "5"], "order_number"),
+                (.devices, nil, ["order_id": "ord_1", "type": "   "], "type"),
+                (.devices, nil, ["order_id": "ord_1", "type": "phone", "passcode": "1234"], "passcode"),
+            ]
+            for (collection, id, fields, field) in cases {
+                do {
+                    switch collection {
+                    case .clients: _ = try await h.engine.createClient(.init(id: id, fields: fields))
+                    case .orders: _ = try await h.engine.createOrder(.init(id: id, fields: fields))
+                    default: _ = try await h.engine.createDevice(.init(id: id, fields: fields))
+                    }
+                    Issue.record("\(fields) was accepted")
+                } catch let error as EngineError {
+                    guard case .invalidValue(let named, _) = error else { Issue.record("\(error)"); continue }
+                    #expect(named == field, "\(fields): \(error)")
+                }
+            }
+            await #expect(throws: EngineError.unknownRecord(collection: "clients", id: "cli_nope")) {
+                try await h.engine.createOrder(.init(fields: ["client_id": "cli_nope"]))
+            }
+            #expect(try h.engine.outboxEntries().isEmpty)
+            #expect(try h.integer("SELECT COUNT(*) FROM orders WHERE order_number IS NULL") == 0)
+        }
+    }
+
+    @Test("rows another program inserts: queueChange queues their creation, parent first; an order number of its own is refused")
+    func toolInsertedRows() async throws {
+        try await EngineHarness.with { h in
+            #expect(await h.engine.performFullSync().succeeded)
+            try await h.store.write { db in
+                try db.execute(
+                    sql: """
+                        INSERT INTO orders (id, order_number, status, client_id, created_at, updated_at, version)
+                        VALUES (?, NULL, 'booked_in', 'cli_2', '2026-11-22T10:00:00.000Z', '2026-11-22T10:00:00.000Z', 0);
+                        INSERT INTO devices (id, order_id, type, status, created_at, updated_at, version)
+                        VALUES (?, ?, 'phone', 'booked_in', '2026-11-22T10:00:00.000Z', '2026-11-22T10:00:00.000Z', 0);
+                        INSERT INTO orders (id, order_number, status, client_id, created_at, updated_at, version)
+                        VALUES ('bbbbbbbb-0000-4000-8000-000000000009', 77, 'booked_in', 'cli_2', '2026-11-22T10:00:00.000Z',
+                                '2026-11-22T10:00:00.000Z', 0);
+                        """, arguments: [Self.orderId, Self.deviceIds[0], Self.orderId])
+            }
+            // The device first: its order (inserted the same way, not queued yet) is queued before it.
+            guard case .queued(_, let fields) = try await h.engine.queueChange(.deviceCreated, id: Self.deviceIds[0]) else {
+                Issue.record("not queued"); return
+            }
+            #expect(fields == ["order_id", "status", "type"])
+            let entries = try h.engine.outboxEntries()
+            #expect(entries.map(\.collection) == [.orders, .devices])
+            #expect(entries[1].dependsOn == "orders:\(Self.orderId)")
+            guard case .nothingChanged = try await h.engine.queueChange(.orderCreated, id: Self.orderId) else {
+                Issue.record("queued twice"); return
+            }
+            await #expect(throws: EngineError.invalidValue(field: "order_number", reason: "is the server's to assign: an order booked in here leaves it NULL")) {
+                try await h.engine.queueChange(.orderCreated, id: "bbbbbbbb-0000-4000-8000-000000000009")
+            }
+            guard case .nothingChanged = try await h.engine.queueChange(.orderCreated, id: "ord_1") else {
+                Issue.record("a server record was queued as new"); return
+            }
+            try await h.store.write { db in try db.execute(sql: "DELETE FROM orders WHERE order_number = 77") }
+            #expect(await h.engine.sync([]).pushed == 2)
+            #expect(try await h.serverRecord(Device.self, "devices", Self.deviceIds[0]).orderId == Self.orderId)
+        }
+    }
+
+    @Test("an edit through the engine of a row another program inserted and never queued queues its creation with the edit: one POST, no PATCH, and a device booked on it follows")
+    func engineEditOfAnUnqueuedInsert() async throws {
+        try await EngineHarness.with { h in
+            #expect(await h.engine.performFullSync().succeeded)
+            try await h.store.write { db in
+                try db.execute(
+                    sql: """
+                        INSERT INTO orders (id, order_number, status, client_id, created_at, updated_at, version)
+                        VALUES (?, NULL, 'booked_in', 'cli_2', '2026-11-22T10:00:00.000Z', '2026-11-22T10:00:00.000Z', 0)
+                        """, arguments: [Self.orderId])
+            }
+            let entry = try await h.engine.update(.orders, id: Self.orderId, fields: ["status": "awaiting_parts"])
+            #expect(entry.kind == .create && entry.fields["status"] == .some("awaiting_parts"))
+            try await h.engine.createDevice(.init(id: Self.deviceIds[0], fields: ["order_id": Self.orderId, "type": "phone"]))
+            let entries = try h.engine.outboxEntries()
+            #expect(entries.map(\.kind) == [.create, .create] && entries[1].dependsOn == "orders:\(Self.orderId)")
+            let report = await h.engine.sync([])
+            #expect(report.pushed == 2 && report.dead == 0, "\(report)")
+            #expect(try await h.serverRecord(Order.self, "orders", Self.orderId).status == .awaitingParts)
+            #expect(try await h.serverRecord(Device.self, "devices", Self.deviceIds[0]).orderId == Self.orderId)
+            #expect(try h.engine.outboxEntries().isEmpty)
+        }
+    }
+
+    @Test("a row another program inserted and never queued is created by the next run; one the server would refuse is left, and said why")
+    func unqueuedInsertsArePickedUp() async throws {
+        try await EngineHarness.with { h in
+            #expect(await h.engine.performFullSync().succeeded)
+            try await h.store.write { db in
+                try db.execute(
+                    sql: """
+                        INSERT INTO clients (id, email, created_at, updated_at, version)
+                        VALUES (?, 'till@example.com', '2026-11-22T10:00:00.000Z', '2026-11-22T10:00:00.000Z', 0);
+                        INSERT INTO clients (id, email, created_at, updated_at, version)
+                        VALUES ('not-a-uuid', 'bad@example.com', '2026-11-22T10:00:00.000Z', '2026-11-22T10:00:00.000Z', 0);
+                        """, arguments: [Self.clientId])
+            }
+            let report = await h.engine.sync([])
+            #expect(report.pushed == 1, "\(report)")
+            #expect(try await h.serverRecord(Client.self, "clients", Self.clientId).email == "till@example.com")
+            guard case .nothingChanged = try await h.engine.queueChange(.clientCreated, id: Self.clientId) else {
+                Issue.record("queued again"); return
+            }
+            await #expect(throws: EngineError.self) { try await h.engine.queueChange(.clientCreated, id: "not-a-uuid") }
+        }
+    }
+
+    @Test("an order created here and acknowledged, then edited on the server while a local edit is pending: merged, both kept")
+    func serverEditOfJustCreatedOrder() async throws {
+        try await EngineHarness.with(configuration: EngineHarness.configuration(policies: [.orders: .merge])) { h in
+            #expect(await h.engine.performFullSync().succeeded)
+            try await Self.bookIn(h.engine)
+            #expect(await h.engine.sync([]).pushed == 4)
+            try await h.engine.update(.orders, id: Self.orderId, fields: ["notes": "local note"])
+            try await h.serverEdit("orders", Self.orderId, #"{"status":"in_progress"}"#)
+            #expect(await h.engine.performFullSync().succeeded)
+            #expect(await h.engine.sync([]).dead == 0)
+            let server = try await h.serverRecord(Order.self, "orders", Self.orderId)
+            #expect(server.notes == "local note" && server.status == .inProgress)
+            let local = try #require(try h.local(Order.self, Self.orderId))
+            #expect(local.notes == "local note" && local.status == .inProgress && local.orderNumber == server.orderNumber)
+            #expect(try h.engine.outboxEntries().isEmpty)
+        }
+    }
+}

@@ -13,6 +13,9 @@ extension SyncEngine {
     {
         let entry = try await changes.update(collection, id: id, fields: fields)
         await refreshOutboxCounts()
+        // The edit of a row another program inserted queued its creation (and its parents' if they were inserted
+        // too): those rows count from now on.
+        if entry.kind == .create { await refreshCounts(recounting: [.clients, .orders, .devices]) }
         return entry
     }
 
@@ -58,6 +61,12 @@ extension SyncEngine {
     {
         let result = try await changes.queueChange(kind, id: id)
         await refreshOutboxCounts()
+        // A row another program inserted (and any inserted parent queued with it) counts in the status from its
+        // creation's queueing on.
+        switch kind {
+        case .clientCreated, .orderCreated, .deviceCreated: await refreshCounts(recounting: [.clients, .orders, .devices])
+        default: break
+        }
         return result
     }
 
@@ -109,8 +118,8 @@ extension SyncEngine {
     /// Returns the entry as it was.
     @discardableResult
     public func discard(seq: Int64) throws -> OutboxEntry {
-        // A refused new message leaves the replica with it.
-        defer { refreshCounts(recounting: [.ticketMessages]) }
+        // A refused new message leaves the replica with it, and a refused create its record with its children.
+        defer { refreshCounts(recounting: [.ticketMessages, .clients, .orders, .devices]) }
         let now = clock.now()
         let rebase = recordRebase(for: nil)
         let policies = configuration

@@ -154,6 +154,7 @@ public actor SyncEngine {
         var pushed = Pusher.Report()
         var pulled = Puller.Report()
         var resynced: [String] = []
+        var queuedInserts = false
         do {
             try stopFlag.check()
             // Reachability and a millisecond clock offset (last-write-wins needs it) before anything else.
@@ -168,6 +169,8 @@ public actor SyncEngine {
                 // A thousand rows per transaction, so the writer is never held long.
                 while true {
                     let looked = try await store.write { db in try rebase.queueEditedRows(limit: 1000, db) }
+                    // Rows another program inserted are counted from here on (their creates are queued now).
+                    if looked.queued > 0 { queuedInserts = true }
                     for row in looked.refused {
                         logger.warning("a row another program inserted cannot be created as it is", metadata: ["row": "\(row)"])
                     }
@@ -237,7 +240,9 @@ public actor SyncEngine {
             report.nextChangeDueMilliseconds = wait > configuration.retry.horizon.inMilliseconds ? 0 : max(0, wait)
         }
         report.durationMilliseconds = (clock.uptime() - started).inMilliseconds
-        finish(report, stop: stop, recounting: pulled.resized.union(pushed.resized))
+        finish(
+            report, stop: stop,
+            recounting: pulled.resized.union(pushed.resized).union(queuedInserts ? [.clients, .orders, .devices] : []))
         active = nil
         events.emit(.runFinished(report))
         logger.info(

@@ -63,8 +63,14 @@ extension SyncEngine {
         await refreshOutboxCounts()
         // A row another program inserted (and any inserted parent queued with it) counts in the status from its
         // creation's queueing on.
-        switch kind {
-        case .clientCreated, .orderCreated, .deviceCreated: await refreshCounts(recounting: [.clients, .orders, .devices])
+        switch (kind, result) {
+        case (.clientCreated, _), (.orderCreated, _), (.deviceCreated, _):
+            await refreshCounts(recounting: [.clients, .orders, .devices])
+        case (.orderUpdated, .queued(let seq, _)), (.deviceUpdated, .queued(let seq, _)):
+            // An "updated" row that another program inserted and never queued is queued as its creation.
+            if (try? await store.read({ db in try Outbox.entry(db, seq: seq)?.kind })) == .create {
+                await refreshCounts(recounting: [.clients, .orders, .devices])
+            }
         default: break
         }
         return result

@@ -28,7 +28,7 @@ struct LocalChangesTests {
         }
     }
 
-    @Test("queueing a record with nothing changed is a no-op that says so; so is queueing the same change twice")
+    @Test("queueing a record with nothing changed is a no-op that says so; queueing the same change twice answers the change already queued")
     func queueChangeNothingChanged() async throws {
         try await EngineHarness.with { h in
             #expect(await h.engine.performFullSync().succeeded)
@@ -38,12 +38,29 @@ struct LocalChangesTests {
             #expect(try h.engine.pendingChangesCount() == 0)
 
             try h.writeRow("orders", "ord_1", ["notes": "edited elsewhere"])
-            guard case .queued = try await h.engine.queueChange(.orderUpdated, id: "ord_1") else {
+            guard case .queued(let seq, _) = try await h.engine.queueChange(.orderUpdated, id: "ord_1") else {
                 Issue.record("first queueChange did not queue"); return
             }
-            guard case .nothingChanged = try await h.engine.queueChange(.orderUpdated, id: "ord_1") else {
-                Issue.record("the same change was queued twice"); return
-            }
+            let again = try await h.engine.queueChange(.orderUpdated, id: "ord_1")
+            #expect(again == .alreadyQueued(seq: seq, fields: ["notes"]))
+            #expect(try h.engine.pendingChangesCount() == 1)
+        }
+    }
+
+    @Test("a run that finds a tool's row changed before its queueChange queues the edit; the late queueChange answers that change, not 'nothing'")
+    func queueChangeAfterARunQueuedIt() async throws {
+        try await EngineHarness.with { h in
+            #expect(await h.engine.performFullSync().succeeded)
+            try h.writeRow("orders", "ord_2", ["notes": "written by the counter app"])
+            // The next run finds the row differs from its server copy and queues the edit before queueChange comes;
+            // the server answers its PATCH 429, which ends the run's push: the change stays queued.
+            try await h.fault("429", method: "PATCH", path: "/api/v1/orders/ord_2")
+            #expect(await h.engine.sync([.orders]).pushed == 0)
+            let entries = try h.engine.outboxEntries()
+            #expect(entries.map(\.fields) == [["notes": "written by the counter app"]])
+
+            let late = try await h.engine.queueChange(.orderUpdated, id: "ord_2")
+            #expect(late == .alreadyQueued(seq: try #require(entries.first).seq, fields: ["notes"]))
             #expect(try h.engine.pendingChangesCount() == 1)
         }
     }
@@ -79,12 +96,10 @@ struct LocalChangesTests {
                         VALUES (?, 'tkt_3', 'From the counter app', 'staff', 0, '2026-11-23T10:00:00.000Z', '2026-11-23T10:00:00.000Z', 0)
                         """, arguments: [id])
             }
-            guard case .queued = try await h.engine.queueChange(.ticketMessageCreated, id: id) else {
+            guard case .queued(let seq, _) = try await h.engine.queueChange(.ticketMessageCreated, id: id) else {
                 Issue.record("not queued"); return
             }
-            guard case .nothingChanged = try await h.engine.queueChange(.ticketMessageCreated, id: id) else {
-                Issue.record("queued twice"); return
-            }
+            #expect(try await h.engine.queueChange(.ticketMessageCreated, id: id) == .alreadyQueued(seq: seq, fields: ["content", "is_internal"]))
             let created = try await h.counter("messages_created")
             #expect(await h.engine.sync([]).pushed == 1)
             #expect(try await h.counter("messages_created") == created + 1)

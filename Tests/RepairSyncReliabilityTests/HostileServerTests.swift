@@ -361,7 +361,7 @@ struct HostileServerTests {
 
     // MARK: 12: rows another program wrote
 
-    @Test("a row another program wrote and has not queued yet is queued by the pull and judged by policy; the later queueChange says it is already queued", arguments: ["merge", "server-wins"])
+    @Test("a row another program wrote and has not queued yet is queued by the next run and judged by policy; the later queueChange finds nothing left to queue", arguments: ["merge", "server-wins"])
     func unqueuedRowEdits(policy: String) async throws {
         try await HostileStack.with("unqueued-\(policy)", config: "conflicts:\n  orders: \(policy)\n") { s in
             try await s.sync()

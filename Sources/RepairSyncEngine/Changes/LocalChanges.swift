@@ -19,7 +19,11 @@ public struct LocalChanges: Sendable {
     public enum QueueResult: Sendable, Hashable {
         /// Queued these fields (for a message: the message).
         case queued(seq: Int64, fields: [String])
-        /// Nothing differs from the server copy and what is already queued.
+        /// The row's change is in the outbox already — queued by an earlier call, by the engine's own edit, or by a
+        /// sync run that found the row changed before this call came — in the change `seq` (the latest holding
+        /// these fields). Nothing new was queued, and nothing needs to be: the change will reach the server.
+        case alreadyQueued(seq: Int64, fields: [String])
+        /// Nothing to queue: the row is the server's copy (or its change may have reached the server already).
         case nothingChanged(String)
     }
 
@@ -191,7 +195,11 @@ public struct LocalChanges: Sendable {
             let expected = base.overlaid(with: RecordRebase.overlay(entries).values)
             let changed = stored.filter { expected[$0.key] != $0.value }
             guard !changed.isEmpty else {
-                return .nothingChanged("\(R.collection.name) \(id) has no change that is not already queued")
+                let pending = stored.filter { base[$0.key] != $0.value }.keys.sorted()
+                if let holding = entries.last(where: { $0.kind == .update && $0.isLive && !$0.fields.keys.filter(pending.contains).isEmpty }) {
+                    return .alreadyQueued(seq: holding.seq, fields: pending)
+                }
+                return .nothingChanged("\(R.collection.name) \(id) is the server's copy: nothing to queue")
             }
             let entry = try Outbox.enqueueUpdate(db, collection: R.collection, id: id, fields: changed, now: now)
             return .queued(seq: entry.seq, fields: changed.keys.sorted())
@@ -210,8 +218,11 @@ public struct LocalChanges: Sendable {
             if (row["synced_at"] as String?) != nil {
                 return .nothingChanged("message \(id) came from the server")
             }
-            if !(try Outbox.entries(db, collection: .ticketMessages, id: id).isEmpty) {
-                return .nothingChanged("message \(id) is already queued")
+            if let queued = try Outbox.entries(db, collection: .ticketMessages, id: id).first {
+                guard queued.isLive else {
+                    return .nothingChanged("message \(id) was refused by the server (change \(queued.seq)): retry or discard it")
+                }
+                return .alreadyQueued(seq: queued.seq, fields: ["content", "is_internal"])
             }
             guard UUID(uuidString: id) != nil else {
                 throw EngineError.invalidValue(field: "id", reason: "a new message needs a UUID id, not \(id)")

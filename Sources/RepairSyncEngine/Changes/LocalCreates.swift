@@ -101,7 +101,8 @@ extension LocalChanges {
     /// `queueChange` for `client-created`, `order-created`, `device-created`: another program inserted the row
     /// (`synced_at` NULL, `order_number` NULL); its creation is queued from what the row holds, after its parent's
     /// when the parent was inserted the same way and not queued yet. A row already queued and never sent takes the
-    /// row's values again; one from the server, or already sent, is a no-op that says so.
+    /// row's values again (or, unchanged, answers the change that holds it, as does one already sent); one from the
+    /// server is a no-op that says so.
     func queueCreate(_ collection: SyncCollection, id: String) async throws -> QueueResult {
         let cipher = cipher
         let now = clock.now()
@@ -114,13 +115,19 @@ extension LocalChanges {
             }
             if let create = try Outbox.createEntry(db, collection: collection, id: id) {
                 guard !create.sent, create.state == .pending || create.state == .dead else {
-                    return .nothingChanged(
-                        "\(collection.name) \(id) is already queued (its creation may have reached the server)")
+                    // In flight or in doubt: it will reach the server (or has) with the values it left with.
+                    return .alreadyQueued(seq: create.seq, fields: create.fields.keys.sorted())
                 }
                 let fields = try Self.createFields(fromRow: collection, id: id, cipher: cipher, db)
                 let changed = Set(fields.keys).union(create.fields.keys)
                     .filter { (fields[$0] ?? nil) != (create.fields[$0] ?? nil) }
-                guard !changed.isEmpty else { return .nothingChanged("\(collection.name) \(id) is already queued") }
+                guard !changed.isEmpty else {
+                    guard create.isLive else {
+                        return .nothingChanged(
+                            "\(collection.name) \(id) was refused by the server (change \(create.seq)): retry or discard it")
+                    }
+                    return .alreadyQueued(seq: create.seq, fields: create.fields.keys.sorted())
+                }
                 try db.execute(
                     sql: "UPDATE outbox SET fields = ?, edited_at = ? WHERE seq = ? AND sent = 0",
                     arguments: [FieldValuesJSON.encode(fields), now.millisecondsSince1970, create.seq])

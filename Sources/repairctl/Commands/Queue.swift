@@ -18,7 +18,9 @@ struct Queue: ParsableCommand {
         if options.printJSONIfAsked(reply.json) { return }
         let result = reply.result
         if result.queued {
-            Output.line("queued \(kind.rawValue) \(id) (\((result.fields ?? []).joined(separator: ", "))); \(result.pending) pending")
+            let already = result.reason.map { " — \($0)" } ?? ""
+            Output.line(
+                "queued \(kind.rawValue) \(id) (\((result.fields ?? []).joined(separator: ", ")))\(already); \(result.pending) pending")
         } else {
             Output.line("nothing to queue: \(result.reason ?? "")")
         }

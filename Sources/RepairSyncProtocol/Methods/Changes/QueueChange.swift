@@ -2,8 +2,10 @@ public import RepairSyncModels
 
 extension RPC {
     /// Another program wrote a record in the store: queue exactly the fields that differ from the server copy and
-    /// what is already queued. Nothing different is not an error (`queued: false` with the reason); an unknown id is
-    /// -32001.
+    /// what is already queued. `queued: true` says the row's change is in the outbox — queued by this call, or
+    /// already (by an earlier call, or by a sync run that found the row changed first: then `reason` is
+    /// "already queued" and `seq` the change holding it). Nothing to queue is not an error (`queued: false` with the
+    /// reason); an unknown id is -32001.
     public enum QueueChange: ControlMethod {
         public static let name = "queueChange"
         public static let access = Access.mutating
@@ -24,11 +26,11 @@ extension RPC {
 
         public struct Result: Codable, Sendable, Hashable {
             public var queued: Bool
-            /// The change's number, when queued.
+            /// The change's number, when queued (the change that already held it, when it was).
             public var seq: Int64?
             /// The fields queued, when queued.
             public var fields: [String]?
-            /// Why nothing was queued.
+            /// Why nothing was queued; "already queued" when the change was in the outbox before this call.
             public var reason: String?
             /// Changes not on the server yet (pending, failed and held), this one included.
             public var pending: Int

@@ -16,6 +16,9 @@ struct QueueChangeHandler: ControlHandler {
         switch result {
         case .queued(let seq, let fields):
             return RPC.QueueChange.Result(queued: true, seq: seq, fields: fields, pending: pending)
+        case .alreadyQueued(let seq, let fields):
+            return RPC.QueueChange.Result(
+                queued: true, seq: seq, fields: fields, reason: "already queued", pending: pending)
         case .nothingChanged(let reason):
             return RPC.QueueChange.Result(queued: false, reason: reason, pending: pending)
         }

@@ -7,13 +7,20 @@ internal import Synchronization
 public final class SimClock: EngineClock {
     private struct State {
         var wall: Int64
+        /// The latest the wall clock has shown (a retry time written then may lie up to the retry cap beyond it).
+        var latestWall: Int64
         var uptime: Duration = .seconds(1000)
         var sleepers: [(until: Duration, continuation: CheckedContinuation<Void, Never>)] = []
     }
 
     private let state: Mutex<State>
 
-    public init(start: Timestamp) { state = Mutex(State(wall: start.millisecondsSince1970)) }
+    public init(start: Timestamp) {
+        state = Mutex(State(wall: start.millisecondsSince1970, latestWall: start.millisecondsSince1970))
+    }
+
+    /// How far the wall clock is behind the latest time it has shown (after it was set back), in milliseconds.
+    public var wallSetBack: Int64 { state.withLock { $0.latestWall - $0.wall } }
 
     public func now() -> Timestamp { Timestamp(millisecondsSince1970: state.withLock { $0.wall }) }
 
@@ -34,6 +41,7 @@ public final class SimClock: EngineClock {
     public func advance(by duration: Duration) {
         let woken = state.withLock { state in
             state.wall += duration.milliseconds
+            state.latestWall = max(state.latestWall, state.wall)
             state.uptime += duration
             let due = state.sleepers.filter { $0.until <= state.uptime }
             state.sleepers.removeAll { $0.until <= state.uptime }
@@ -43,5 +51,10 @@ public final class SimClock: EngineClock {
     }
 
     /// Moves the wall clock alone (an admin or NTP setting the time).
-    public func jumpWall(by milliseconds: Int64) { state.withLock { $0.wall += milliseconds } }
+    public func jumpWall(by milliseconds: Int64) {
+        state.withLock {
+            $0.wall += milliseconds
+            $0.latestWall = max($0.latestWall, $0.wall)
+        }
+    }
 }

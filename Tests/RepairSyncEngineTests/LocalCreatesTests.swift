@@ -213,6 +213,33 @@ struct LocalCreatesTests {
         }
     }
 
+    @Test("discarding a refused client also takes an order another program inserted under it and never queued: nothing is sent for it later (seed 1289)")
+    func discardTakesToolRowsUnderIt() async throws {
+        try await EngineHarness.with { h in
+            #expect(await h.engine.performFullSync().succeeded)
+            try await h.fault("422", method: "POST", path: "/api/v1/clients")
+            try await Self.bookIn(h.engine)
+            #expect(await h.engine.sync([]).dead == 1)
+            let toolOrder = "cccccccc-0000-4000-8000-000000000001"
+            try await h.store.write { db in
+                try db.execute(
+                    sql: """
+                        INSERT INTO orders (id, order_number, status, client_id, created_at, updated_at, version)
+                        VALUES (?, NULL, 'booked_in', ?, '2026-11-22T10:00:00.000Z', '2026-11-22T10:00:00.000Z', 0)
+                        """, arguments: [toolOrder, Self.clientId])
+            }
+            let client = try #require(try h.engine.outboxEntries().first { $0.collection == .clients })
+            try await h.engine.discard(seq: client.seq)
+            #expect(try h.local(Order.self, toolOrder) == nil, "the tool's order went with its client")
+            #expect(try h.integer("SELECT COUNT(*) FROM conflicts WHERE outcome = 'discarded' AND record_id = '\(toolOrder)'") == 1)
+            #expect(try h.engine.outboxEntries().isEmpty)
+            // Sent, it would come back 422 (parent_not_found) and lie dead in the outbox.
+            let report = await h.engine.sync([])
+            #expect(report.pushed == 0 && report.dead == 0 && report.pushFailures == 0, "\(report)")
+            #expect(try h.engine.outboxEntries().isEmpty)
+        }
+    }
+
     @Test("a device on an order whose create is dead is dead at once, with the reason")
     func childOfDeadCreateIsBlocked() async throws {
         try await EngineHarness.with { h in

@@ -120,8 +120,8 @@ extension SyncEngine {
     /// Gives up a dead change for good: it leaves the outbox, the audit log records its values, and the record shows
     /// the server's values again (with the record's other pending changes on top). A new record that was refused
     /// (a message, or a client, an order or a device created here) leaves the replica with it, and so does
-    /// everything that waited for it — its own later edits, the records created under it — each in the audit log.
-    /// Returns the entry as it was.
+    /// everything that waited for it — its own later edits, the records created under it (by the engine, or inserted
+    /// by another program and not queued yet) — each in the audit log. Returns the entry as it was.
     @discardableResult
     public func discard(seq: Int64) throws -> OutboxEntry {
         // A refused new message leaves the replica with it, and a refused create its record with its children.
@@ -135,6 +135,10 @@ extension SyncEngine {
             }
             var discarded = [entry]
             if entry.kind == .create, entry.collection != .ticketMessages {
+                // Rows another program inserted under these records and never queued are booked in under them too:
+                // queued first (as the next run would), they wait for the dead create and go with it — never sent
+                // later as children of a parent that is gone.
+                while try rebase.queueEditedRows(limit: 1000, db).looked == 1000 {}
                 let keys = try Outbox.dependentKeys(db, of: entry.orderKey)
                 discarded += try Outbox.all(db).filter { keys.contains($0.orderKey) && $0.seq != entry.seq }
             }

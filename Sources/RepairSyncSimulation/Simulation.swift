@@ -86,6 +86,8 @@ public final class Simulation {
         var pageSize: Int
         var skewMilliseconds: Int64
         var orders: Int
+        /// The push classes: the defaults for half the seeds, drawn per subject for the others.
+        var priorities: [PushPriorityRule] = PushPriorityRule.defaults
     }
 
     init(seed: UInt64, tracing: Bool) throws {
@@ -93,7 +95,7 @@ public final class Simulation {
         self.tracing = tracing
         var setup = SplitMix64(seed: seed ^ 0x5EED_5E77_1465)
         let policies = ConflictPolicy.allCases
-        settings = SimSettings(
+        var settings = SimSettings(
             steps: 40 + Int(setup.next() % 100), faultRate: [0.0, 0.15, 0.3, 0.5][Int(setup.next() % 4)],
             crashes: setup.next() % 3 != 0, processCrashes: setup.next() % 4 == 0,
             policies: [
@@ -111,6 +113,15 @@ public final class Simulation {
         let start = Timestamp(millisecondsSince1970: 1_795_000_000_000)
         clock = SimClock(start: start)
         server = SimServer(orders: settings.orders, random: &setup, now: start)
+        // Drawn after everything else the setup draws, so that adding them changed no earlier seed's server.
+        if setup.next() % 2 == 0 {
+            settings.priorities = settings.priorities.map { rule in
+                var rule = rule
+                rule.priority = PushPriority.allCases[Int(setup.next() % 3)]
+                return rule
+            }
+        }
+        self.settings = settings
         server.nowMilliseconds = start.millisecondsSince1970
         server.skewMilliseconds = settings.skewMilliseconds
         let base = FileManager.default.fileExists(atPath: "/dev/shm") ? "/dev/shm" : NSTemporaryDirectory()
@@ -141,7 +152,7 @@ public final class Simulation {
             retry: RetryPolicy(base: .seconds(1), cap: .seconds(60), maxAttempts: 4), completedHold: .zero,
             maxRebasesPerRun: 3, dashboardPeriods: [], pushConcurrency: 1, pullAhead: false, maxStalledPages: 3,
             maxPagesPerRun: 400, maxVerificationsPerPage: 4,
-            random: { jitter.withLock { $0.unit() } })
+            random: { jitter.withLock { $0.unit() } }, pushPriorities: settings.priorities)
         let api = APIClient(
             configuration: .init(baseURL: "http://sim.invalid", token: SimServer.token), clock: clock,
             transport: network)

@@ -73,6 +73,23 @@ struct ConfigurationTests {
         #expect(configuration.unknownKeys == ["shop", "sync.intervall", "REPAIRSYNCD_SYNC_INTERVALL"])
     }
 
+    @Test("push classes: the defaults put what a waiting customer sees first; the file sets any subject's class")
+    func pushPriorities() async throws {
+        let defaults = try await Files(Self.minimal).load()
+        let classes = Dictionary(
+            uniqueKeysWithValues: defaults.pushPriorities.map { ("\($0.collection.name).\($0.subject)", $0.priority) })
+        #expect(classes["orders.status"] == .critical && classes["ticket_messages.public"] == .critical)
+        #expect(classes["devices.diagnosis"] == .high && classes["orders.notes"] == .normal)
+        #expect(classes["ticket_messages.internal"] == .normal)
+        let files = try Files(Self.minimal + "\npriority:\n  orders:\n    notes: critical\n  devices:\n    status: normal\n")
+        let configured = try await files.load()
+        #expect(configured.unknownKeys.isEmpty, "\(configured.unknownKeys)")
+        let set = Dictionary(
+            uniqueKeysWithValues: configured.engineConfiguration.pushPriorities.map { ("\($0.collection.name).\($0.subject)", $0.priority) })
+        #expect(set["orders.notes"] == .critical && set["devices.status"] == .normal && set["orders.status"] == .critical)
+        #expect(configured.rendered.contains("priority.orders.notes: critical"))
+    }
+
     @Test("each bad value stops the start with an error naming its key", arguments: [
         ("sync:\n  interval: soon", "sync.interval"),
         ("sync:\n  interval: 0s", "sync.interval"),
@@ -81,6 +98,7 @@ struct ConfigurationTests {
         ("retry:\n  max_attempts: -1", "retry.max_attempts"),
         ("retry:\n  base: 10m\n  cap: 1m", "retry.cap"),
         ("conflicts:\n  orders: coin-flip", "conflicts.orders"),
+        ("priority:\n  orders:\n    status: urgent", "priority.orders.status"),
         ("probe:\n  mode: telepathy", "probe.mode"),
         ("log:\n  level: loud", "log.level"),
         ("metrics:\n  listen: 0.0.0.0:9464", "metrics.listen"),

@@ -35,8 +35,12 @@ struct QueryPlanTests {
             "a pull from the beginning (first sync, expired cursor) marks every id held, to delete those it does not bring back"
         ),
         (
-            "SELECT seq, collection, record_id, order_key, kind, fields, idempotency_key, state, attempts, sent, next_attempt_at, last_error, created_at, edited_at, depends_on, blocked_by FROM outbox ORDER BY seq",
+            "SELECT seq, collection, record_id, order_key, kind, fields, idempotency_key, state, attempts, sent, next_attempt_at, last_error, created_at, edited_at, depends_on, blocked_by, priority FROM outbox ORDER BY seq",
             "`repairctl outbox` lists the whole outbox: local changes not yet on the server, not the shop's records"
+        ),
+        (
+            "UPDATE outbox SET priority = ",
+            "the engine's start classes every waiting change again by the configured classes: once, and the outbox, not the shop's records"
         ),
     ]
 

@@ -53,6 +53,9 @@ public enum ConfigurationLoader {
         ("conflicts.devices", ConflictPolicy.defaultPolicy(for: .devices).rawValue),
         ("conflicts.clients", ConflictPolicy.defaultPolicy(for: .clients).rawValue),
         ("conflicts.tickets", ConflictPolicy.defaultPolicy(for: .tickets).rawValue),
+    ] + PushPriority.subjects.map {
+        ("priority.\($0.collection.name).\($0.subject)", PushPriority.defaultPriority($0.collection, $0.subject).name)
+    } + [
         ("probe.mode", "auto"),
         ("probe.offline_interval", "30s"),
         ("probe.online_interval", "5m"),
@@ -205,6 +208,16 @@ public enum ConfigurationLoader {
             let key = "conflicts.\(collection.name)"
             conflicts[collection] = try P.choice(values.withDefault(key), key: key, as: ConflictPolicy.self)
         }
+        var priorities: [PushPriorityRule] = []
+        for (collection, subject) in PushPriority.subjects {
+            let key = "priority.\(collection.name).\(subject)"
+            let text = try values.withDefault(key).trimmingCharacters(in: .whitespaces)
+            guard let priority = PushPriority(name: text) else {
+                throw ConfigurationError(
+                    key: key, "expected one of \(PushPriority.allCases.map(\.name).joined(separator: ", ")), got \"\(text)\"")
+            }
+            priorities.append(PushPriorityRule(collection, subject, priority))
+        }
         let retry = RetryPolicy(
             base: try P.duration(values.withDefault("retry.base"), key: "retry.base"),
             cap: try P.duration(values.withDefault("retry.cap"), key: "retry.cap"),
@@ -241,6 +254,7 @@ public enum ConfigurationLoader {
                     values.withDefault("sync.push_debounce"), key: "sync.push_debounce", allowZero: true)),
             retry: retry,
             conflicts: conflicts,
+            pushPriorities: priorities,
             probe: .init(
                 mode: try P.choice(values.withDefault("probe.mode"), key: "probe.mode", as: DaemonConfiguration.Probe.Mode.self),
                 offlineInterval: try P.duration(values.withDefault("probe.offline_interval"), key: "probe.offline_interval"),

@@ -38,7 +38,8 @@ extension DaemonConfiguration {
             ("retry.base", text(retry.base)),
             ("retry.cap", text(retry.cap)),
             ("retry.max_attempts", "\(retry.maxAttempts)"),
-        ] + conflicts.sorted { $0.key.name < $1.key.name }.map { ("conflicts.\($0.key.name)", $0.value.rawValue) } + [
+        ] + conflicts.sorted { $0.key.name < $1.key.name }.map { ("conflicts.\($0.key.name)", $0.value.rawValue) }
+            + pushPriorities.map { ("priority.\($0.collection.name).\($0.subject)", $0.priority.name) } + [
             ("probe.mode", probe.mode.rawValue),
             ("probe.offline_interval", text(probe.offlineInterval)),
             ("probe.online_interval", text(probe.onlineInterval)),

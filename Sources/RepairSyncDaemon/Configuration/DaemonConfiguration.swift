@@ -65,6 +65,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var sync: Sync
     public var retry: RetryPolicy
     public var conflicts: [SyncCollection: ConflictPolicy]
+    /// The class each kind of change is pushed in (`priority.<collection>.<subject>`).
+    public var pushPriorities: [PushPriorityRule]
     public var probe: Probe
     public var logLevel: LogLevel
     /// Days after which finished orders and closed tickets leave the replica (0: never).
@@ -101,7 +103,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var engineConfiguration: EngineConfiguration {
         EngineConfiguration(
             pageSize: sync.pageSize, policies: conflicts, retry: retry,
-            passcodeCipher: passcodeKey.flatMap { try? PasscodeCipher(keyText: $0.value) })
+            passcodeCipher: passcodeKey.flatMap { try? PasscodeCipher(keyText: $0.value) }, pushPriorities: pushPriorities)
     }
 }
 

@@ -8,7 +8,7 @@ internal import RepairSyncModels
 /// together, and an acknowledgement and the server copy it brings are applied together.
 enum Outbox {
     static let columns =
-        "seq, collection, record_id, order_key, kind, fields, idempotency_key, state, attempts, sent, next_attempt_at, last_error, created_at, edited_at, depends_on, blocked_by"
+        "seq, collection, record_id, order_key, kind, fields, idempotency_key, state, attempts, sent, next_attempt_at, last_error, created_at, edited_at, depends_on, blocked_by, priority"
 
     static func entry(_ row: Row) throws -> OutboxEntry {
         guard let collection = SyncCollection(rawValue: row["collection"]),
@@ -23,7 +23,13 @@ enum Outbox {
             lastError: row["last_error"],
             createdAt: Timestamp(millisecondsSince1970: row["created_at"]),
             editedAt: Timestamp(millisecondsSince1970: row["edited_at"]), dependsOn: row["depends_on"],
-            blockedBy: row["blocked_by"])
+            blockedBy: row["blocked_by"], priority: PushPriority(rawValue: row["priority"]) ?? .normal)
+    }
+
+    /// The class the triggers gave the entry (after its fields were written).
+    private static func priority(_ db: Database, seq: Int64) throws -> PushPriority {
+        try Int.fetchOne(db.cachedStatement(sql: "SELECT priority FROM outbox WHERE seq = ?"), arguments: [seq])
+            .flatMap(PushPriority.init(rawValue:)) ?? .normal
     }
 
     static func newKey() -> String { UUID().uuidString.lowercased() }
@@ -50,6 +56,7 @@ enum Outbox {
                 try db.execute(
                     sql: "UPDATE outbox SET fields = ?, edited_at = ? WHERE seq = ? AND sent = 0",
                     arguments: [FieldValuesJSON.encode(create.fields), now.millisecondsSince1970, create.seq])
+                create.priority = try priority(db, seq: create.seq)
                 return create
             }
         }
@@ -77,6 +84,7 @@ enum Outbox {
             try db.execute(
                 sql: "UPDATE outbox SET fields = ?, edited_at = ? WHERE seq = ? AND sent = 0",
                 arguments: [FieldValuesJSON.encode(latest.fields), now.millisecondsSince1970, latest.seq])
+            latest.priority = try priority(db, seq: latest.seq)
             return latest
         }
         let orderKey = "\(collection.name):\(id)"
@@ -247,9 +255,11 @@ enum Outbox {
                 collection.name, id, orderKey, kind.rawValue, FieldValuesJSON.encode(fields), key, state.rawValue,
                 now.millisecondsSince1970, now.millisecondsSince1970,
             ])
+        let seq = db.lastInsertedRowID
         return OutboxEntry(
-            seq: db.lastInsertedRowID, collection: collection, recordId: id, orderKey: orderKey, kind: kind,
-            fields: fields, idempotencyKey: key, state: state, attempts: 0, createdAt: now, editedAt: now)
+            seq: seq, collection: collection, recordId: id, orderKey: orderKey, kind: kind,
+            fields: fields, idempotencyKey: key, state: state, attempts: 0, createdAt: now, editedAt: now,
+            priority: try priority(db, seq: seq))
     }
 
     /// The entries of one record, oldest first.
@@ -287,11 +297,24 @@ enum Outbox {
     /// until the parent's create is acknowledged: parents reach the server before their children.
     ///
     /// A retry time more than `horizon` ahead was stored before the wall clock was set back: due now.
-    static func due(_ db: Database, now: Timestamp, horizon: Duration) throws -> [OutboxEntry] {
+    ///
+    /// Most urgent first (`PushPriority`), then by seq, at most `limit`: an entry goes in the class of the most
+    /// urgent change that waits for it — behind it in its order key, or a child's create — so that nothing urgent
+    /// waits behind a note of the same record. `excluding`: entries the caller is sending already.
+    static func due(
+        _ db: Database, now: Timestamp, horizon: Duration, limit: Int = Int.max, excluding: Set<Int64> = []
+    ) throws -> [(entry: OutboxEntry, urgency: PushPriority)] {
         try Row.fetchAll(
             db,
             sql: """
-                SELECT \(columns) FROM outbox o
+                SELECT \(columns),
+                    min(
+                        (SELECT min(behind.priority) FROM outbox behind
+                         WHERE behind.order_key = o.order_key AND behind.state IN ('pending', 'failed', 'in_flight')),
+                        coalesce((SELECT min(child.priority) FROM outbox child
+                                  WHERE child.depends_on = o.order_key AND child.state IN ('pending', 'failed', 'in_flight')), 2)
+                    ) AS urgency
+                FROM outbox o
                 WHERE state IN ('pending', 'failed', 'in_flight')
                   AND NOT EXISTS (
                     SELECT 1 FROM outbox earlier
@@ -304,9 +327,15 @@ enum Outbox {
                   AND (o.depends_on IS NULL OR NOT EXISTS (
                     SELECT 1 FROM outbox parent WHERE parent.order_key = o.depends_on AND parent.kind = 'create'))
                   AND (next_attempt_at IS NULL OR next_attempt_at <= ? OR next_attempt_at > ?)
-                ORDER BY seq
-                """, arguments: [now.millisecondsSince1970, now.millisecondsSince1970 + horizon.inMilliseconds]
-        ).map(entry)
+                  AND o.seq NOT IN (SELECT value FROM json_each(?))
+                ORDER BY urgency, seq
+                LIMIT ?
+                """,
+            arguments: [
+                now.millisecondsSince1970, now.millisecondsSince1970 + horizon.inMilliseconds,
+                "[" + excluding.map(String.init).joined(separator: ",") + "]", limit,
+            ]
+        ).map { row in (try entry(row), PushPriority(rawValue: row["urgency"]) ?? .normal) }
     }
 
     /// When the earliest change waiting for a retry is due (nil: none waits), so the scheduler can come back then

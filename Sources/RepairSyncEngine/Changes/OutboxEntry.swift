@@ -48,9 +48,11 @@ public struct OutboxEntry: Sendable, Hashable, Codable {
     /// Dead because the create with this order key (one it waits for, or its own record's) is dead; retrying or
     /// settling that create brings it back.
     public var blockedBy: String? = nil
+    /// The class it is pushed in (from its fields and the configured classes; `PushPriority`).
+    public var priority: PushPriority = .normal
 
     enum CodingKeys: String, CodingKey {
-        case seq, collection, kind, fields, state, attempts, sent
+        case seq, collection, kind, fields, state, attempts, sent, priority
         case recordId = "record_id"
         case orderKey = "order_key"
         case idempotencyKey = "idempotency_key"

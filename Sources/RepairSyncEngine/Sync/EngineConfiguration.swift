@@ -32,14 +32,18 @@ public struct EngineConfiguration: Sendable {
     public var maxSweepChecks: Int
     /// A number in 0…1 for retry jitter (seeded in the simulator).
     public var random: @Sendable () -> Double
+    /// The class each kind of change is pushed in (`PushPriority`); a subject not listed is normal.
+    public var pushPriorities: [PushPriorityRule]
 
     public init(
         pageSize: Int = 500, policies: [SyncCollection: ConflictPolicy] = [:], retry: RetryPolicy = RetryPolicy(),
         completedHold: Duration = .seconds(2), maxRebasesPerRun: Int = 3,
         dashboardPeriods: [String] = ["today", "week", "month"], passcodeCipher: PasscodeCipher? = nil,
         pushConcurrency: Int = 8, pullAhead: Bool = true, maxStalledPages: Int = 3, maxPagesPerRun: Int = 100_000,
-        maxVerificationsPerPage: Int = 64, maxSweepChecks: Int = 500, random: @escaping @Sendable () -> Double = { Double.random(in: 0...1) }
+        maxVerificationsPerPage: Int = 64, maxSweepChecks: Int = 500, random: @escaping @Sendable () -> Double = { Double.random(in: 0...1) },
+        pushPriorities: [PushPriorityRule] = PushPriorityRule.defaults
     ) {
+        self.pushPriorities = pushPriorities
         self.pushConcurrency = pushConcurrency
         self.pullAhead = pullAhead
         self.maxStalledPages = maxStalledPages

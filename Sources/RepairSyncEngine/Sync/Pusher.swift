@@ -11,6 +11,10 @@ internal import RepairSyncStore
 /// `configuration.pushConcurrency` at a time over the client's keep-alive connections; entries of one record, or of
 /// one ticket's messages, go strictly one after another: `Outbox.due` offers only the oldest unfinished entry of
 /// each order key, and the next one becomes due only once it is done.
+///
+/// Most urgent first (`PushPriority`): the due entries are taken in batches of `batchSize`, most urgent class
+/// first, and listed again after each batch — so a status change made while a thousand notes drain goes out with
+/// the next batch, not after the thousandth note.
 struct Pusher {
     let store: ReplicaStore
     let api: APIClient
@@ -30,23 +34,28 @@ struct Pusher {
         var resized: Set<SyncCollection> = []
     }
 
+    /// Due entries listed at a time: enough to keep every connection busy, few enough that an urgent change made
+    /// meanwhile waits for at most one batch.
+    static func batchSize(_ configuration: EngineConfiguration) -> Int { max(64, 32 * configuration.pushConcurrency) }
+
     /// Pushes every due entry. `report` holds what was done even when the run stops early.
     func run(into report: inout Report, progress: @Sendable (Double) async -> Void) async throws(SyncStop) {
         var rebases: [Int64: Int] = [:]
         let total = max(1, (try? await store.read { db in try Outbox.counts(db).pending }) ?? 1)
         var handled = 0
+        let batch = Self.batchSize(configuration)
+        let horizon = configuration.retry.horizon
         while true {
-            let due: [OutboxEntry]
+            let due: [(entry: OutboxEntry, urgency: PushPriority)]
             do {
                 let now = clock.now()
-                let horizon = configuration.retry.horizon
-                due = try await store.read { db in try Outbox.due(db, now: now, horizon: horizon) }
+                due = try await store.read { db in try Outbox.due(db, now: now, horizon: horizon, limit: batch) }
             } catch {
                 throw .failed("reading the outbox: \(error)")
             }
             guard !due.isEmpty else { break }
-            var sendable: [OutboxEntry] = []
-            for entry in due {
+            var sendable: [(entry: OutboxEntry, urgency: PushPriority)] = []
+            for (entry, urgency) in due {
                 if let count = rebases[entry.seq], count >= configuration.maxRebasesPerRun {
                     // Bounded: a record the server changes faster than we rebase (or a server that keeps answering
                     // 412) is not replayed without end. Visible with its reason; `retry` or `discard` decide.
@@ -60,19 +69,19 @@ struct Pusher {
                         metadata: ["collection": "\(entry.collection)", "id": "\(entry.recordId)", "seq": "\(entry.seq)"])
                     report.dead += 1
                 } else {
-                    sendable.append(entry)
+                    sendable.append((entry, urgency))
                 }
             }
             // Each due entry is the head of its own order key, so they may all be in flight together.
             var waiting = sendable[...]
+            var inFlight: [Int64: PushPriority] = [:]
             var stop: SyncStop?
             await withTaskGroup(of: (OutboxEntry, Swift.Result<Result, SyncStop>).self) { group in
-                var running = 0
                 func launch() {
-                    while running < max(1, configuration.pushConcurrency), stop == nil, !stopFlag.isSet,
-                        let entry = waiting.popFirst()
+                    while inFlight.count < max(1, configuration.pushConcurrency), stop == nil, !stopFlag.isSet,
+                        let (entry, urgency) = waiting.popFirst()
                     {
-                        running += 1
+                        inFlight[entry.seq] = urgency
                         group.addTask {
                             do throws(SyncStop) {
                                 return (entry, .success(try await push(entry)))
@@ -86,12 +95,23 @@ struct Pusher {
                 // A stop (offline, 401, 429, store error) sends nothing new; requests already in flight finish and are
                 // committed, so the run ends at a request boundary.
                 while let (entry, outcome) = await group.next() {
-                    running -= 1
+                    let urgency = inFlight.removeValue(forKey: entry.seq) ?? entry.priority
                     switch outcome {
                     case .success(.done):
                         report.pushed += 1
                         report.pushedByCollection[entry.collection.name, default: 0] += 1
                         events.emit(.pushed(seq: entry.seq, collection: entry.collection, id: entry.recordId))
+                        if urgency < entry.priority, stop == nil {
+                            // It went in the class of a more urgent change waiting for it, which is due now: listed
+                            // again at once, that one goes next rather than after this batch.
+                            let running = Set(inFlight.keys)
+                            let now = clock.now()
+                            if let fresh = try? await store.read({ db in
+                                try Outbox.due(db, now: now, horizon: horizon, limit: batch, excluding: running)
+                            }) {
+                                waiting = fresh.filter { (rebases[$0.entry.seq] ?? 0) < configuration.maxRebasesPerRun }[...]
+                            }
+                        }
                     case .success(.rebased(let conflict)):
                         rebases[entry.seq, default: 0] += 1
                         if conflict { report.conflicts += 1 }

@@ -56,7 +56,11 @@ public actor SyncEngine {
         self.logger = logger
         self.events = events
         changes = LocalChanges(store: store, clock: clock, cipher: configuration.passcodeCipher)
-        try store.write { db in try Outbox.recoverInFlight(db) }
+        try store.write { db in
+            try Outbox.recoverInFlight(db)
+            // The classes as configured now: every waiting change is classed again.
+            try PushPriorityTable.install(configuration.pushPriorities, db)
+        }
         current = try Self.counts(store, into: EngineStatus())
     }
 

@@ -20,6 +20,25 @@ public struct OutboxChange: Codable, Sendable, Hashable {
         public var displayName: String { rawValue }
     }
 
+    /// The class it is pushed in (`PushPriority`): critical, high or normal.
+    public enum Priority: OpenEnum {
+        case critical, high, normal
+        case unrecognized(String)
+
+        public static let known: [Priority] = [.critical, .high, .normal]
+
+        public var rawValue: String {
+            switch self {
+            case .critical: "critical"
+            case .high: "high"
+            case .normal: "normal"
+            case .unrecognized(let raw): raw
+            }
+        }
+
+        public var displayName: String { rawValue }
+    }
+
     /// The change's number: `retry` and `discard` take it.
     public var seq: Int64
     public var collection: String
@@ -44,13 +63,17 @@ public struct OutboxChange: Codable, Sendable, Hashable {
     /// Dead because the create with this order key is dead; `retry` of it (or of this change) sends that create
     /// again, and this change follows it.
     public var blockedBy: String?
+    /// The class it is pushed in; changes of one record (or one ticket's messages) keep their order whatever theirs.
+    /// Absent from daemons before protocol 5.
+    public var priority: Priority?
 
     public init(
         seq: Int64, collection: String, recordId: String, orderKey: String, kind: Operation, fields: [String: String?],
         idempotencyKey: String, state: ChangeState, attempts: Int, sent: Bool, nextAttemptAt: Timestamp?,
         lastError: String?, createdAt: Timestamp, editedAt: Timestamp, dependsOn: String? = nil,
-        blockedBy: String? = nil
+        blockedBy: String? = nil, priority: Priority? = nil
     ) {
+        self.priority = priority
         self.seq = seq
         self.collection = collection
         self.recordId = recordId

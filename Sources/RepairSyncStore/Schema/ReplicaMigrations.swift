@@ -14,6 +14,7 @@ enum ReplicaMigrations {
         migrator.registerMigration("v4-local-creates", migrate: LocalCreatesMigration.migrate)
         // After the local creates' table rebuilds, which would drop the indexes and triggers it adds.
         migrator.registerMigration("v5-list-indexes-and-outbox-counts", migrate: ScaleMigrations.addListIndexesAndOutboxCounts)
+        migrator.registerMigration("v6-push-priority", migrate: PushPriorityMigration.migrate)
         return migrator
     }
 

@@ -14,10 +14,10 @@ struct Pending: ParsableCommand {
         let rows = zip(reply.result, reply.json.arrayElements).filter { !failed || [.failed, .dead].contains($0.0.state) }
         if options.printJSONIfAsked(.array(rows.map(\.1))) { return }
         Output.table(
-            ["seq", "state", "record", "fields", "attempts", "last error"],
+            ["seq", "state", "class", "record", "fields", "attempts", "last error"],
             rows.map(\.0).map { change in
                 [
-                    String(change.seq), change.state.rawValue, "\(change.collection)/\(change.recordId)",
+                    String(change.seq), change.state.rawValue, Output.cell(change.priority?.rawValue), "\(change.collection)/\(change.recordId)",
                     change.fields.keys.sorted().joined(separator: ","), String(change.attempts), Output.cell(change.lastError),
                 ]
             })

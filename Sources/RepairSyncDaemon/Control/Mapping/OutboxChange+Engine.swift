@@ -9,6 +9,7 @@ extension OutboxChange {
             kind: Operation(rawValue: entry.kind.rawValue), fields: entry.fields, idempotencyKey: entry.idempotencyKey,
             state: ChangeState(rawValue: entry.state.rawValue), attempts: entry.attempts, sent: entry.sent,
             nextAttemptAt: entry.nextAttemptAt, lastError: entry.lastError, createdAt: entry.createdAt,
-            editedAt: entry.editedAt, dependsOn: entry.dependsOn, blockedBy: entry.blockedBy)
+            editedAt: entry.editedAt, dependsOn: entry.dependsOn, blockedBy: entry.blockedBy,
+            priority: Priority(rawValue: entry.priority.name))
     }
 }

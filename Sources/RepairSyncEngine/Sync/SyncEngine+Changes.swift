@@ -15,8 +15,14 @@ extension SyncEngine {
         await refreshOutboxCounts()
         // The edit of a row another program inserted queued its creation (and its parents' if they were inserted
         // too): those rows count from now on.
-        if entry.kind == .create { await refreshCounts(recounting: [.clients, .orders, .devices]) }
+        if entry.kind == .create { await recountBookedIn() }
         return entry
+    }
+
+    /// Rows another program inserted count in the status from their creation's queueing on (with any inserted parent
+    /// queued with them): the three tables of records booked in are counted again.
+    private func recountBookedIn() {
+        refreshCounts(recounting: [.clients, .orders, .devices])
     }
 
     /// Writes and queues a new ticket message (durable when this returns; concurrent calls share one commit).
@@ -65,11 +71,11 @@ extension SyncEngine {
         // creation's queueing on.
         switch (kind, result) {
         case (.clientCreated, _), (.orderCreated, _), (.deviceCreated, _):
-            await refreshCounts(recounting: [.clients, .orders, .devices])
+            await recountBookedIn()
         case (.orderUpdated, .queued(let seq, _)), (.deviceUpdated, .queued(let seq, _)):
             // An "updated" row that another program inserted and never queued is queued as its creation.
             if (try? await store.read({ db in try Outbox.entry(db, seq: seq)?.kind })) == .create {
-                await refreshCounts(recounting: [.clients, .orders, .devices])
+                await recountBookedIn()
             }
         default: break
         }

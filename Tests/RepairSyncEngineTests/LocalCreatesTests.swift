@@ -213,6 +213,30 @@ struct LocalCreatesTests {
         }
     }
 
+    @Test("a device booked in on an order another user deleted: the 404 to an edit of the order takes the device's create (refused or not yet sent) to the audit log with it, and the counts follow (seed 370)")
+    func parentDeletedWhileChildCreatePending() async throws {
+        try await EngineHarness.with { h in
+            #expect(await h.engine.performFullSync().succeeded)
+            let devicesBefore = try h.localCount("devices")
+            try await h.engine.update(.orders, id: "ord_5", fields: ["notes": "customer called"])
+            let device = try await h.engine.createDevice(
+                .init(id: Self.deviceIds[0], fields: ["order_id": "ord_5", "type": "phone", "issue": "no power"]))
+            #expect(try h.localCount("devices") == devicesBefore + 1)
+            try await h.serverDelete("orders", "ord_5")
+
+            // Push only: the order's PATCH is answered 404 before any pull brings the tombstone (the device's POST, in
+            // flight beside it, may be refused first: its order is gone).
+            let report = await h.engine.sync([])
+            #expect(report.pushed == 0, "\(report)")
+            #expect(try h.engine.outboxEntries().isEmpty, "the device's create went with its order")
+            #expect(try h.local(Device.self, device.id) == nil)
+            #expect(try h.integer("SELECT COUNT(*) FROM conflicts WHERE outcome = 'deleted_remotely' AND record_id = '\(device.id)'") == 1)
+            let status = await h.engine.status
+            let counted = status.collections.first { $0.collection == .devices }?.records
+            #expect(counted == (try h.localCount("devices")))
+        }
+    }
+
     @Test("discarding a refused client also takes an order another program inserted under it and never queued: nothing is sent for it later (seed 1289)")
     func discardTakesToolRowsUnderIt() async throws {
         try await EngineHarness.with { h in

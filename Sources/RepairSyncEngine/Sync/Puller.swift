@@ -367,7 +367,7 @@ struct Puller {
     ) throws {
         let policy = configuration.policy(for: R.collection).rawValue
         for id in page.deleted.map(\.id) + gone {
-            applied.conflicts += try Self.deleteWithPendingChildren(R.collection, id: id, policy: policy, now: now, db)
+            applied.conflicts += try RecordRebase.deleteWithPendingChildren(R.collection, id: id, policy: policy, now: now, db)
         }
         applied.deleted = page.deleted.count + gone.count
         if applied.deleted > 0 { applied.resized = true }
@@ -571,7 +571,7 @@ struct Puller {
             return try await store.write { db in
                 var conflicts = 0
                 for id in checkedGone {
-                    conflicts += try Self.deleteWithPendingChildren(collection, id: id, policy: policy, now: now, db)
+                    conflicts += try RecordRebase.deleteWithPendingChildren(collection, id: id, policy: policy, now: now, db)
                 }
                 for (_, body) in checkedFound { try Self.take(body, collection, rebase, db) }
                 let checked = checkedGone + checkedFound.map(\.id)
@@ -626,37 +626,6 @@ struct Puller {
         } catch {
             throw .failed("store: \(error)")
         }
-    }
-
-    /// Deletes a record the server deleted, and its children; pending changes of any of them go to the conflict
-    /// log first. Returns how many pending records were affected.
-    static func deleteWithPendingChildren(
-        _ collection: SyncCollection, id: String, policy: String, now: Timestamp, _ db: Database
-    ) throws -> Int {
-        var children: [(SyncCollection, String)] = []
-        switch collection {
-        case .orders:
-            children = try String.fetchAll(
-                db, sql: "SELECT DISTINCT record_id FROM outbox WHERE collection = 'devices' AND record_id IN (SELECT id FROM devices WHERE order_id = ?)",
-                arguments: [id]
-            ).map { (.devices, $0) }
-        case .tickets:
-            children = try String.fetchAll(
-                db, sql: "SELECT DISTINCT record_id FROM outbox WHERE collection = 'ticket_messages' AND order_key = ?",
-                arguments: ["tickets:\(id)"]
-            ).map { (.ticketMessages, $0) }
-        default: break
-        }
-        var affected = 0
-        for (childCollection, childId) in children {
-            try RecordRebase.deletedRemotely(db, collection: childCollection, id: childId, policy: policy, now: now)
-            affected += 1
-        }
-        let pending = try Int.fetchOne(
-            db, sql: "SELECT COUNT(*) FROM outbox WHERE collection = ? AND record_id = ?",
-            arguments: [collection.name, id]) ?? 0
-        try RecordRebase.deletedRemotely(db, collection: collection, id: id, policy: policy, now: now)
-        return affected + (pending > 0 ? 1 : 0)
     }
 
     static func saveCursor(

@@ -278,8 +278,8 @@ struct Pusher {
             case (404?, "not_found"?) where !(entry.kind == .create && entry.collection != .ticketMessages):
                 // (A create's 404 cannot mean that its record was deleted: it is a refusal, below.)
                 try await write { db in
-                    try RecordRebase.deletedRemotely(
-                        db, collection: entry.collection, id: entry.recordId, policy: policy.rawValue, now: now)
+                    _ = try RecordRebase.deleteWithPendingChildren(
+                        entry.collection, id: entry.recordId, policy: policy.rawValue, now: now, db)
                 }
                 logger.warning(
                     "record deleted on the server; local change kept in the conflict log",

@@ -335,4 +335,42 @@ struct RecordRebase {
         }
         try db.execute(sql: "DELETE FROM \(collection.name) WHERE id = ?", arguments: [id])
     }
+
+    /// Deletes a record the server deleted (a tombstone, a sweep's 404, or a 404 to a change of it), and its
+    /// children with changes here (a device booked in on an order another user deleted); pending changes of any of
+    /// them go to the conflict log first. Returns how many pending records were affected.
+    static func deleteWithPendingChildren(
+        _ collection: SyncCollection, id: String, policy: String, now: Timestamp, _ db: Database
+    ) throws -> Int {
+        let children: [(SyncCollection, String)]
+        switch collection {
+        case .clients:
+            // Orders booked in here for a client another user deleted (each with its devices, below).
+            children = try String.fetchAll(
+                db, sql: "SELECT DISTINCT record_id FROM outbox WHERE collection = 'orders' AND record_id IN (SELECT id FROM orders WHERE client_id = ?)",
+                arguments: [id]
+            ).map { (.orders, $0) }
+        case .orders:
+            children = try String.fetchAll(
+                db, sql: "SELECT DISTINCT record_id FROM outbox WHERE collection = 'devices' AND record_id IN (SELECT id FROM devices WHERE order_id = ?)",
+                arguments: [id]
+            ).map { (.devices, $0) }
+        case .tickets:
+            children = try String.fetchAll(
+                db, sql: "SELECT DISTINCT record_id FROM outbox WHERE collection = 'ticket_messages' AND order_key = ?",
+                arguments: ["tickets:\(id)"]
+            ).map { (.ticketMessages, $0) }
+        default:
+            children = []
+        }
+        var affected = 0
+        for (childCollection, childId) in children {
+            affected += try deleteWithPendingChildren(childCollection, id: childId, policy: policy, now: now, db)
+        }
+        let pending = try Int.fetchOne(
+            db, sql: "SELECT COUNT(*) FROM outbox WHERE collection = ? AND record_id = ?",
+            arguments: [collection.name, id]) ?? 0
+        try deletedRemotely(db, collection: collection, id: id, policy: policy, now: now)
+        return affected + (pending > 0 ? 1 : 0)
+    }
 }

@@ -1,3 +1,5 @@
+internal import RepairSyncModels
+
 /// One step of a simulation. A seed draws a list of them; a failing list is shrunk by removing steps, so every
 /// operation is stated relative to the state it meets (a record by index among those that exist, a delivery to
 /// whatever request waits) and is skipped when it does not apply.
@@ -75,6 +77,10 @@ public enum SimOperation: Sendable, Hashable, CustomStringConvertible {
         case stuckFeed
         case emptyFeed
         case stalePage(back: Int)
+        /// The page for the cursor asked for, with the right next cursor, but records in it as older copies (a lagging
+        /// cache or read replica): each an earlier version than the one the replica holds, which the client must
+        /// keep — the feed will not bring the newer one again.
+        case staleCopies
         case malformedRecord
         case cursorExpired
     }
@@ -99,7 +105,7 @@ public enum SimOperation: Sendable, Hashable, CustomStringConvertible {
         case .decideConflict(let index, let keepLocal): "decide open conflict #\(index): keep \(keepLocal ? "local" : "remote")"
         case .serverEdit(let collection, let record, let field, let value):
             "server edit \(Self.collectionName(collection)) #\(record) field \(field) = v\(value)"
-        case .serverDelete(let collection, let record): "server delete \(Self.collectionName(collection)) #\(record)"
+        case .serverDelete(let collection, let record): "server delete \(Self.collectionName(collection, amongAll: true)) #\(record)"
         case .serverRecreate(let collection, let record):
             "server delete and create again \(Self.collectionName(collection)) #\(record)"
         case .serverRewind(let collection, let record, let inFeed):
@@ -142,7 +148,10 @@ public enum SimOperation: Sendable, Hashable, CustomStringConvertible {
 
     static let killEvents = ["sending", "accepted", "pushed", "page-received", "page-applied"]
 
-    static let collections = ["orders", "devices", "clients", "tickets", "ticket_messages"]
-
-    static func collectionName(_ index: Int) -> String { collections[index % collections.count] }
+    /// The collection an index names, as the simulator picks it: among the first four of the pull order (those
+    /// whose records other users edit), or among all five for a deletion.
+    static func collectionName(_ index: Int, amongAll: Bool = false) -> String {
+        let names = SyncCollection.pullOrder.map(\.name)
+        return names[index % (amongAll ? names.count : 4)]
+    }
 }

@@ -88,6 +88,9 @@ public final class Simulation {
         var orders: Int
         /// The push classes: the defaults for half the seeds, drawn per subject for the others.
         var priorities: [PushPriorityRule] = PushPriorityRule.defaults
+        /// Attempts before a change is dead: 2 to 4, so that dead changes (and their retries and discards, and edits
+        /// made meanwhile) are common.
+        var maxAttempts = 4
     }
 
     init(seed: UInt64, tracing: Bool) throws {
@@ -121,6 +124,7 @@ public final class Simulation {
                 return rule
             }
         }
+        settings.maxAttempts = [2, 3, 4, 4][Int(setup.next() % 4)]
         self.settings = settings
         server.nowMilliseconds = start.millisecondsSince1970
         server.skewMilliseconds = settings.skewMilliseconds
@@ -149,7 +153,7 @@ public final class Simulation {
         let jitter = Mutex(SplitMix64(seed: seed ^ 0x0717_7E12))
         let configuration = EngineConfiguration(
             pageSize: settings.pageSize, policies: settings.policies,
-            retry: RetryPolicy(base: .seconds(1), cap: .seconds(60), maxAttempts: 4), completedHold: .zero,
+            retry: RetryPolicy(base: .seconds(1), cap: .seconds(60), maxAttempts: settings.maxAttempts), completedHold: .zero,
             maxRebasesPerRun: 3, dashboardPeriods: [], pushConcurrency: 1, pullAhead: false, maxStalledPages: 3,
             maxPagesPerRun: 400, maxVerificationsPerPage: 4,
             random: { jitter.withLock { $0.unit() } }, pushPriorities: settings.priorities)
@@ -712,7 +716,7 @@ public final class Simulation {
             var reply = server.handle(request)
             if (200..<300).contains(reply.status) { reply.body = reply.body.prefix(reply.body.count / 2) }
             response = .success(reply)
-        case .stuckFeed, .emptyFeed, .stalePage, .malformedRecord, .cursorExpired:
+        case .stuckFeed, .emptyFeed, .stalePage, .staleCopies, .malformedRecord, .cursorExpired:
             // A feed fault stands in for a real page: a cursor the server no longer knows still answers 410.
             let cursor = SimServer.split(request.path).1["cursor"]
             let known = cursor.map { server.position($0) != nil } ?? true
@@ -745,6 +749,23 @@ public final class Simulation {
             guard let pages = server.served[collection], !pages.isEmpty else { return server.handle(request) }
             return TransportResponse(
                 status: 200, headers: [("Date", server.serverNow.httpDate)], body: pages[max(0, pages.count - 1 - back % pages.count)])
+        case .staleCopies:
+            var page = server.page(collection, after: after, limit: limit).body
+            guard case .array(let records)? = page["data"] else { return server.handle(request) }
+            let held = (try? store.read { db in
+                try Row.fetchAll(db, sql: "SELECT id, version FROM \(collection.name)").map { ($0["id"] as String, $0["version"] as Int) }
+            }).map { Dictionary($0, uniquingKeysWith: max) } ?? [:]
+            var staled = 0
+            let copies = records.map { record -> SimJSON in
+                guard let id = record["id"]?.string, let local = held[id],
+                    let older = server.records[collection]?[id]?.history.last(where: { ($0["version"]?.int ?? .max) < local })
+                else { return record }
+                staled += 1
+                return older
+            }
+            page["data"] = .array(copies)
+            note("   (\(staled) of \(records.count) records as older copies)")
+            return server.json(200, page)
         case .malformedRecord:
             let reply = server.handle(request)
             guard reply.status == 200, let text = String(data: reply.body, encoding: .utf8),
@@ -906,7 +927,10 @@ public final class Simulation {
         ]
         if !isFeed { kinds += [.refused, .refused] }
         if isFeed {
-            kinds += [.stuckFeed, .emptyFeed, .stalePage(back: small()), .malformedRecord, .cursorExpired, .cursorExpired]
+            kinds += [
+                .stuckFeed, .emptyFeed, .stalePage(back: small()), .staleCopies, .malformedRecord, .cursorExpired,
+                .cursorExpired,
+            ]
         }
         return kinds[Int(generator.next() % UInt64(kinds.count))]
     }
@@ -1098,10 +1122,14 @@ public final class Simulation {
                 let onServer = server.held(edit.collection, edit.id, field, edit.value, since: edit.step)
                 // In the audit log: an entry made after the edit about its field, or a decision on a conflict that
                 // was shown this very value (an edit made while the record's conflict was open joins it).
+                // The record itself gone — deleted on the server, or its create (no base) discarded — settles every
+                // edit of it made before (a create's body leaves out its null fields).
                 let audited = audit.contains {
                     $0.collection == edit.collection && $0.recordId == edit.id
                         && (($0.id > edit.auditMark && ($0.fields.contains(field) || $0.local[field] != nil))
-                            || (!$0.isOpen && $0.local[field] == .some(edit.value)))
+                            || (!$0.isOpen && $0.local[field] == .some(edit.value))
+                            || ($0.id > edit.auditMark
+                                && ($0.outcome == .deletedRemotely || ($0.outcome == .discarded && $0.base.isEmpty))))
                 }
                 if superseded || onServer || audited {
                     ledger[index].settled = true

@@ -73,6 +73,7 @@ public struct SimCoverage: Sendable {
             case .stuckFeed: "stuck feed"
             case .emptyFeed: "empty feed"
             case .stalePage: "stale page"
+            case .staleCopies: "stale copies in a page"
             case .malformedRecord: "malformed record"
             case .cursorExpired: "410"
             }

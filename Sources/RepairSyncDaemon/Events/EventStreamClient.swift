@@ -1,6 +1,7 @@
 public import AsyncHTTPClient
 public import Foundation
 public import Logging
+public import RepairSyncEngine
 public import RepairSyncModels
 internal import NIOCore
 internal import NIOHTTP1
@@ -86,14 +87,18 @@ public final class EventStreamClient: Sendable {
     let token: String
     let logger: Logger
     let notify: @Sendable (Notice) async -> Void
+    /// The engine's API client: its Retry-After gate holds the stream too, and a Retry-After the stream receives
+    /// holds the engine (no request at all to any endpoint before that time, docs/api.md section 6).
+    let gate: APIClient?
     private let mailbox = Mailbox<Bool>()
     private let state: Mutex<Snapshot>
     private let online = Mutex(true)
 
     public init(
-        settings: Settings = Settings(), http: HTTPClient, baseURL: String, token: String, logger: Logger,
-        notify: @escaping @Sendable (Notice) async -> Void
+        settings: Settings = Settings(), http: HTTPClient, baseURL: String, token: String, gate: APIClient? = nil,
+        logger: Logger, notify: @escaping @Sendable (Notice) async -> Void
     ) {
+        self.gate = gate
         self.settings = settings
         self.http = http
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
@@ -128,6 +133,11 @@ public final class EventStreamClient: Sendable {
                 _ = await mailbox.next(until: nil)
                 continue
             }
+            // A server that said Retry-After gets no request, the stream's included, before that time.
+            if let wait = gate?.remainingWait {
+                try? await Task.sleep(for: wait)
+                continue
+            }
             let outcome = await connectOnce(fresh: first)
             first = false
             guard !Task.isCancelled else { return }
@@ -150,7 +160,10 @@ public final class EventStreamClient: Sendable {
             case .refused(let retryAfter, let reason):
                 failures += 1
                 wait = settings.backoff.delay(failures: failures, random: Double.random(in: 0...1))
-                if let retryAfter { wait = max(wait, min(retryAfter, settings.backoff.cap * 10)) }
+                if let retryAfter {
+                    wait = max(wait, min(retryAfter, settings.backoff.cap * 10))
+                    gate?.holdRequests(for: retryAfter)
+                }
                 if snapshot.state != .unavailable { set(.connecting) }
                 logger.info("change stream refused; trying again", metadata: ["reason": "\(reason)"])
             }

@@ -100,7 +100,7 @@ public enum Daemon {
             retention: configuration.retentionDays > 0 ? Retention(store: store, days: configuration.retentionDays) : nil,
             // The change stream goes through the same client as every request: same trust, TLS version and proxy.
             events: configuration.sync.events
-                ? .init(http: http, baseURL: configuration.api.baseURL, token: configuration.token.value) : nil,
+                ? .init(http: http, baseURL: configuration.api.baseURL, token: configuration.token.value, gate: api) : nil,
             logger: Logger(label: "repairsyncd.scheduler"))
         let running = Mutex(configuration)
 

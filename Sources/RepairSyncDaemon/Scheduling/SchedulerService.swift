@@ -32,12 +32,18 @@ public final class SchedulerService: Service, Sendable {
         public var baseURL: String
         public var token: String
         public var settings: EventStreamClient.Settings
+        /// The engine's API client, whose Retry-After gate the stream shares.
+        public var gate: APIClient?
 
-        public init(http: HTTPClient, baseURL: String, token: String, settings: EventStreamClient.Settings = .init()) {
+        public init(
+            http: HTTPClient, baseURL: String, token: String, settings: EventStreamClient.Settings = .init(),
+            gate: APIClient? = nil
+        ) {
             self.http = http
             self.baseURL = baseURL
             self.token = token
             self.settings = settings
+            self.gate = gate
         }
     }
 
@@ -83,7 +89,7 @@ public final class SchedulerService: Service, Sendable {
         self.events = events.map { connection in
             EventStreamClient(
                 settings: connection.settings, http: connection.http, baseURL: connection.baseURL, token: connection.token,
-                logger: Logger(label: "repairsyncd.events")
+                gate: connection.gate, logger: Logger(label: "repairsyncd.events")
             ) { notice in
                 let added: Set<SyncCollection> =
                     switch notice {

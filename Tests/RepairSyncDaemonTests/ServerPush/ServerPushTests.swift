@@ -21,6 +21,8 @@ struct ServerPushTests {
             let took = try await PushStack.waitUntil("the edit in the replica", timeout: .seconds(10)) {
                 try stack.replicaNotes("ord_3") == "ready for pickup (pushed)"
             }
+            // The run that brought it ends; nothing else is planned but the periodic run.
+            try await stack.settled()
             let runs = await stack.engine.status.metrics.runs - runsBefore
             #expect(runs >= 1 && runs <= 2, "runs for one edit: \(runs)")
             // The periodic run is still hours away: it was not what brought the edit.
@@ -40,12 +42,15 @@ struct ServerPushTests {
             try await stack.settled()
             let runsBefore = await stack.engine.status.metrics.runs
             let pagesBefore = try await stack.pagesServed("orders")
+            let burstStart = ContinuousClock.now
             for index in 0..<200 {
                 try await stack.serverEdit("ord_\(index % 50 + 1)", notes: "burst \(index)")
             }
+            let burst = ContinuousClock.now - burstStart
             try await PushStack.waitUntil("the burst's last edit in the replica", timeout: .seconds(20)) {
                 try stack.replicaNotes("ord_50") == "burst 199"
             }
+            try await stack.settled()
             // Every edit of the burst arrived.
             for id in 1...50 {
                 let last = (0..<200).last { $0 % 50 + 1 == id }!
@@ -54,10 +59,13 @@ struct ServerPushTests {
             let runs = await stack.engine.status.metrics.runs - runsBefore
             let pages = try await stack.pagesServed("orders") - pagesBefore
             // The debounce (100 ms, at most 500 ms after the first) and the single run in flight coalesce the
-            // burst: a run per half second of burst at most, however many edits it holds.
-            #expect(runs >= 1 && runs <= 20, "pull runs for 200 edits: \(runs)")
-            #expect(pages <= 40, "changes pages for 200 edits: \(pages)")
-            print("burst of 200 server edits: \(runs) runs, \(pages) orders pages")
+            // burst: at most a run per half second of burst (plus the one after it), however many edits it holds —
+            // on a loaded machine the 200 edits themselves take longer, never the runs more per edit.
+            let bound = Int((burst / .milliseconds(500)).rounded(.up)) + 2
+            #expect(runs >= 1 && runs <= bound, "pull runs for 200 edits over \(burst): \(runs), bound \(bound)")
+            #expect(runs <= 40, "pull runs for 200 edits: \(runs): one per \(200 / max(runs, 1)) edits")
+            #expect(pages <= 2 * bound, "changes pages for 200 edits: \(pages)")
+            print("burst of 200 server edits over \(burst): \(runs) runs, \(pages) orders pages")
         }
     }
 
@@ -123,20 +131,18 @@ struct ServerPushTests {
     @Test("a stream that falls silent (no heartbeats) is declared dead and reopened")
     func silentStreamIsReopened() async throws {
         try await PushStack.with { backend in
-            _ = try await backend.send(.PUT, "/admin/events", json: #"{"heartbeat_ms": 100}"#)
+            _ = try await backend.send(.PUT, "/admin/events", json: #"{"heartbeat_ms": 500}"#)
         } _: { stack in
             try await stack.settled()
             let connections = stack.events.snapshot.connections
-            // Heartbeats every 100 ms keep it alive: a second's quiet is not silence.
-            try await PushStack.waitUntil("a second of heartbeats") {
-                (try await stack.serverEvents()["open_streams"] as? Int) == 1 && stack.events.snapshot.silences == 0
-            }
-            #expect(stack.events.snapshot.connections == connections)
+            // Heartbeats every 500 ms: the stream is alive (silence would be 1.5 s without a byte).
+            #expect(stack.events.snapshot.silences == 0)
             try await stack.streamAdmin(#"{"heartbeats": false}"#)
-            // No byte for 3 × 100 ms: dead. The watchdog cuts it and the client opens another.
-            try await PushStack.waitUntil("silence detected and the stream reopened", timeout: .seconds(10)) {
+            // No byte for 3 × 500 ms: dead. The watchdog cuts it and the client opens another.
+            let detected = try await PushStack.waitUntil("silence detected and the stream reopened", timeout: .seconds(20)) {
                 stack.events.snapshot.silences >= 1 && stack.events.snapshot.connections > connections
             }
+            #expect(detected >= .milliseconds(1400), "declared dead after \(detected), before 3 heartbeats were missed")
             try await stack.streamAdmin(#"{"heartbeats": true}"#)
             try await stack.serverEdit("ord_7", notes: "after the silence")
             try await PushStack.waitUntil("the edit in the replica", timeout: .seconds(10)) {

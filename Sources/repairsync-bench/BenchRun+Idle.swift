@@ -13,6 +13,8 @@ extension BenchRun {
     func idle(directory: String, baseURL: String) async throws -> [ResultRow] {
         Log.say("==> idle for \(plan.idleSeconds) s")
         let daemon = try Self.daemon(directory: directory, baseURL: baseURL)
+        // As installed: the change stream on (the default), its heartbeats part of the idle cost.
+        try daemon.writeConfig("log:\n  level: notice", pageSize: Self.pageSize, events: true)
         defer {
             daemon.process?.signal(SIGKILL)
             daemon.notify.close()

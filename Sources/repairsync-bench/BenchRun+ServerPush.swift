@@ -86,8 +86,8 @@ extension BenchRun {
     {
         let daemon = try DaemonProcess(directory: directory, baseURL: baseURL, token: APIServerProcess.token)
         try daemon.writeConfig(
-            "log:\n  level: notice", interval: events ? "15m" : "\(Self.periodicForBench)s", pageSize: Self.pageSize)
-        daemon.environment["REPAIRSYNCD_SYNC_EVENTS"] = events ? "true" : "false"
+            "log:\n  level: notice", interval: events ? "15m" : "\(Self.periodicForBench)s", pageSize: Self.pageSize,
+            events: events)
         defer {
             daemon.process?.signal(SIGKILL)
             daemon.notify.close()
@@ -132,7 +132,7 @@ extension BenchRun {
         if !events {
             // The idle baseline at the default interval: the shortened one would run every 2 s. A reload (SIGHUP)
             // plans the next periodic run one interval from now.
-            try daemon.writeConfig("log:\n  level: notice", interval: "15m", pageSize: Self.pageSize)
+            try daemon.writeConfig("log:\n  level: notice", interval: "15m", pageSize: Self.pageSize, events: false)
             daemon.process?.signal(SIGHUP)
             try await Task.sleep(for: .seconds(3))
             guard try await daemon.waitForStatus(timeout: 60, { $0["state"]?.stringValue == "idle" }) != nil else {

@@ -160,10 +160,7 @@ public final class EventStreamClient: Sendable {
             case .refused(let retryAfter, let reason):
                 failures += 1
                 wait = settings.backoff.delay(failures: failures, random: Double.random(in: 0...1))
-                if let retryAfter {
-                    wait = max(wait, min(retryAfter, settings.backoff.cap * 10))
-                    gate?.holdRequests(for: retryAfter)
-                }
+                if let retryAfter { wait = max(wait, min(retryAfter, settings.backoff.cap * 10)) }
                 if snapshot.state != .unavailable { set(.connecting) }
                 logger.info("change stream refused; trying again", metadata: ["reason": "\(reason)"])
             }
@@ -279,6 +276,8 @@ public final class EventStreamClient: Sendable {
         let contentType = response.headers.first(name: "Content-Type")?.lowercased() ?? ""
         guard response.status == .ok, contentType.hasPrefix("text/event-stream") else {
             let retryAfter = response.headers.first(name: "Retry-After").flatMap(Int.init).map { Duration.seconds($0) }
+            // At once, before anything else: the engine's requests must stop now, not after this answer is read.
+            if let retryAfter, [429, 503].contains(response.status.code) { gate?.holdRequests(for: retryAfter) }
             watched.withLock {
                 $0.status = Int(response.status.code)
                 $0.retryAfter = retryAfter

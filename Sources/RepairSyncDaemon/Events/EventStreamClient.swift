@@ -93,6 +93,7 @@ public final class EventStreamClient: Sendable {
     private let mailbox = Mailbox<Bool>()
     private let state: Mutex<Snapshot>
     private let online = Mutex(true)
+    private let observers = Mutex<[UUID: AsyncStream<State>.Continuation]>([:])
 
     public init(
         settings: Settings = Settings(), http: HTTPClient, baseURL: String, token: String, gate: APIClient? = nil,
@@ -112,6 +113,16 @@ public final class EventStreamClient: Sendable {
     }
 
     public var snapshot: Snapshot { state.withLock { $0 } }
+
+    /// Every change of `state` from now on (for `subscribe`: a status bar learns of a drop at once, not at the next
+    /// run). Rare by construction: at most one per connection attempt.
+    public func stateUpdates() -> AsyncStream<State> {
+        let (stream, continuation) = AsyncStream.makeStream(of: State.self, bufferingPolicy: .bufferingNewest(4))
+        let id = UUID()
+        observers.withLock { $0[id] = continuation }
+        continuation.onTermination = { [weak self] _ in self?.observers.withLock { _ = $0.removeValue(forKey: id) } }
+        return stream
+    }
 
     /// The probe's verdict: no stream is attempted while the API is unreachable; back online, one is opened at once.
     public func connectivityChanged(online isOnline: Bool) async {
@@ -337,11 +348,14 @@ public final class EventStreamClient: Sendable {
     }
 
     private func set(_ value: State) {
-        state.withLock { snapshot in
-            guard snapshot.state != value else { return }
+        let changed = state.withLock { snapshot -> Bool in
+            guard snapshot.state != value else { return false }
             snapshot.state = value
             snapshot.since = Date()
+            return true
         }
+        guard changed else { return }
+        for observer in observers.withLock({ Array($0.values) }) { observer.yield(value) }
     }
 
     /// `{"heartbeat_ms": N}` within 10 ms … 1 h.

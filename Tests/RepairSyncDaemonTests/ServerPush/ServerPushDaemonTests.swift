@@ -3,6 +3,7 @@ import Foundation
 import GRDB
 import NIOHTTP1
 import RepairSyncProtocol
+import RepairSyncReliability
 import Testing
 
 /// The change stream through the built `repairsyncd` process (its own HTTP client, configuration and status) and
@@ -33,8 +34,13 @@ struct ServerPushDaemonTests {
             }
             try replica.close()
 
-            // The server stops offering the stream: the daemon sees 404 on its reconnect and says so.
+            // The server stops offering the stream: the daemon sees 404 on its reconnect and says so — to a
+            // subscriber too, at once, although no run happens (the notification comes from the stream's state).
+            let watcher = try StatusWatcher(path: h.socketPath)
+            #expect(await watcher.wait(timeout: 10) { $0["events"]?.stringValue == "connected" } != nil)
             _ = try await h.backend.send(.PUT, "/admin/events", json: #"{"mode": "off"}"#)
+            let notified = await watcher.wait(timeout: 20) { $0["events"]?.stringValue == "unavailable" }
+            #expect(notified != nil, "no statusChanged with events unavailable: \(watcher.statuses.map { $0["events"] ?? .null })")
             try await Self.waitForStatus(h, "events unavailable") { $0["events"]?.stringValue == "unavailable" }
             let fallback = try await h.repairctl(["status"])
             #expect(fallback.stdout.contains("; no server push (periodic sync only)"), "\(fallback.stdout)")

@@ -76,7 +76,7 @@ struct PushStack: Sendable {
     /// it never does. Returns how long it took.
     @discardableResult
     static func waitUntil(
-        _ what: String, timeout: Duration = .seconds(30), _ condition: @Sendable () async throws -> Bool
+        _ what: String, timeout: Duration = .seconds(60), _ condition: @Sendable () async throws -> Bool
     ) async throws -> Duration {
         let start = ContinuousClock.now
         while ContinuousClock.now - start < timeout {
@@ -92,7 +92,7 @@ struct PushStack: Sendable {
     /// The stream is open and the start-up runs (the startup run and the pull a fresh stream asks for) are over:
     /// nothing but the periodic run is planned.
     func settled() async throws {
-        try await Self.waitUntil("the stream connected and the start-up runs done") {
+        try await Self.waitUntil("the stream connected and the start-up runs done", timeout: .seconds(90)) {
             let status = await engine.status
             return events.snapshot.state == .connected && events.snapshot.lastEventID != nil && status.lastSuccessAt != nil
                 && scheduler.snapshot.nextRunReason == "periodic" && status.phase.name != "syncing"

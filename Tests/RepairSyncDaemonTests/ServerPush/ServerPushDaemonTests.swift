@@ -27,7 +27,7 @@ struct ServerPushDaemonTests {
             var configuration = Configuration()
             configuration.readonly = true
             let replica = try DatabaseQueue(path: h.storePath, configuration: configuration)
-            try await PushStack.waitUntil("the edit in the daemon's replica", timeout: .seconds(10)) {
+            try await PushStack.waitUntil("the edit in the daemon's replica", timeout: .seconds(30)) {
                 try await replica.read { db in
                     try String.fetchOne(db, sql: "SELECT notes FROM orders WHERE id = 'ord_2'")
                 } == "bench says ready"
@@ -37,9 +37,9 @@ struct ServerPushDaemonTests {
             // The server stops offering the stream: the daemon sees 404 on its reconnect and says so — to a
             // subscriber too, at once, although no run happens (the notification comes from the stream's state).
             let watcher = try StatusWatcher(path: h.socketPath)
-            #expect(await watcher.wait(timeout: 10) { $0["events"]?.stringValue == "connected" } != nil)
+            #expect(await watcher.wait(timeout: 30) { $0["events"]?.stringValue == "connected" } != nil)
             _ = try await h.backend.send(.PUT, "/admin/events", json: #"{"mode": "off"}"#)
-            let notified = await watcher.wait(timeout: 20) { $0["events"]?.stringValue == "unavailable" }
+            let notified = await watcher.wait(timeout: 30) { $0["events"]?.stringValue == "unavailable" }
             #expect(notified != nil, "no statusChanged with events unavailable: \(watcher.statuses.map { $0["events"] ?? .null })")
             try await Self.waitForStatus(h, "events unavailable") { $0["events"]?.stringValue == "unavailable" }
             let fallback = try await h.repairctl(["status"])
@@ -50,6 +50,6 @@ struct ServerPushDaemonTests {
     static func waitForStatus(
         _ h: DaemonHarness, _ what: String, _ condition: @escaping @Sendable (JSONValue) -> Bool
     ) async throws {
-        try await PushStack.waitUntil(what, timeout: .seconds(20)) { condition(try await h.call("status")) }
+        try await PushStack.waitUntil(what, timeout: .seconds(30)) { condition(try await h.call("status")) }
     }
 }

@@ -18,7 +18,7 @@ struct ServerPushTests {
             let periodicAt = try #require(stack.scheduler.snapshot.nextRunAt)
             let runsBefore = await stack.engine.status.metrics.runs
             try await stack.serverEdit("ord_3", notes: "ready for pickup (pushed)")
-            let took = try await PushStack.waitUntil("the edit in the replica", timeout: .seconds(10)) {
+            let took = try await PushStack.waitUntil("the edit in the replica", timeout: .seconds(30)) {
                 try stack.replicaNotes("ord_3") == "ready for pickup (pushed)"
             }
             // The run that brought it ends; nothing else is planned but the periodic run.
@@ -30,7 +30,7 @@ struct ServerPushTests {
             // (Shown on the wall clock, converted from the monotonic plan at each look: equal within a second.)
             #expect(try #require(stack.scheduler.snapshot.nextRunAt) >= periodicAt.addingTimeInterval(-1))
             #expect(periodicAt.timeIntervalSinceNow > 3600)
-            #expect(took < .seconds(10))
+            #expect(took < .seconds(30))
             let status = await stack.status()
             #expect(status.events == "connected")
             #expect(status.eventsSince != nil)
@@ -48,7 +48,7 @@ struct ServerPushTests {
                 try await stack.serverEdit("ord_\(index % 50 + 1)", notes: "burst \(index)")
             }
             let burst = ContinuousClock.now - burstStart
-            try await PushStack.waitUntil("the burst's last edit in the replica", timeout: .seconds(20)) {
+            try await PushStack.waitUntil("the burst's last edit in the replica", timeout: .seconds(30)) {
                 try stack.replicaNotes("ord_50") == "burst 199"
             }
             try await stack.settled()
@@ -80,7 +80,7 @@ struct ServerPushTests {
             #expect(status.events == "unavailable")
             // The edit arrives with a periodic run (every 2 s here).
             try await stack.serverEdit("ord_4", notes: "found by the periodic run")
-            try await PushStack.waitUntil("the periodic run brought the edit", timeout: .seconds(20)) {
+            try await PushStack.waitUntil("the periodic run brought the edit", timeout: .seconds(30)) {
                 try stack.replicaNotes("ord_4") == "found by the periodic run"
             }
             // Not retried before the recheck interval (an hour here, 30 min by default): no hammering.
@@ -102,7 +102,7 @@ struct ServerPushTests {
             let before = try await stack.serverEvents()
             #expect(before["open_streams"] as? Int == 0, "the edit must be made while no stream is open")
             try await stack.streamAdmin(#"{"mode": "on"}"#)
-            try await PushStack.waitUntil("the missed edit in the replica", timeout: .seconds(15)) {
+            try await PushStack.waitUntil("the missed edit in the replica", timeout: .seconds(30)) {
                 try stack.replicaNotes("ord_5") == "made while the stream was down"
             }
             let after = try await stack.serverEvents()
@@ -123,7 +123,7 @@ struct ServerPushTests {
             #expect(dropped["dropped"] as? Int == 1)
             try await PushStack.waitUntil("reconnected") { stack.events.snapshot.connections > connections }
             try await stack.serverEdit("ord_6", notes: "after the reconnect")
-            try await PushStack.waitUntil("the edit in the replica", timeout: .seconds(10)) {
+            try await PushStack.waitUntil("the edit in the replica", timeout: .seconds(30)) {
                 try stack.replicaNotes("ord_6") == "after the reconnect"
             }
         }
@@ -140,14 +140,14 @@ struct ServerPushTests {
             #expect(stack.events.snapshot.silences == 0)
             try await stack.streamAdmin(#"{"heartbeats": false}"#)
             // No byte for 3 × 500 ms: dead. The watchdog cuts it and the client opens another.
-            let detected = try await PushStack.waitUntil("silence detected and the stream reopened", timeout: .seconds(20)) {
+            let detected = try await PushStack.waitUntil("silence detected and the stream reopened", timeout: .seconds(30)) {
                 stack.events.snapshot.silences >= 1 && stack.events.snapshot.connections > connections
             }
             // The last heartbeat came at most 500 ms before the switch: dead no sooner than 1 s after it.
             #expect(detected >= .milliseconds(950), "declared dead after \(detected), before 3 heartbeats were missed")
             try await stack.streamAdmin(#"{"heartbeats": true}"#)
             try await stack.serverEdit("ord_7", notes: "after the silence")
-            try await PushStack.waitUntil("the edit in the replica", timeout: .seconds(10)) {
+            try await PushStack.waitUntil("the edit in the replica", timeout: .seconds(30)) {
                 try stack.replicaNotes("ord_7") == "after the silence"
             }
         }
@@ -158,7 +158,7 @@ struct ServerPushTests {
         try await PushStack.with { backend in
             _ = try await backend.send(.PUT, "/admin/events", json: #"{"mode": "unavailable"}"#)
         } _: { stack in
-            try await PushStack.waitUntil("eight attempts", timeout: .seconds(30)) { stack.events.snapshot.attempts >= 8 }
+            try await PushStack.waitUntil("eight attempts", timeout: .seconds(60)) { stack.events.snapshot.attempts >= 8 }
             let snapshot = stack.events.snapshot
             let times = snapshot.recentAttempts
             let gaps = zip(times, times.dropFirst()).map { $0.1 - $0.0 }
@@ -168,7 +168,7 @@ struct ServerPushTests {
                 let step = min(backoff.cap, backoff.base * (1 << (failures - 1)))
                 // Never sooner than half the step (equal jitter), never much later than the step itself.
                 #expect(gap >= step * 0.5 - .milliseconds(5), "gap \(failures): \(gap) < half of \(step)")
-                #expect(gap <= step + .seconds(2), "gap \(failures): \(gap) far above \(step)")
+                #expect(gap <= step + .seconds(5), "gap \(failures): \(gap) far above \(step)")
             }
             // Jittered: the waits at the cap (failures 4 to 7: 400…800 ms each) spread out; four draws within 20 ms
             // of each other would be a 1-in-2000 chance.

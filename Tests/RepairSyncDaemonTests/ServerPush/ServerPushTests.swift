@@ -132,19 +132,19 @@ struct ServerPushTests {
     @Test("a stream that falls silent (no heartbeats) is declared dead and reopened")
     func silentStreamIsReopened() async throws {
         try await PushStack.with { backend in
-            _ = try await backend.send(.PUT, "/admin/events", json: #"{"heartbeat_ms": 500}"#)
+            _ = try await backend.send(.PUT, "/admin/events", json: #"{"heartbeat_ms": 2000}"#)
         } _: { stack in
             try await stack.settled()
             let connections = stack.events.snapshot.connections
-            // Heartbeats every 500 ms: the stream is alive (silence would be 1.5 s without a byte).
+            // Heartbeats every 2 s: the stream is alive (silence would be 6 s without a byte).
             #expect(stack.events.snapshot.silences == 0)
             try await stack.streamAdmin(#"{"heartbeats": false}"#)
-            // No byte for 3 × 500 ms: dead. The watchdog cuts it and the client opens another.
+            // No byte for 3 × 2 s: dead. The watchdog cuts it and the client opens another.
             let detected = try await PushStack.waitUntil("silence detected and the stream reopened", timeout: .seconds(30)) {
                 stack.events.snapshot.silences >= 1 && stack.events.snapshot.connections > connections
             }
-            // The last heartbeat came at most 500 ms before the switch: dead no sooner than 1 s after it.
-            #expect(detected >= .milliseconds(950), "declared dead after \(detected), before 3 heartbeats were missed")
+            // The last heartbeat came at most 2 s before the switch: dead no sooner than 4 s after it.
+            #expect(detected >= .milliseconds(3950), "declared dead after \(detected), before 3 heartbeats were missed")
             try await stack.streamAdmin(#"{"heartbeats": true}"#)
             try await stack.serverEdit("ord_7", notes: "after the silence")
             try await PushStack.waitUntil("the edit in the replica", timeout: .seconds(30)) {
@@ -166,9 +166,9 @@ struct ServerPushTests {
             for (index, gap) in gaps.prefix(7).enumerated() {
                 let failures = index + 1
                 let step = min(backoff.cap, backoff.base * (1 << (failures - 1)))
-                // Never sooner than half the step (equal jitter), never much later than the step itself.
+                // Never sooner than half the step (equal jitter). (That no wait exceeds the cap is the policy's
+                // own test, "reconnect waits"; here a starved machine could only make a gap longer.)
                 #expect(gap >= step * 0.5 - .milliseconds(5), "gap \(failures): \(gap) < half of \(step)")
-                #expect(gap <= step + .seconds(5), "gap \(failures): \(gap) far above \(step)")
             }
             // Jittered: the waits at the cap (failures 4 to 7: 400…800 ms each) spread out; four draws within 20 ms
             // of each other would be a 1-in-2000 chance.

@@ -32,11 +32,18 @@ public final class DevBackend: Sendable {
         public var defects: Set<Defect>
         /// Serve HTTPS with this certificate and key instead of plain HTTP.
         public var tls: TLS?
+        /// Serve `GET /api/v1/events` (false: 404, as a server without the stream); switchable under `/admin/events`.
+        public var events: Bool
+        /// Between the stream's heartbeats.
+        public var eventsHeartbeat: Duration
 
         public init(
             host: String = "127.0.0.1", port: Int = 0, databasePath: String? = nil, tokens: [String: String],
-            admin: Bool = false, logRequests: Bool = false, defects: Set<Defect> = [], tls: TLS? = nil
+            admin: Bool = false, logRequests: Bool = false, defects: Set<Defect> = [], tls: TLS? = nil,
+            events: Bool = true, eventsHeartbeat: Duration = .seconds(15)
         ) {
+            self.events = events
+            self.eventsHeartbeat = eventsHeartbeat
             self.host = host
             self.port = port
             self.databasePath = databasePath
@@ -118,6 +125,8 @@ public final class DevBackend: Sendable {
             temporaryDirectory = directory
             store = try BackendStore(path: directory.appendingPathComponent("backend.sqlite").path)
         }
+        store.events.switches = .init(
+            mode: options.events ? .on : .off, heartbeats: true, heartbeatInterval: options.eventsHeartbeat)
     }
 
     deinit {
@@ -131,6 +140,8 @@ public final class DevBackend: Sendable {
         guard empty else { return false }
         var seeder = Seeder(options: seedOptions)
         try seeder.run(into: store)
+        // Seeded records are not announced: nothing before them can be resumed from.
+        store.events.rebase(head: try store.pool.read { db in try Int64.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'seq'") ?? 0 })
         return true
     }
 
@@ -154,6 +165,7 @@ public final class DevBackend: Sendable {
         router.add(middleware: FaultMiddleware(injector: injector, counters: store.counters))
         router.add(middleware: DefectMiddleware(defects: defects, store: store))
         APIRoutes(store: store, injector: injector).register(on: router)
+        EventRoutes(hub: store.events, adminEnabled: options.admin).register(on: router)
         if options.admin {
             AdminRoutes(store: store, injector: injector).register(on: router)
             DefectRoutes(defects: defects).register(on: router)
@@ -178,7 +190,7 @@ public final class DevBackend: Sendable {
             logger: serverLogger)
         let group = ServiceGroup(
             configuration: .init(
-                services: [.init(service: app)],
+                services: [.init(service: app), .init(service: EventStreamCloser(hub: store.events))],
                 gracefulShutdownSignals: handlingSignals ? [.sigterm, .sigint] : [],
                 logger: serverLogger))
         running.withLock { $0 = group }

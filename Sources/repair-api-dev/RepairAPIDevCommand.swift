@@ -67,7 +67,16 @@ struct RepairAPIDevCommand: AsyncParsableCommand {
         valueName: "version"))
     var tlsMaxVersion: String?
 
+    @Flag(help: "Serve no change stream: GET /api/v1/events answers 404, as a server without it would.")
+    var noEvents = false
+
+    @Option(help: ArgumentHelp("Between heartbeats on the change stream (GET /api/v1/events).", valueName: "ms"))
+    var eventsHeartbeatMs = 15_000
+
     func validate() throws {
+        guard (10...3_600_000).contains(eventsHeartbeatMs) else {
+            throw ValidationError("--events-heartbeat-ms must be within 10...3600000")
+        }
         guard (tlsCert == nil) == (tlsKey == nil) else { throw ValidationError("--tls-cert and --tls-key go together") }
         if let tlsMaxVersion {
             guard tlsCert != nil else { throw ValidationError("--tls-max-version needs --tls-cert") }
@@ -111,7 +120,8 @@ struct RepairAPIDevCommand: AsyncParsableCommand {
         let backend = try DevBackend(
             options: .init(
                 host: host, port: port, databasePath: db, tokens: users, admin: admin, logRequests: !quiet,
-                defects: Set(defects.compactMap(Defect.init(rawValue:))), tls: tls))
+                defects: Set(defects.compactMap(Defect.init(rawValue:))), tls: tls, events: !noEvents,
+                eventsHeartbeat: .milliseconds(eventsHeartbeatMs)))
         if seed {
             let start = ContinuousClock.now
             let options = SeedOptions(orders: orders, seedValue: seedValue)

@@ -78,6 +78,7 @@ struct BenchRun {
         rows += try badge(daemon: daemon)
         rows += try await push(daemon: daemon, control: control, api: largeAPI)
         rows += try await booking(daemon: daemon, control: control, api: largeAPI)
+        rows += try await serverPush(baseURL: small.baseURL)
 
         await daemon.stop()
         rows += try await idle(directory: daemon.directory, baseURL: large.baseURL)

@@ -53,14 +53,14 @@ struct RepairSyncBench: AsyncParsableCommand {
     var package: String?
 
     @Option(help: ArgumentHelp(
-        "Run only this scenario (booking: booking in over the socket, then 1,000 offline bookings pushed) on a shop of --small-orders orders, and print its rows (nothing is written into --markdown).",
+        "Run only this scenario (booking: booking in over the socket, then 1,000 offline bookings pushed; server-push: 100 server edits seen in the replica with and without the change stream, and the idle cost of the open stream) on a shop of --small-orders orders, and print its rows (nothing is written into --markdown).",
         valueName: "scenario"))
     var only: String?
 
     func validate() throws {
         if let scale, scale < 2 { throw ValidationError("--scale must be at least 2") }
         if let only {
-            guard only == "booking" else { throw ValidationError("--only takes booking") }
+            guard ["booking", "server-push"].contains(only) else { throw ValidationError("--only takes booking or server-push") }
             guard markdown == nil else { throw ValidationError("--only prints its rows; it does not write --markdown") }
         }
         guard orders >= 2 * smallOrders, smallOrders >= 1000 else {
@@ -90,7 +90,9 @@ struct RepairSyncBench: AsyncParsableCommand {
             idleSeconds: idleSeconds, scaleFactor: scale)
         let started = ContinuousClock.now
         if only != nil {
-            let results = try await BenchRun(plan: plan).runBookingOnly()
+            let results =
+                only == "server-push"
+                ? try await BenchRun(plan: plan).runServerPushOnly() : try await BenchRun(plan: plan).runBookingOnly()
             let report = BenchReport(
                 results: results, machine: Machine.current(), commit: commit, plan: plan,
                 wallTime: ContinuousClock.now - started)

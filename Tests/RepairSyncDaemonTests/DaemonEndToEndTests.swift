@@ -689,9 +689,12 @@ struct DaemonEndToEndTests {
     @Test("a bad configuration exits 78 and names the key, at start and with --check-config")
     func badConfigExits78() async throws {
         try await DaemonHarness.with { h in
-            for (extra, key) in [("sync:\n  interval: sometimes", "sync.interval"), ("probe:\n  mode: psychic", "probe.mode")] {
+            for (extra, key) in [
+                ("sync:\n  interval: sometimes", "sync.interval"), ("probe:\n  mode: psychic", "probe.mode"),
+                ("sync:\n  events: sometimes", "sync.events"),
+            ] {
                 let lines = try String(contentsOfFile: h.configPath, encoding: .utf8)
-                    .replacingOccurrences(of: "sync:\n  interval: 15m\n  page_size: 100\n", with: "")
+                    .replacingOccurrences(of: "sync:\n  interval: 15m\n  page_size: 100\n  events: false\n", with: "")
                 try (lines + "\n" + extra + "\n").write(toFile: h.configPath, atomically: true, encoding: .utf8)
                 for arguments in [["--config", h.configPath], ["--config", h.configPath, "--check-config"]] {
                     let result = try await DaemonHarness.runDaemonBinary(arguments)

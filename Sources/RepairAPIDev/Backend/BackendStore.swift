@@ -14,6 +14,8 @@ final class BackendStore: Sendable {
     let counters = DevCounters()
     /// The first changes page served for each collection (for the `stale_page` fault).
     let firstPages = Mutex<[SyncCollection: Data]>([:])
+    /// Every committed change, for `GET /api/v1/events`.
+    let events = ChangeEventHub()
 
     init(path: String) throws {
         var configuration = Configuration()
@@ -75,9 +77,16 @@ final class BackendStore: Sendable {
                 try db.execute(sql: "INSERT INTO meta (key, value) VALUES ('max_order_number', ?)", arguments: [highest])
             }
         }
+        events.rebase(head: try pool.read { db in try Int64.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'seq'") ?? 0 })
     }
 
     // MARK: - Sequence and cursors
+
+    /// Announces a change on the event stream once its transaction commits (in commit order; nothing on rollback).
+    func announce(_ collection: SyncCollection, sequence: Int64, _ db: Database) {
+        let events = events
+        db.afterNextTransaction { _ in events.publish(.init(id: sequence, collection: collection)) }
+    }
 
     func nextSequence(_ db: Database) throws -> Int64 {
         try Int64.fetchOne(db, sql: "UPDATE meta SET value = value + 1 WHERE key = 'seq' RETURNING value")!
@@ -123,6 +132,7 @@ final class BackendStore: Sendable {
         if sequence == nil {
             try db.execute(
                 sql: "DELETE FROM tombstones WHERE collection = ? AND id = ?", arguments: [R.collection.name, record.id])
+            announce(R.collection, sequence: seq, db)
         }
         if let number = (record as? Order)?.orderNumber {
             try db.cachedStatement(sql: "UPDATE meta SET value = max(value, ?) WHERE key = 'max_order_number'")
@@ -147,12 +157,14 @@ final class BackendStore: Sendable {
         }
         try db.execute(
             sql: "DELETE FROM records WHERE collection = ? AND id = ?", arguments: [collection.name, id])
+        let sequence = try nextSequence(db)
         try db.execute(
             sql: """
                 INSERT INTO tombstones (collection, id, seq, deleted_at) VALUES (?, ?, ?, ?)
                 ON CONFLICT (collection, id) DO UPDATE SET seq = excluded.seq, deleted_at = excluded.deleted_at
                 """,
-            arguments: [collection.name, id, try nextSequence(db), Timestamp.now().rfc3339])
+            arguments: [collection.name, id, sequence, Timestamp.now().rfc3339])
+        announce(collection, sequence: sequence, db)
         deleted.append((collection, id))
         return deleted
     }

@@ -19,7 +19,10 @@ struct DefectMiddleware: RouterMiddleware {
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
         let active = defects.active
-        guard !active.isEmpty, request.uri.path.hasPrefix("/api/v1/") else { return try await next(request, context) }
+        // The event stream never ends: no defect reads its body.
+        guard !active.isEmpty, request.uri.path.hasPrefix("/api/v1/"), request.uri.path != "/api/v1/events" else {
+            return try await next(request, context)
+        }
         var head = request.head
         if active.contains(.ignoreIfMatch) { head.headerFields[.ifMatch] = nil }
         if active.contains(.forgetIdempotencyKeys) { head.headerFields[.idempotencyKey] = nil }

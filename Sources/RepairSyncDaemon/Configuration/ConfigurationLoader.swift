@@ -41,6 +41,7 @@ public enum ConfigurationLoader {
         ("sync.page_size", "500"),
         ("sync.shutdown_grace", "5s"),
         ("sync.push_debounce", "1s"),
+        ("sync.events", "true"),
         ("sync.max_age.clients", "1h"),
         ("sync.max_age.orders", "0s"),
         ("sync.max_age.devices", "0s"),
@@ -251,7 +252,8 @@ public enum ConfigurationLoader {
                     values.withDefault("sync.shutdown_grace"), key: "sync.shutdown_grace", allowZero: true),
                 maxAge: try maxAges(values),
                 pushDebounce: try P.duration(
-                    values.withDefault("sync.push_debounce"), key: "sync.push_debounce", allowZero: true)),
+                    values.withDefault("sync.push_debounce"), key: "sync.push_debounce", allowZero: true),
+                events: try P.boolean(values.withDefault("sync.events"), key: "sync.events")),
             retry: retry,
             conflicts: conflicts,
             pushPriorities: priorities,

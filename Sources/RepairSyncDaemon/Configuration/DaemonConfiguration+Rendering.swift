@@ -34,6 +34,7 @@ extension DaemonConfiguration {
             ("sync.page_size", "\(sync.pageSize)"),
             ("sync.shutdown_grace", text(sync.shutdownGrace)),
             ("sync.push_debounce", text(sync.pushDebounce)),
+            ("sync.events", "\(sync.events)"),
         ] + SyncCollection.pullOrder.map { ("sync.max_age.\($0.name)", text(sync.maxAge[$0] ?? .zero)) } + [
             ("retry.base", text(retry.base)),
             ("retry.cap", text(retry.cap)),

@@ -46,6 +46,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
         public var maxAge: [SyncCollection: Duration]
         /// A burst of local changes is pushed this long after the last one.
         public var pushDebounce: Duration
+        /// Keep the server's change stream open and pull what it announces (`sync.events`).
+        public var events: Bool = true
     }
 
     public struct Probe: Sendable, Equatable {

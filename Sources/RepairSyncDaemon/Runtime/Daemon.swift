@@ -98,6 +98,9 @@ public enum Daemon {
             engine: engine, policy: configuration.schedulePolicy, probeSettings: configuration.probe, probeAPI: probeAPI,
             shutdownGrace: configuration.sync.shutdownGrace,
             retention: configuration.retentionDays > 0 ? Retention(store: store, days: configuration.retentionDays) : nil,
+            // The change stream goes through the same client as every request: same trust, TLS version and proxy.
+            events: configuration.sync.events
+                ? .init(http: http, baseURL: configuration.api.baseURL, token: configuration.token.value, gate: api) : nil,
             logger: Logger(label: "repairsyncd.scheduler"))
         let running = Mutex(configuration)
 
@@ -202,7 +205,9 @@ public enum Daemon {
         if old.retry != new.retry { keys.append("retry") }
         if old.conflicts != new.conflicts { keys.append("conflicts") }
         if old.probe != new.probe { keys.append("probe") }
-        if old.sync.pageSize != new.sync.pageSize || old.sync.shutdownGrace != new.sync.shutdownGrace {
+        if old.sync.pageSize != new.sync.pageSize || old.sync.shutdownGrace != new.sync.shutdownGrace
+            || old.sync.events != new.sync.events
+        {
             keys.append("sync")
         }
         return keys

@@ -13,12 +13,19 @@ public struct SchedulePolicy: Sendable, Equatable {
     public var pushDebounce: Duration
     /// …but never later than this after the first one.
     public var pushMaxDelay: Duration
+    /// A change announced on the server's event stream is pulled this long after the last of a burst…
+    public var serverChangeDebounce: Duration
+    /// …but never later than this after the first one.
+    public var serverChangeMaxDelay: Duration
 
     public init(
         interval: Duration = .seconds(900), jitter: Double = 0.1,
         maxAge: [SyncCollection: Duration] = [.clients: .seconds(3600)], retryBase: Duration = .seconds(5),
-        pushDebounce: Duration = .seconds(1), pushMaxDelay: Duration = .seconds(5)
+        pushDebounce: Duration = .seconds(1), pushMaxDelay: Duration = .seconds(5),
+        serverChangeDebounce: Duration = .milliseconds(100), serverChangeMaxDelay: Duration = .milliseconds(500)
     ) {
+        self.serverChangeDebounce = serverChangeDebounce
+        self.serverChangeMaxDelay = serverChangeMaxDelay
         self.interval = interval
         self.jitter = jitter
         self.maxAge = maxAge

@@ -1,3 +1,4 @@
+public import AsyncHTTPClient
 public import Foundation
 public import Logging
 public import RepairSyncEngine
@@ -20,6 +21,30 @@ public final class SchedulerService: Service, Sendable {
         case engineOffline
         /// A run started over the socket (`runNow`) ended: its outcome plans the next run as a scheduled one's does.
         case manualRunFinished(SyncReport, collections: Set<SyncCollection>, full: Bool)
+        /// The event stream announced changes (collected in `serverChanges`: one such event waits at a time).
+        case serverChange
+    }
+
+    /// How the scheduler opens the server's change stream (`sync.events`): the daemon's HTTP client (its TLS, CA file
+    /// and proxy), the API's base URL and token.
+    public struct EventStreamConnection: Sendable {
+        public var http: HTTPClient
+        public var baseURL: String
+        public var token: String
+        public var settings: EventStreamClient.Settings
+        /// The engine's API client, whose Retry-After gate the stream shares.
+        public var gate: APIClient?
+
+        public init(
+            http: HTTPClient, baseURL: String, token: String, settings: EventStreamClient.Settings = .init(),
+            gate: APIClient? = nil
+        ) {
+            self.http = http
+            self.baseURL = baseURL
+            self.token = token
+            self.settings = settings
+            self.gate = gate
+        }
     }
 
     /// What `status` shows of the schedule.
@@ -39,13 +64,16 @@ public final class SchedulerService: Service, Sendable {
     /// Run after each successful full run, when `retention.days` is set.
     let retention: Retention?
     public let probe: ConnectivityProbe
+    /// The server's change stream (nil: `sync.events` is off).
+    public let events: EventStreamClient?
     private let mailbox = Mailbox<Event>()
+    private let serverChanges = ServerChangeInbox()
     private let schedule: Mutex<SyncSchedule<ContinuousClock.Instant>>
     private let snapshotValue: Mutex<Snapshot>
 
     public init(
         engine: SyncEngine, policy: SchedulePolicy, probeSettings: DaemonConfiguration.Probe, probeAPI: APIClient,
-        shutdownGrace: Duration, retention: Retention? = nil, logger: Logger
+        shutdownGrace: Duration, retention: Retention? = nil, events: EventStreamConnection? = nil, logger: Logger
     ) {
         self.engine = engine
         self.retention = retention
@@ -56,6 +84,20 @@ public final class SchedulerService: Service, Sendable {
         let (mailbox, probeLogger) = (self.mailbox, Logger(label: "repairsyncd.probe"))
         probe = ConnectivityProbe(settings: probeSettings, health: probeAPI, logger: probeLogger) { online in
             await mailbox.post(.connectivity(online))
+        }
+        let changes = serverChanges
+        self.events = events.map { connection in
+            EventStreamClient(
+                settings: connection.settings, http: connection.http, baseURL: connection.baseURL, token: connection.token,
+                gate: connection.gate, logger: Logger(label: "repairsyncd.events")
+            ) { notice in
+                let added: Set<SyncCollection> =
+                    switch notice {
+                    case .changed(let collection): [collection]
+                    case .everything: Set(SyncCollection.allCases)
+                    }
+                if changes.add(added) { await mailbox.post(.serverChange) }
+            }
         }
     }
 
@@ -105,6 +147,7 @@ public final class SchedulerService: Service, Sendable {
         await withDiscardingTaskGroup { group in
             group.addTask { await self.probe.run() }
             group.addTask { await self.loop() }
+            if let events = self.events { group.addTask { await events.run() } }
             group.addTask {
                 // Runs started over the socket bypass the schedule; their connection failures count all the same.
                 var wasOffline = false
@@ -189,7 +232,13 @@ public final class SchedulerService: Service, Sendable {
         if case .engineOffline = event {
             snapshotValue.withLock { $0.online = false }
             schedule.withLock { $0.connectivityChanged(online: false, now: .now) }
+            await events?.connectivityChanged(online: false)
             await probe.engineWentOffline()
+            return
+        }
+        if case .serverChange = event {
+            let collections = serverChanges.take()
+            schedule.withLock { $0.serverChanged(collections, now: .now) }
             return
         }
         let now = ContinuousClock.now
@@ -199,7 +248,7 @@ public final class SchedulerService: Service, Sendable {
             case .localChange: schedule.localChange(now: now)
             case .paused(let paused): schedule.setPaused(paused)
             case .connectivity(let online): schedule.connectivityChanged(online: online, now: now)
-            case .engineOffline: break
+            case .engineOffline, .serverChange: break
             case .manualRunFinished(let report, let collections, let full):
                 schedule.runFinished(
                     .init(at: now, reason: .manual, collections: collections, full: full), outcome: Self.outcome(of: report),
@@ -217,6 +266,7 @@ public final class SchedulerService: Service, Sendable {
         if case .connectivity(let online) = event {
             snapshotValue.withLock { $0.online = online }
             await engine.connectivityChanged(online: online)
+            await events?.connectivityChanged(online: online)
         }
     }
 

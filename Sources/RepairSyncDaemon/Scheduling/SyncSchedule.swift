@@ -13,6 +13,8 @@ public import RepairSyncModels
 ///   run offline ─▶ offline: nothing planned but what the probe brings
 ///   probe: online again ──▶ reconnect run now (push, then pull all)
 ///   local change ──▶ push-only run after the debounce (at most pushMaxDelay after the first)
+///   server change (event stream) ──▶ pull of the named collections after a short debounce (at most
+///                    serverChangeMaxDelay after the first); a burst is one run, a run in progress one follow-up
 ///   paused ──▶ only manual runs
 /// ```
 public struct SyncSchedule<Instant: InstantProtocol>: Sendable where Instant.Duration == Duration, Instant: Sendable {
@@ -21,6 +23,8 @@ public struct SyncSchedule<Instant: InstantProtocol>: Sendable where Instant.Dur
         case localChange = "local-change"
         /// A change that failed is due for its next attempt.
         case changeRetry = "change-retry"
+        /// The server's event stream announced changes.
+        case serverChange = "server-change"
     }
 
     public enum Outcome: Sendable, Equatable {
@@ -51,6 +55,7 @@ public struct SyncSchedule<Instant: InstantProtocol>: Sendable where Instant.Dur
     private var manual: (at: Instant, collections: Set<SyncCollection>?)?
     private var push: (at: Instant, first: Instant)?
     private var changeRetry: Instant?
+    private var serverChange: (at: Instant, first: Instant, collections: Set<SyncCollection>)?
     private var lastPulled: [SyncCollection: Instant] = [:]
 
     public init(policy: SchedulePolicy, now: Instant) {
@@ -81,6 +86,10 @@ public struct SyncSchedule<Instant: InstantProtocol>: Sendable where Instant.Dur
             }
             if let changeRetry {
                 candidates.append(Run(at: changeRetry, reason: .changeRetry, collections: [], full: false))
+            }
+            if let serverChange {
+                candidates.append(
+                    Run(at: serverChange.at, reason: .serverChange, collections: serverChange.collections, full: false))
             }
         }
         return candidates.min { $0.at < $1.at }
@@ -116,6 +125,16 @@ public struct SyncSchedule<Instant: InstantProtocol>: Sendable where Instant.Dur
         push = (min(debounced, deadline), first)
     }
 
+    /// The server announced changes to `collections`: pull them soon, debounced (a burst of announcements is one
+    /// run; announcements during a run make one run after it).
+    public mutating func serverChanged(_ collections: Set<SyncCollection>, now: Instant) {
+        guard !collections.isEmpty else { return }
+        let first = serverChange?.first ?? now
+        let deadline = first.advanced(by: policy.serverChangeMaxDelay)
+        let debounced = now.advanced(by: policy.serverChangeDebounce)
+        serverChange = (min(debounced, deadline), first, collections.union(serverChange?.collections ?? []))
+    }
+
     public mutating func setPaused(_ paused: Bool) { self.paused = paused }
 
     /// The probe's verdict. Offline → online plans a reconnect run at once.
@@ -127,6 +146,7 @@ public struct SyncSchedule<Instant: InstantProtocol>: Sendable where Instant.Dur
             periodic = (now, .reconnect)
             manual = nil
             push = nil
+            serverChange = nil
         }
     }
 
@@ -137,6 +157,7 @@ public struct SyncSchedule<Instant: InstantProtocol>: Sendable where Instant.Dur
         switch run.reason {
         case .manual: manual = nil
         case .localChange, .changeRetry: push = nil
+        case .serverChange: serverChange = nil
         case .startup, .periodic, .retry, .reconnect:
             periodic = nil
             push = nil
@@ -146,6 +167,8 @@ public struct SyncSchedule<Instant: InstantProtocol>: Sendable where Instant.Dur
             push = nil
             manual = nil
         }
+        // Any run pulling what the server announced answers the announcement.
+        if let pending = serverChange, pending.collections.isSubset(of: run.collections) { serverChange = nil }
     }
 
     /// A run ended at `now`. `random` in 0…1 draws the jitter. `nextChangeDue`: how long until the earliest change
@@ -161,7 +184,7 @@ public struct SyncSchedule<Instant: InstantProtocol>: Sendable where Instant.Dur
         case .succeeded:
             consecutiveFailures = 0
             for collection in run.collections { lastPulled[collection] = now }
-            if run.full || ![.localChange, .changeRetry].contains(run.reason) {
+            if run.full || ![.localChange, .changeRetry, .serverChange].contains(run.reason) {
                 periodic = (now.advanced(by: jittered(policy.interval, random)), .periodic)
             } else if periodic == nil {
                 periodic = (now.advanced(by: jittered(policy.interval, random)), .periodic)

@@ -77,6 +77,12 @@ public final class APIClient: Sendable {
         return remaining > .zero ? remaining : nil
     }
 
+    /// Sends nothing for `wait` (capped at `retryAfterCap`): a `Retry-After` received outside this client (the
+    /// change stream's) holds every request, as the contract asks.
+    public func holdRequests(for wait: Duration) {
+        state.holdUntil(clock.uptime() + min(wait, configuration.retryAfterCap))
+    }
+
     // MARK: Endpoints
 
     public func health() async throws(APIError) -> HealthStatus {

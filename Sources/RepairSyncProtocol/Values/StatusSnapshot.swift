@@ -37,6 +37,11 @@ public struct StatusSnapshot: Codable, Sendable, Hashable {
     /// What the last retention pass removed (nil: none ran).
     public var retention: Retention?
     public var metrics: Metrics
+    /// The server's change stream: `connected`, `connecting`, `unavailable` (the server has none: periodic sync
+    /// only) or `off` (`sync.events: false`). Absent from daemons before it.
+    public var events: String?
+    /// Since when `events` holds.
+    public var eventsSince: Timestamp?
 
     public struct NextRun: Codable, Sendable, Hashable {
         public var at: Timestamp
@@ -202,5 +207,7 @@ public struct StatusSnapshot: Codable, Sendable, Hashable {
         try c.encode(storeBytes, forKey: .storeBytes)
         try c.encode(retention, forKey: .retention)
         try c.encode(metrics, forKey: .metrics)
+        try c.encode(events, forKey: .events)
+        try c.encode(eventsSince, forKey: .eventsSince)
     }
 }

@@ -38,7 +38,11 @@ public final class DaemonProcess: @unchecked Sendable {
     }
 
     /// The configuration file: the server, the scenario's paths, and `extra` YAML (whole sections).
-    public func writeConfig(_ extra: String = "", interval: String = "15m", pageSize: Int = 100) throws {
+    /// The server's change stream (`sync.events`) is off unless `events`: the scenarios count requests and
+    /// Retry-After violations of the engine, and predate the stream.
+    public func writeConfig(_ extra: String = "", interval: String = "15m", pageSize: Int = 100, events: Bool = false)
+        throws
+    {
         let text = """
             api:
               base_url: \(baseURL)
@@ -50,6 +54,7 @@ public final class DaemonProcess: @unchecked Sendable {
             sync:
               interval: \(interval)
               page_size: \(pageSize)
+              events: \(events)
             \(extra)
             """
         try text.write(toFile: configPath, atomically: true, encoding: .utf8)

@@ -24,7 +24,7 @@ public struct BadConfiguration: Sendable {
         "store.passcode_key_file": "/nonexistent/passcode.key", "control.socket": "relative.sock",
         "control.group": "no-such-group-here", "control.public_status": "maybe", "control.max_connections": "-1",
         "control.max_connections_per_uid": "0", "control.max_line_bytes": "12", "sync.interval": "0s",
-        "sync.page_size": "5000", "sync.shutdown_grace": "soon", "sync.push_debounce": "-1s",
+        "sync.page_size": "5000", "sync.shutdown_grace": "soon", "sync.push_debounce": "-1s", "sync.events": "sometimes",
         "sync.max_age.clients": "soon", "sync.max_age.orders": "-1s", "sync.max_age.devices": "yesterday",
         "sync.max_age.tickets": "1 fortnight", "sync.max_age.ticket_messages": "-5m", "retry.base": "0s",
         "retry.cap": "never", "retry.max_attempts": "-1", "conflicts.orders": "coin-flip",

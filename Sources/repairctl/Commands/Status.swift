@@ -31,6 +31,18 @@ struct Status: ParsableCommand {
         return "\(Output.until(next.at)) (\(next.reason ?? "?"))"
     }
 
+    /// The server's change stream in one phrase (nil from a daemon that does not report it).
+    static func serverPush(_ status: StatusSnapshot) -> String? {
+        switch status.events {
+        case "connected"?: "server push connected"
+        case "connecting"?: "server push connecting"
+        case "unavailable"?: "no server push (periodic sync only)"
+        case "off"?: "server push off"
+        case let other?: "server push \(other)"
+        case nil: nil
+        }
+    }
+
     static func render(_ status: StatusSnapshot) -> [String] {
         var headline = status.state.rawValue
         if status.state == .syncing, let step = status.step {
@@ -46,7 +58,8 @@ struct Status: ParsableCommand {
         var lines = [
             "state:      \(coloured)\(status.paused ? " (automatic sync paused)" : "")",
             "network:    \(status.online ? "online" : Output.yellow("offline")) "
-                + "(probe: \(status.probe), changed \(Output.relative(status.lastOnlineChange)))",
+                + "(probe: \(status.probe), changed \(Output.relative(status.lastOnlineChange)))"
+                + (serverPush(status).map { "; \($0)" } ?? ""),
             "next sync:  \(nextRun(status))",
             "last sync:  \(Output.relative(status.lastSyncAt)) (last success \(Output.relative(status.lastSuccessAt)))",
             "changes:    \(status.pending) pending, \(status.failed) failed, \(status.dead) dead, "

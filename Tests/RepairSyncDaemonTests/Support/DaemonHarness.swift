@@ -56,7 +56,9 @@ final class DaemonHarness: @unchecked Sendable {
 
     /// The configuration file: the backend, the temporary paths, and `extra` YAML lines (`api` lines more keys of
     /// the api section, e.g. `ca_file: PATH`).
-    func writeConfig(_ extra: String = "", api: [String] = []) throws {
+    /// The server's change stream is off unless `events` (the tests of exact run sequences and golden outputs
+    /// predate it; ServerPush/ tests it).
+    func writeConfig(_ extra: String = "", api: [String] = [], events: Bool = false) throws {
         let text = """
             api:
               base_url: \(baseURL)
@@ -69,6 +71,7 @@ final class DaemonHarness: @unchecked Sendable {
             sync:
               interval: 15m
               page_size: 100
+              events: \(events)
             \(extra)
             """
         try text.write(toFile: configPath, atomically: true, encoding: .utf8)

@@ -42,5 +42,11 @@ extension StatusSnapshot {
                 runs: metrics.runs, successes: metrics.successes, failures: metrics.failures,
                 lastDurationMs: metrics.lastDurationMilliseconds, averageDurationMs: metrics.averageDurationMilliseconds,
                 conflictsByOutcome: metrics.conflictsByOutcome))
+        if let stream = scheduler.events?.snapshot {
+            events = stream.state.rawValue
+            eventsSince = Timestamp(stream.since)
+        } else {
+            events = EventStreamClient.State.off.rawValue
+        }
     }
 }

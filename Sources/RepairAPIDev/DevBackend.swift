@@ -32,11 +32,17 @@ public final class DevBackend: Sendable {
         public var defects: Set<Defect>
         /// Serve HTTPS with this certificate and key instead of plain HTTP.
         public var tls: TLS?
+        /// Compress `/api/v1` answers of at least `compressionThreshold` bytes with gzip for clients that accept it.
+        public var compression: Bool
+        public var compressionThreshold: Int
 
         public init(
             host: String = "127.0.0.1", port: Int = 0, databasePath: String? = nil, tokens: [String: String],
-            admin: Bool = false, logRequests: Bool = false, defects: Set<Defect> = [], tls: TLS? = nil
+            admin: Bool = false, logRequests: Bool = false, defects: Set<Defect> = [], tls: TLS? = nil,
+            compression: Bool = true, compressionThreshold: Int = 1024
         ) {
+            self.compression = compression
+            self.compressionThreshold = compressionThreshold
             self.host = host
             self.port = port
             self.databasePath = databasePath
@@ -152,6 +158,9 @@ public final class DevBackend: Sendable {
                         ($0.element.key, BackendStore.User(id: "usr_api_\($0.offset + 1)", name: $0.element.value))
                     })))
         router.add(middleware: FaultMiddleware(injector: injector, counters: store.counters))
+        router.add(
+            middleware: CompressionMiddleware(
+                enabled: options.compression, threshold: options.compressionThreshold, counters: store.counters))
         router.add(middleware: DefectMiddleware(defects: defects, store: store))
         APIRoutes(store: store, injector: injector).register(on: router)
         if options.admin {

@@ -67,6 +67,9 @@ struct RepairAPIDevCommand: AsyncParsableCommand {
         valueName: "version"))
     var tlsMaxVersion: String?
 
+    @Flag(help: "Never compress answers (by default, answers of 1 KiB or more are gzipped for clients that accept gzip).")
+    var noCompression = false
+
     func validate() throws {
         guard (tlsCert == nil) == (tlsKey == nil) else { throw ValidationError("--tls-cert and --tls-key go together") }
         if let tlsMaxVersion {
@@ -111,7 +114,7 @@ struct RepairAPIDevCommand: AsyncParsableCommand {
         let backend = try DevBackend(
             options: .init(
                 host: host, port: port, databasePath: db, tokens: users, admin: admin, logRequests: !quiet,
-                defects: Set(defects.compactMap(Defect.init(rawValue:))), tls: tls))
+                defects: Set(defects.compactMap(Defect.init(rawValue:))), tls: tls, compression: !noCompression))
         if seed {
             let start = ContinuousClock.now
             let options = SeedOptions(orders: orders, seedValue: seedValue)

@@ -42,5 +42,10 @@ extension StatusSnapshot {
                 runs: metrics.runs, successes: metrics.successes, failures: metrics.failures,
                 lastDurationMs: metrics.lastDurationMilliseconds, averageDurationMs: metrics.averageDurationMilliseconds,
                 conflictsByOutcome: metrics.conflictsByOutcome))
+        link = status.link.map { link in
+            Link(
+                rttMs: link.roundTripMilliseconds, throughputBytesPerSecond: link.throughputBytesPerSecond,
+                quality: link.verdict.rawValue, pageSize: link.pageSize)
+        }
     }
 }

@@ -53,14 +53,14 @@ struct RepairSyncBench: AsyncParsableCommand {
     var package: String?
 
     @Option(help: ArgumentHelp(
-        "Run only this scenario (booking: booking in over the socket, then 1,000 offline bookings pushed) on a shop of --small-orders orders, and print its rows (nothing is written into --markdown).",
+        "Run only this scenario (booking: booking in over the socket, then 1,000 offline bookings pushed; compression: the initial sync over a throttled link with and without gzip) on a shop of --small-orders orders, and print its rows (nothing is written into --markdown).",
         valueName: "scenario"))
     var only: String?
 
     func validate() throws {
         if let scale, scale < 2 { throw ValidationError("--scale must be at least 2") }
         if let only {
-            guard only == "booking" else { throw ValidationError("--only takes booking") }
+            guard ["booking", "compression"].contains(only) else { throw ValidationError("--only takes booking or compression") }
             guard markdown == nil else { throw ValidationError("--only prints its rows; it does not write --markdown") }
         }
         guard orders >= 2 * smallOrders, smallOrders >= 1000 else {
@@ -90,7 +90,8 @@ struct RepairSyncBench: AsyncParsableCommand {
             idleSeconds: idleSeconds, scaleFactor: scale)
         let started = ContinuousClock.now
         if only != nil {
-            let results = try await BenchRun(plan: plan).runBookingOnly()
+            let run = BenchRun(plan: plan)
+            let results = try await only == "compression" ? run.runCompressionOnly() : run.runBookingOnly()
             let report = BenchReport(
                 results: results, machine: Machine.current(), commit: commit, plan: plan,
                 wallTime: ContinuousClock.now - started)

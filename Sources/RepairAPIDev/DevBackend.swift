@@ -36,14 +36,20 @@ public final class DevBackend: Sendable {
         public var events: Bool
         /// Between the stream's heartbeats.
         public var eventsHeartbeat: Duration
+        /// Compress `/api/v1` answers of at least `compressionThreshold` bytes with gzip for clients that accept it.
+        public var compression: Bool
+        public var compressionThreshold: Int
 
         public init(
             host: String = "127.0.0.1", port: Int = 0, databasePath: String? = nil, tokens: [String: String],
             admin: Bool = false, logRequests: Bool = false, defects: Set<Defect> = [], tls: TLS? = nil,
-            events: Bool = true, eventsHeartbeat: Duration = .seconds(15)
+            events: Bool = true, eventsHeartbeat: Duration = .seconds(15),
+            compression: Bool = true, compressionThreshold: Int = 1024
         ) {
             self.events = events
             self.eventsHeartbeat = eventsHeartbeat
+            self.compression = compression
+            self.compressionThreshold = compressionThreshold
             self.host = host
             self.port = port
             self.databasePath = databasePath
@@ -163,6 +169,9 @@ public final class DevBackend: Sendable {
                         ($0.element.key, BackendStore.User(id: "usr_api_\($0.offset + 1)", name: $0.element.value))
                     })))
         router.add(middleware: FaultMiddleware(injector: injector, counters: store.counters))
+        router.add(
+            middleware: CompressionMiddleware(
+                enabled: options.compression, threshold: options.compressionThreshold, counters: store.counters))
         router.add(middleware: DefectMiddleware(defects: defects, store: store))
         APIRoutes(store: store, injector: injector).register(on: router)
         EventRoutes(hub: store.events, adminEnabled: options.admin).register(on: router)

@@ -73,6 +73,9 @@ struct RepairAPIDevCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Between heartbeats on the change stream (GET /api/v1/events).", valueName: "ms"))
     var eventsHeartbeatMs = 15_000
 
+    @Flag(help: "Never compress answers (by default, answers of 1 KiB or more are gzipped for clients that accept gzip).")
+    var noCompression = false
+
     func validate() throws {
         guard (10...3_600_000).contains(eventsHeartbeatMs) else {
             throw ValidationError("--events-heartbeat-ms must be within 10...3600000")
@@ -121,7 +124,7 @@ struct RepairAPIDevCommand: AsyncParsableCommand {
             options: .init(
                 host: host, port: port, databasePath: db, tokens: users, admin: admin, logRequests: !quiet,
                 defects: Set(defects.compactMap(Defect.init(rawValue:))), tls: tls, events: !noEvents,
-                eventsHeartbeat: .milliseconds(eventsHeartbeatMs)))
+                eventsHeartbeat: .milliseconds(eventsHeartbeatMs), compression: !noCompression))
         if seed {
             let start = ContinuousClock.now
             let options = SeedOptions(orders: orders, seedValue: seedValue)

@@ -62,6 +62,7 @@ struct BenchRun {
         let smallSync = try await smallInitialSync(smallDaemon)
         rows += initialSyncRows(large: largeSync, small: smallSync)
         if plan.scaleFactor == nil { rows += try await httpsInitialSync(plain: largeSync) }
+        if plan.scaleFactor == nil { rows += try await compressionOverThrottledLink() }
         rows += try await noOpSync(control: control, storePath: daemon.storePath, api: largeAPI)
         rows += try await scale(
             large: daemon, largeAPI: largeAPI, control: control, small: smallDaemon, smallAPI: smallAPI)

@@ -53,14 +53,16 @@ struct RepairSyncBench: AsyncParsableCommand {
     var package: String?
 
     @Option(help: ArgumentHelp(
-        "Run only this scenario (booking: booking in over the socket, then 1,000 offline bookings pushed; server-push: 100 server edits seen in the replica with and without the change stream, and the idle cost of the open stream) on a shop of --small-orders orders, and print its rows (nothing is written into --markdown).",
+        "Run only this scenario (booking: booking in over the socket, then 1,000 offline bookings pushed; server-push: 100 server edits seen in the replica with and without the change stream, and the idle cost of the open stream; compression: the initial sync over a throttled link with and without gzip) on a shop of --small-orders orders, and print its rows (nothing is written into --markdown).",
         valueName: "scenario"))
     var only: String?
 
     func validate() throws {
         if let scale, scale < 2 { throw ValidationError("--scale must be at least 2") }
         if let only {
-            guard ["booking", "server-push"].contains(only) else { throw ValidationError("--only takes booking or server-push") }
+            guard ["booking", "server-push", "compression"].contains(only) else {
+                throw ValidationError("--only takes booking, server-push or compression")
+            }
             guard markdown == nil else { throw ValidationError("--only prints its rows; it does not write --markdown") }
         }
         guard orders >= 2 * smallOrders, smallOrders >= 1000 else {
@@ -90,9 +92,13 @@ struct RepairSyncBench: AsyncParsableCommand {
             idleSeconds: idleSeconds, scaleFactor: scale)
         let started = ContinuousClock.now
         if only != nil {
+            let run = BenchRun(plan: plan)
             let results =
-                only == "server-push"
-                ? try await BenchRun(plan: plan).runServerPushOnly() : try await BenchRun(plan: plan).runBookingOnly()
+                switch only {
+                case "server-push": try await run.runServerPushOnly()
+                case "compression": try await run.runCompressionOnly()
+                default: try await run.runBookingOnly()
+                }
             let report = BenchReport(
                 results: results, machine: Machine.current(), commit: commit, plan: plan,
                 wallTime: ContinuousClock.now - started)

@@ -36,7 +36,7 @@ public struct RunningBackend: Sendable {
     /// another certificate instead; `caFile` then names the CA to trust).
     public static func with<T: Sendable>(
         seed: SeedOptions? = nil, admin: Bool = true, scheme: Scheme = .http, tls: (DevBackend.TLS, caFile: String)? = nil,
-        _ body: @Sendable (RunningBackend) async throws -> T
+        compression: Bool = true, _ body: @Sendable (RunningBackend) async throws -> T
     ) async throws -> T {
         var serverTLS = tls?.0
         var caFile = tls?.caFile
@@ -52,7 +52,8 @@ public struct RunningBackend: Sendable {
         defer { if let certificates { try? FileManager.default.removeItem(atPath: certificates) } }
         let client = caFile == nil ? HTTPClient.shared : try TransportSettings(caFile: caFile).makeHTTPClient()
         do {
-            let result = try await run(seed: seed, admin: admin, tls: serverTLS, caFile: caFile, client: client, body)
+            let result = try await run(
+                seed: seed, admin: admin, tls: serverTLS, caFile: caFile, client: client, compression: compression, body)
             if caFile != nil { try? await client.shutdown() }
             return result
         } catch {
@@ -62,12 +63,13 @@ public struct RunningBackend: Sendable {
     }
 
     private static func run<T: Sendable>(
-        seed: SeedOptions?, admin: Bool, tls: DevBackend.TLS?, caFile: String?, client: HTTPClient,
+        seed: SeedOptions?, admin: Bool, tls: DevBackend.TLS?, caFile: String?, client: HTTPClient, compression: Bool,
         _ body: @Sendable (RunningBackend) async throws -> T
     ) async throws -> T {
         let backend = try DevBackend(
             options: .init(
-                tokens: [token: "Test Technician", otherToken: "Other Technician"], admin: admin, tls: tls))
+                tokens: [token: "Test Technician", otherToken: "Other Technician"], admin: admin, tls: tls,
+                compression: compression))
         if let seed { try backend.seed(seed) }
         let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
         return try await withThrowingTaskGroup(of: T?.self) { group in
@@ -120,6 +122,12 @@ public struct APIResponse: Sendable {
     public let status: Int
     public let headers: HTTPHeaders
     public let body: Data
+
+    public init(status: Int, headers: HTTPHeaders, body: Data) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
 
     public var text: String { String(decoding: body, as: UTF8.self) }
 

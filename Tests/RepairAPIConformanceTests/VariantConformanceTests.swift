@@ -18,7 +18,8 @@ struct VariantConformanceTests {
             #expect(report.failed.isEmpty, "\(report.text)")
             #expect(report.exitCode == 0)
             let notExercised = Set(report.results.filter { $0.outcome == .notExercised }.map(\.id.description))
-            #expect(notExercised == ["feed-expired", "rate-limit"], "\(report.text)")
+            // It does not compress: optional, so reported as not exercised, never failed.
+            #expect(notExercised == ["feed-expired", "rate-limit", "compression"], "\(report.text)")
             #expect(report.count(.skipped) == 0, "\(report.text)")
             // Its pages are at most 7 entries, so each feed took several pages even at limit 25.
             let paging = report.results.first { $0.id.description == "feed-paging:devices" }

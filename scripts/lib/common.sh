@@ -21,7 +21,7 @@ ensure_packages() {
 }
 
 # The system packages the build needs.
-BUILD_PACKAGES=(libsqlite3-dev libsystemd-dev pkg-config)
+BUILD_PACKAGES=(libsqlite3-dev libsystemd-dev pkg-config zlib1g-dev)
 
 require_swift() {
     command -v swift >/dev/null || { echo "error: the Swift toolchain is not on PATH (expected /opt/swift)" >&2; exit 1; }

@@ -61,6 +61,8 @@ public enum ConformanceCatalog {
         Clause("auth-invalid", "2.1", "a request with an unknown token answers 401 unauthorized with WWW-Authenticate: Bearer"),
         Clause("date-header", "2.1", "every response carries an HTTP Date header"),
         Clause("content-type", "2.1", "every response body is JSON: Content-Type application/json, UTF-8"),
+        Clause("compression", "2.1", "informational: whether answers of 1 KiB or more come gzip-compressed (optional for a server; never a failure)",
+            onlyWhenObserved: true),
         Clause("timestamps", "2.2", "every timestamp is RFC 3339 with a time zone offset"),
         Clause("money", "2.3", "money is an exact decimal (plain decimal text or a JSON number), never binary floating-point digits"),
         Clause("record-keys", "2.4", "every record carries every key of its shape (section 3) with its type, null only where allowed"),

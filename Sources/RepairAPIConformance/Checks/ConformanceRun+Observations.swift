@@ -9,6 +9,7 @@ extension ConformanceRun {
         let exchanges = client.recorder.all.filter { $0.status != nil }
         judgeDates(exchanges)
         judgeContentTypes(exchanges)
+        judgeCompression(exchanges)
         judgeErrorBodies(exchanges)
         judgeExpiredCursors()
         judgeRateLimits()
@@ -68,6 +69,18 @@ extension ConformanceRun {
             }
         }
         findings.summary(id, "all \(bodies) bodies were JSON labelled application/json")
+    }
+
+    /// 2.1, informational: does the server gzip large answers? Compression is optional, so this never fails: a
+    /// server that compresses passes, one that does not is reported as not exercised.
+    private func judgeCompression(_ exchanges: [Exchange]) {
+        let id = CheckID(clause: "compression")
+        let large = exchanges.filter { $0.body.count >= 1024 }
+        let compressed = large.filter { $0.header("Content-Encoding")?.lowercased() == "gzip" }.count
+        findings.examined(id, compressed)
+        findings.summary(id, "\(compressed) of \(plural(large.count, "answer")) of 1 KiB or more came gzip-compressed")
+        findings.notExercised(
+            id, "none of \(plural(large.count, "answer")) of 1 KiB or more came compressed: the server does not compress (optional)")
     }
 
     /// 6: every error is `{"error": {"code": …, "message": …}}` (with a string `field` when there is one).

@@ -20,6 +20,11 @@ final class DevCounters: Sendable {
         /// Changes pages answered for a cursor (or the feed's start) already answered before: a client that
         /// fetched a page again, e.g. after a crash before the page was committed.
         var pagesRepeated: [String: Int] = [:]
+        /// `/api/v1` answer bodies as sent (compressed where they were), and as they would have been unencoded.
+        var responseBodyBytes = 0
+        var responseBodyBytesUnencoded = 0
+        /// Answers sent gzip-compressed (the compression faults included).
+        var compressedResponses = 0
     }
 
     private let values = Mutex(Values())

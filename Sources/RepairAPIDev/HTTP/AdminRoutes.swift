@@ -25,6 +25,9 @@ struct AdminRoutes {
         var maxSeq: Int64
         var pagesServed: [String: Int]
         var pagesRepeated: [String: Int]
+        var responseBodyBytes: Int
+        var responseBodyBytesUnencoded: Int
+        var compressedResponses: Int
 
         enum CodingKeys: String, CodingKey {
             case records, tombstones, requests
@@ -40,6 +43,9 @@ struct AdminRoutes {
             case maxSeq = "max_seq"
             case pagesServed = "pages_served"
             case pagesRepeated = "pages_repeated"
+            case responseBodyBytes = "response_body_bytes"
+            case responseBodyBytesUnencoded = "response_body_bytes_unencoded"
+            case compressedResponses = "compressed_responses"
         }
     }
 
@@ -56,7 +62,9 @@ struct AdminRoutes {
                 createReplays: values.createReplays, idempotentReplays: values.idempotentReplays,
                 versionConflicts: values.versionConflicts, requests: values.requests,
                 faultsInjected: values.faultsInjected, retryAfterViolations: values.retryAfterViolations,
-                maxSeq: counts.maxSequence, pagesServed: values.pagesServed, pagesRepeated: values.pagesRepeated)
+                maxSeq: counts.maxSequence, pagesServed: values.pagesServed, pagesRepeated: values.pagesRepeated,
+                responseBodyBytes: values.responseBodyBytes, responseBodyBytesUnencoded: values.responseBodyBytesUnencoded,
+                compressedResponses: values.compressedResponses)
             return try BackendReply.json(200, body).response()
         }
         admin.patch("records/:collection/:id") { request, context in

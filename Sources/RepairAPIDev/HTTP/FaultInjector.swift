@@ -39,6 +39,11 @@ enum FaultKind: String, Codable, CaseIterable, Sendable {
     case stalePage = "stale_page"
     /// A changes page whose first record has a `version` that is not a number: valid JSON that does not decode.
     case malformedRecord = "malformed_record"
+    /// Process the request, then answer 200 with `Content-Encoding: gzip` and a gzip bomb (a quarter of a MiB that
+    /// inflates to 256 MiB of JSON whitespace before an empty page), whatever the client accepts.
+    case gzipBomb = "gzip_bomb"
+    /// Process the request, then answer 200 with `Content-Encoding: gzip` and a body that is not valid gzip.
+    case corruptGzip = "corrupt_gzip"
 }
 
 /// Decides which requests fail, reproducibly: one-shot faults queued for matching requests first, then random

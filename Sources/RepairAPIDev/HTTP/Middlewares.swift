@@ -106,7 +106,7 @@ struct FaultMiddleware: RouterMiddleware {
         case .slow:
             try await Task.sleep(for: injector.slowDuration)
             return try await next(request, context)
-        case .cut, .truncated:
+        case .cut, .truncated, .gzipBomb, .corruptGzip:
             var context = context
             context.responseFault = kind
             return try await next(request, context)

@@ -91,6 +91,23 @@ public final class SyncMetrics: Sendable {
                 labels: [("outcome", outcome)]
             ).set(Double(count))
         }
+        if let link = status.link {
+            if let rtt = link.roundTripMilliseconds {
+                registry.makeGauge(descriptor: Self.name("link_rtt", "seconds", "Round trip to the API as last measured"))
+                    .set(Double(rtt) / 1000)
+            }
+            if let throughput = link.throughputBytesPerSecond {
+                registry.makeGauge(
+                    descriptor: Self.name("link_throughput", "bytes_per_second", "Answer bytes per second on the wire, smoothed"))
+                    .set(Double(throughput))
+            }
+            registry.makeGauge(descriptor: Self.name("link_slow", "bool", "1 while the link to the API counts as slow"))
+                .set(to: link.verdict == .slow ? 1.0 : 0.0)
+            if let pageSize = link.pageSize {
+                registry.makeGauge(descriptor: Self.name("page_size", "records", "Records per changes page asked for last"))
+                    .set(Double(pageSize))
+            }
+        }
         for (kind, count) in responses {
             registry.makeGauge(
                 descriptor: Self.name("http_responses", "count", "API responses since start by status class"),

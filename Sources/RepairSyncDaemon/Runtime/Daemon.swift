@@ -71,13 +71,16 @@ public enum Daemon {
         let transport = configuration.api.transport.settings()
         let http = try transport.makeHTTPClient()
         let apiLogger = Logger(label: "repairsyncd.api")
+        // The engine's requests and the probe's health checks measure the same link.
+        let link = LinkMeter()
         let api = APIClient(
             configuration: .init(
                 baseURL: configuration.api.baseURL, token: configuration.token.value,
                 requestTimeout: configuration.api.requestTimeout, retryAfterCap: configuration.api.retryAfterCap),
             clock: SystemEngineClock(),
             transport: HTTPTransport(
-                baseURL: configuration.api.baseURL, http: http, settings: transport, logger: apiLogger))
+                baseURL: configuration.api.baseURL, http: http, settings: transport, logger: apiLogger),
+            link: link)
         let metrics = SyncMetrics(textfile: configuration.metricsTextfile)
         let engine = try SyncEngine(
             store: store, api: api, configuration: configuration.engineConfiguration,
@@ -93,7 +96,8 @@ public enum Daemon {
                 requestTimeout: configuration.probe.timeout),
             clock: SystemEngineClock(),
             transport: HTTPTransport(
-                baseURL: configuration.api.baseURL, http: http, settings: transport, logger: apiLogger))
+                baseURL: configuration.api.baseURL, http: http, settings: transport, logger: apiLogger),
+            link: link)
         let scheduler = SchedulerService(
             engine: engine, policy: configuration.schedulePolicy, probeSettings: configuration.probe, probeAPI: probeAPI,
             shutdownGrace: configuration.sync.shutdownGrace,

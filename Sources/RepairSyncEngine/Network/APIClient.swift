@@ -34,29 +34,39 @@ public final class APIClient: Sendable {
         public var body: Data
         /// `Idempotent-Replayed: true`: the server answered a retried key with its earlier outcome.
         public var replayed: Bool
+        /// The body's size on the wire (compressed, for a compressed answer with a length); the body's size when the
+        /// transport does not say.
+        public var wireBytes: Int = 0
     }
 
     public let configuration: Configuration
     /// How requests travel (`HTTPTransport` in production): doctor reads its TLS settings.
     public let transport: any APITransport
+    /// The link's round trip, throughput and verdict, from every answer this client receives (a process's clients can
+    /// share one).
+    public let link: LinkMeter
     private let clock: any EngineClock
     private let state = LockedState()
 
     /// Over AsyncHTTPClient (`HTTPTransport`) to `configuration.baseURL`.
     public convenience init(
         configuration: Configuration, clock: any EngineClock = SystemEngineClock(),
-        http: HTTPClient = HTTPTransport.defaultHTTPClient
+        http: HTTPClient = HTTPTransport.defaultHTTPClient, link: LinkMeter = LinkMeter()
     ) {
         self.init(
             configuration: configuration, clock: clock,
             transport: HTTPTransport(
-                baseURL: configuration.baseURL, maxResponseBytes: configuration.maxResponseBytes, http: http))
+                baseURL: configuration.baseURL, maxResponseBytes: configuration.maxResponseBytes, http: http),
+            link: link)
     }
 
-    public init(configuration: Configuration, clock: any EngineClock, transport: any APITransport) {
+    public init(
+        configuration: Configuration, clock: any EngineClock, transport: any APITransport, link: LinkMeter = LinkMeter()
+    ) {
         self.configuration = configuration
         self.clock = clock
         self.transport = transport
+        self.link = link
     }
 
     /// The process-wide HTTP client (see `HTTPTransport.defaultHTTPClient`).
@@ -179,6 +189,7 @@ public final class APIClient: Sendable {
         }
         let status = response.status
         state.count("\(status / 100)xx")
+        if let timing = response.timing { link.record(timing) }
         let serverDate = response.header("Date").flatMap(HTTPDates.parse)
         if let serverDate {
             state.observe(dateOffset: clock.now().millisecondsSince1970 - Timestamp(serverDate).millisecondsSince1970)
@@ -200,7 +211,9 @@ public final class APIClient: Sendable {
                     message: detail?.message ?? String(decoding: response.body.prefix(200), as: UTF8.self),
                     field: detail?.field, retryAfter: retryAfter, body: response.body, replayed: replayed))
         }
-        return Reply(status: status, body: response.body, replayed: replayed)
+        return Reply(
+            status: status, body: response.body, replayed: replayed,
+            wireBytes: response.timing?.wireBytes ?? response.body.count)
     }
 
     /// The mutable bits, behind a mutex: they are read and written from concurrent requests.

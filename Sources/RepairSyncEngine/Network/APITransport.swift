@@ -26,11 +26,17 @@ public struct TransportResponse: Sendable {
     public var status: Int
     public var headers: [(name: String, value: String)]
     public var body: Data
+    /// When the answer arrived and its size on the wire, for the link meter; nil from a transport that does not time
+    /// its requests (the simulator's).
+    public var timing: TransportTiming?
 
-    public init(status: Int, headers: [(name: String, value: String)] = [], body: Data = Data()) {
+    public init(
+        status: Int, headers: [(name: String, value: String)] = [], body: Data = Data(), timing: TransportTiming? = nil
+    ) {
         self.status = status
         self.headers = headers
         self.body = body
+        self.timing = timing
     }
 
     public func header(_ name: String) -> String? {
@@ -43,7 +49,7 @@ public enum TransportFailure: Error, Sendable {
     /// Nothing was sent: no connection could be made (refused, no route, DNS, connect timeout).
     case unreachable(String)
     /// The request may have reached the server, but no complete response came back (reset, read timeout, a body
-    /// cut short, a body over the size limit).
+    /// cut short, a body over the size limit, a compressed body that is corrupt or inflates past the limit).
     case interrupted(String)
     /// Nothing was sent: the TLS handshake failed — the server's certificate was refused (expired, unknown CA, another
     /// host's) or no TLS version both sides accept. The text says which, for the admin; retrying will not fix it.

@@ -3,11 +3,19 @@ internal import Foundation
 public import Logging
 internal import NIOCore
 internal import NIOHTTP1
+internal import NIOHTTPCompression
 internal import NIOPosix
 internal import NIOSSL
 
 /// `APITransport` over AsyncHTTPClient: requests go to `baseURL` + the request's path; bodies are read whole, up to
 /// `maxResponseBytes`. TLS and the proxy are the HTTP client's (`TransportSettings.makeHTTPClient()`).
+///
+/// With a client built by `TransportSettings.makeHTTPClient()`, every request accepts a compressed answer (its
+/// decompressor sends `Accept-Encoding: deflate, gzip` — and only then: a client that cannot inflate never asks). It
+/// is inflated as it arrives; one that would inflate more than `TransportSettings.maxInflationRatio` times its
+/// compressed size (a compression bomb), or that is corrupt, is refused before its body is used, as an interrupted
+/// request whose text says so. `maxResponseBytes` bounds the inflated size.
+/// Each answer is timed (`TransportTiming`) for the link meter.
 ///
 /// A TLS failure is never retried on another scheme and never silent: a refused certificate becomes
 /// `TransportFailure.tls` with the reason in words (`CertificateDiagnosis`: expired, unknown CA, wrong name), logged
@@ -43,12 +51,17 @@ public struct HTTPTransport: APITransport {
         outgoing.method = HTTPMethod(rawValue: request.method)
         for (name, value) in request.headers { outgoing.headers.add(name: name, value: value) }
         if let body = request.body { outgoing.body = .bytes(ByteBuffer(bytes: body)) }
+        let sent = ContinuousClock.now
         do {
             let response = try await http.execute(outgoing, timeout: .init(timeout))
+            let headersArrived = ContinuousClock.now
             let buffer = try await response.body.collect(upTo: maxResponseBytes)
+            let wireBytes = response.headers.first(name: "Content-Length").flatMap { Int($0) } ?? buffer.readableBytes
             return TransportResponse(
                 status: Int(response.status.code), headers: response.headers.map { ($0.name, $0.value) },
-                body: Data(buffer.readableBytesView))
+                body: Data(buffer.readableBytesView),
+                timing: TransportTiming(
+                    headers: headersArrived - sent, complete: ContinuousClock.now - sent, wireBytes: wireBytes))
         } catch {
             let failure = Self.classify(error)
             guard case .tls(let handshakeError) = failure else { throw failure }
@@ -102,10 +115,34 @@ public struct HTTPTransport: APITransport {
         return .other
     }
 
+    /// An answer refused while it was read: a compressed body that would inflate past the limit or is corrupt, or a
+    /// body over `maxResponseBytes`. Nothing of it is used; the request's outcome is unknown, as for a cut connection.
+    static func compressionFailure(_ error: any Error) -> TransportFailure? {
+        if let decompression = error as? NIOHTTPDecompression.DecompressionError {
+            switch decompression {
+            case .limit:
+                return .interrupted(
+                    "the answer's compressed body inflates to more than \(TransportSettings.maxInflationRatio) times its size (a compression bomb?): refused, nothing of it was used")
+            case .inflationError(let code):
+                return .interrupted("the answer's compressed body is corrupt (zlib error \(code)): nothing of it was used")
+            case .initializationError(let code):
+                return .interrupted("the answer's compressed body could not be inflated (zlib error \(code))")
+            }
+        }
+        if let extra = error as? NIOHTTPDecompression.ExtraDecompressionError {
+            return .interrupted("the answer's compressed body is corrupt (\(extra)): nothing of it was used")
+        }
+        if error is NIOTooManyBytesError {
+            return .interrupted("the answer is larger than the limit for one answer: refused, nothing of it was used")
+        }
+        return nil
+    }
+
     /// Connect-level failures mean nothing was sent; anything after the request may have been sent means interrupted.
     /// A failed TLS handshake also means nothing was sent, and is named apart: retrying will not fix it.
     static func classify(_ error: any Error) -> TransportFailure {
         let text = String(describing: error)
+        if let failure = compressionFailure(error) { return failure }
         if let sslError = error as? NIOSSLError {
             // A handshake that failed sent nothing; a TLS error later (an unclean shutdown) cut a request short.
             if case .handshakeFailed = sslError { return .tls(text) }

@@ -1,6 +1,7 @@
 public import AsyncHTTPClient
 internal import Foundation
 internal import NIOCore
+internal import NIOHTTPCompression
 internal import NIOSSL
 
 /// How the daemon's HTTP client reaches the API: which certificates it trusts, the oldest TLS version it accepts,
@@ -39,6 +40,11 @@ public struct TransportSettings: Sendable, Equatable {
         self.connectTimeout = connectTimeout
     }
 
+    /// A gzip answer may inflate to at most this many times its compressed size; more is refused as it arrives (a
+    /// compression bomb), long before it could fill memory. JSON pages of records compress 5 to 15 times; zlib's
+    /// ceiling is about 1,000.
+    public static let maxInflationRatio = 100
+
     /// The TLS configuration of every connection to the API: the system's roots plus `caFile`, full chain and host
     /// name verification, at least `minimumTLSVersion`.
     func tlsConfiguration() throws(TransportSettingsError) -> TLSConfiguration {
@@ -54,7 +60,8 @@ public struct TransportSettings: Sendable, Equatable {
 
     /// An HTTP client for the API: fails a request at once when no connection can be made (the engine then goes
     /// offline and the probe takes over) instead of retrying the connect until the request times out, and never
-    /// follows a redirect (which could carry the token to another host). Shut it down with `shutdown()` when done
+    /// follows a redirect (which could carry the token to another host). It inflates gzip answers, up to
+    /// `maxInflationRatio` times their size. Shut it down with `shutdown()` when done
     /// (a process-wide one lives as long as the process).
     public func makeHTTPClient() throws(TransportSettingsError) -> HTTPClient {
         var configuration = HTTPClient.Configuration()
@@ -63,6 +70,7 @@ public struct TransportSettings: Sendable, Equatable {
         configuration.connectionPool.retryConnectionEstablishment = false
         configuration.redirectConfiguration = .disallow
         configuration.proxy = proxy?.asyncHTTPClientProxy
+        configuration.decompression = .enabled(limit: .ratio(Self.maxInflationRatio))
         return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
     }
 

@@ -60,6 +60,8 @@ public struct EngineStatus: Sendable, Hashable, Codable {
     public var metrics = Metrics()
     /// Local clock minus server clock, as last measured.
     public var clockOffsetMilliseconds: Int64 = 0
+    /// The link to the API as last measured (nil until an answer was timed).
+    public var link: LinkQuality?
 
     public init() {}
 }

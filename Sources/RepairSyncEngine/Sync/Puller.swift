@@ -107,23 +107,28 @@ struct Puller {
     /// Requests the page after `cursor` and decodes it (off the writer: decoding page n+1 overlaps applying page n).
     private func fetch(_ collection: SyncCollection, cursor: String?) async -> Fetched {
         let reply: APIClient.Reply
+        // On a slow link, pages small enough to arrive within the meter's target time (the cursor is opaque and
+        // independent of the limit).
+        let limit = api.link.pageSize(for: collection.name, configured: configuration.pageSize)
         do {
-            reply = try await api.changes(collection, cursor: cursor, limit: configuration.pageSize)
+            reply = try await api.changes(collection, cursor: cursor, limit: limit)
         } catch {
             return .requestFailed(error)
         }
+        let page: DecodedPage
         do {
             switch collection {
-            case .clients: return .page(.clients(try api.decode(ChangesPage<Client>.self, reply.body)))
-            case .tickets: return .page(.tickets(try api.decode(ChangesPage<Ticket>.self, reply.body)))
-            case .ticketMessages:
-                return .page(.ticketMessages(try api.decode(ChangesPage<TicketMessage>.self, reply.body)))
-            case .orders: return .page(.orders(try api.decode(ChangesPage<Order>.self, reply.body)))
-            case .devices: return .page(.devices(try api.decode(ChangesPage<Device>.self, reply.body)))
+            case .clients: page = .clients(try api.decode(ChangesPage<Client>.self, reply.body))
+            case .tickets: page = .tickets(try api.decode(ChangesPage<Ticket>.self, reply.body))
+            case .ticketMessages: page = .ticketMessages(try api.decode(ChangesPage<TicketMessage>.self, reply.body))
+            case .orders: page = .orders(try api.decode(ChangesPage<Order>.self, reply.body))
+            case .devices: page = .devices(try api.decode(ChangesPage<Device>.self, reply.body))
             }
         } catch {
             return .malformed(error)
         }
+        api.link.recordPage(collection: collection.name, wireBytes: reply.wireBytes, records: page.count)
+        return .page(page)
     }
 
     /// Follows one collection's feed to its end. While page n is applied (in its transaction, with its cursor), page

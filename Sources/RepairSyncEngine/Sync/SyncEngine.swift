@@ -323,7 +323,12 @@ public actor SyncEngine {
 
     // MARK: Status
 
-    public var status: EngineStatus { current }
+    /// The status, with the link figures as measured now (they change with every answer, between publications).
+    public var status: EngineStatus {
+        var status = current
+        status.link = api.link.quality
+        return status
+    }
 
     /// The current status, then every change, until the stream is dropped.
     public func statusUpdates() -> AsyncStream<EngineStatus> {
@@ -341,6 +346,7 @@ public actor SyncEngine {
         var next = current
         change(&next)
         next.clockOffsetMilliseconds = api.clockOffsetMilliseconds
+        next.link = api.link.quality
         guard next != current else { return }
         current = next
         for observer in observers.values { observer.yield(next) }

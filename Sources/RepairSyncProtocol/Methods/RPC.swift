@@ -10,7 +10,8 @@ public enum RPC {
     /// 4: booking in (`createClient`, `createOrder`, `createDevice`); `queueChange` kinds `client-created`,
     /// `order-created`, `device-created`; an order's `order_number` may be null (not created on the server yet);
     /// outbox entries carry `dependsOn` and `blockedBy`.
-    /// 5: outbox entries carry `priority` (critical, high, normal), the class they are pushed in.
+    /// 5: outbox entries carry `priority` (critical, high, normal), the class they are pushed in; the status carries
+    /// `events` / `eventsSince` (the server's change stream) and `link` (round trip, throughput, verdict).
     public static let protocolVersion = 5
 
     public static let methods: [any ControlMethod.Type] = [

@@ -42,6 +42,35 @@ public struct StatusSnapshot: Codable, Sendable, Hashable {
     public var events: String?
     /// Since when `events` holds.
     public var eventsSince: Timestamp?
+    /// The link to the API as last measured; nil until an answer was timed.
+    public var link: Link?
+
+    /// The link's round trip, throughput and verdict (docs/operations.md, "Link quality").
+    public struct Link: Codable, Sendable, Hashable {
+        /// The path's round trip in milliseconds.
+        public var rttMs: Int64?
+        /// Answer bytes per second on the wire, smoothed; nil until a large enough answer arrived.
+        public var throughputBytesPerSecond: Int64?
+        /// `good` or `slow`.
+        public var quality: String
+        /// The records per changes page asked for last (smaller than configured on a slow link).
+        public var pageSize: Int?
+
+        public init(rttMs: Int64?, throughputBytesPerSecond: Int64?, quality: String, pageSize: Int?) {
+            self.rttMs = rttMs
+            self.throughputBytesPerSecond = throughputBytesPerSecond
+            self.quality = quality
+            self.pageSize = pageSize
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(rttMs, forKey: .rttMs)
+            try c.encode(throughputBytesPerSecond, forKey: .throughputBytesPerSecond)
+            try c.encode(quality, forKey: .quality)
+            try c.encode(pageSize, forKey: .pageSize)
+        }
+    }
 
     public struct NextRun: Codable, Sendable, Hashable {
         public var at: Timestamp
@@ -159,7 +188,7 @@ public struct StatusSnapshot: Codable, Sendable, Hashable {
         probe: String, lastOnlineChange: Timestamp?, paused: Bool, nextRun: NextRun?, lastSyncAt: Timestamp?,
         lastSuccessAt: Timestamp?, pending: Int, failed: Int, dead: Int, held: Int, openConflicts: Int,
         clockOffsetMs: Int64, collections: [CollectionState], storeBytes: Int64, retention: Retention?,
-        metrics: Metrics
+        metrics: Metrics, link: Link? = nil
     ) {
         self.state = state
         self.step = step
@@ -182,6 +211,7 @@ public struct StatusSnapshot: Codable, Sendable, Hashable {
         self.storeBytes = storeBytes
         self.retention = retention
         self.metrics = metrics
+        self.link = link
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -209,5 +239,6 @@ public struct StatusSnapshot: Codable, Sendable, Hashable {
         try c.encode(metrics, forKey: .metrics)
         try c.encode(events, forKey: .events)
         try c.encode(eventsSince, forKey: .eventsSince)
+        try c.encode(link, forKey: .link)
     }
 }

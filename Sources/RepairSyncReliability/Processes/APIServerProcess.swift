@@ -10,9 +10,12 @@ public final class APIServerProcess: @unchecked Sendable {
     public let admin: AdminAPI
     public var port: Int { Int(baseURL.split(separator: ":").last ?? "") ?? 0 }
 
-    /// Starts the server (seeding `orders` orders into an empty database) and waits for `listening on URL`.
-    public init(database: String, orders: Int, port: Int = 0, logPath: String, extra: [String] = []) async throws {
-        let arguments = [
+    /// Starts the server (seeding `orders` orders into an empty database) and waits for `listening on URL`;
+    /// `launcher` prefixes the command (e.g. `ip netns exec NAME`).
+    public init(
+        database: String, orders: Int, port: Int = 0, logPath: String, extra: [String] = [], launcher: [String] = []
+    ) async throws {
+        let arguments = launcher + [
             Binaries.path("repair-api-dev"), "--db", database, "--port", "\(port)", "--token", Self.token, "--admin",
             "--quiet", "--seed", "--orders", "\(orders)",
         ] + extra

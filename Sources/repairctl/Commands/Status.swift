@@ -43,6 +43,25 @@ struct Status: ParsableCommand {
         }
     }
 
+    /// ", slow link: 850 ms, 60 KB/s" (in yellow when slow), or nothing before the link was measured.
+    static func link(_ link: StatusSnapshot.Link?) -> String {
+        guard let link else { return "" }
+        var figures: [String] = []
+        if let rtt = link.rttMs { figures.append("\(rtt) ms") }
+        if let rate = link.throughputBytesPerSecond { figures.append(Self.rate(rate)) }
+        let text = "\(link.quality) link" + (figures.isEmpty ? "" : ": " + figures.joined(separator: ", "))
+        return ", " + (link.quality == "good" ? text : Output.yellow(text))
+    }
+
+    /// Decimal units, as link speeds are quoted: "850 B/s", "60 KB/s", "1.2 MB/s".
+    static func rate(_ bytesPerSecond: Int64) -> String {
+        switch bytesPerSecond {
+        case ..<1000: "\(bytesPerSecond) B/s"
+        case ..<1_000_000: "\(bytesPerSecond / 1000) KB/s"
+        default: "\(bytesPerSecond / 100_000 / 10).\(bytesPerSecond / 100_000 % 10) MB/s"
+        }
+    }
+
     static func render(_ status: StatusSnapshot) -> [String] {
         var headline = status.state.rawValue
         if status.state == .syncing, let step = status.step {
@@ -57,7 +76,7 @@ struct Status: ParsableCommand {
             }
         var lines = [
             "state:      \(coloured)\(status.paused ? " (automatic sync paused)" : "")",
-            "network:    \(status.online ? "online" : Output.yellow("offline")) "
+            "network:    \(status.online ? "online" + Self.link(status.link) : Output.yellow("offline")) "
                 + "(probe: \(status.probe), changed \(Output.relative(status.lastOnlineChange)))"
                 + (serverPush(status).map { "; \($0)" } ?? ""),
             "next sync:  \(nextRun(status))",

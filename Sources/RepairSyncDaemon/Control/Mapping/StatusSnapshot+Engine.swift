@@ -48,5 +48,10 @@ extension StatusSnapshot {
         } else {
             events = EventStreamClient.State.off.rawValue
         }
+        link = status.link.map { link in
+            Link(
+                rttMs: link.roundTripMilliseconds, throughputBytesPerSecond: link.throughputBytesPerSecond,
+                quality: link.verdict.rawValue, pageSize: link.pageSize)
+        }
     }
 }

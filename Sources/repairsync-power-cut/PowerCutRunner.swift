@@ -63,7 +63,10 @@ struct PowerCutRunner: AsyncParsableCommand {
         }
         let (pulling, pullingStarted) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         let engine = try SyncEngine(
-            store: replica, api: APIClient(configuration: .init(baseURL: api, token: token)),
+            // Pages of exactly `pageSize`: the scenario computed which records each page holds, so the link meter
+            // must not shrink them (a loaded machine makes even loopback look slow).
+            store: replica,
+            api: APIClient(configuration: .init(baseURL: api, token: token), link: LinkMeter(targetPageTime: .seconds(86_400))),
             configuration: EngineConfiguration(pageSize: pageSize, completedHold: .zero),
             events: EngineEvents { event in
                 if case .pageReceived = event { pullingStarted.yield() }
@@ -106,7 +109,10 @@ struct PowerCutRunner: AsyncParsableCommand {
                 try db.execute(sql: "UPDATE orders SET notes = ? WHERE id = ?", arguments: [value, id])
             }
             let result = try await engine.queueChange(.orderUpdated, id: id)
-            guard case .queued = result else { throw ValidationError("queueChange \(id): \(result)") }
+            switch result {
+            case .queued, .alreadyQueued: break  // (a run may have queued the row's edit first)
+            case .nothingChanged: throw ValidationError("queueChange \(id): \(result)")
+            }
             log.append("orders \(id) notes \(value)")
         }
     }

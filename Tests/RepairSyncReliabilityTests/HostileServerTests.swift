@@ -27,8 +27,9 @@ struct HostileServerTests {
             let status = try await s.daemon.call("status")
             let runs = status["metrics"]?["runs"]?.intValue ?? 0
             let served = try await s.admin.counters().faultsInjected[fault] ?? 0
-            // At most a few pages per run (3 non-advancing pages, plus one fetched ahead), never an endless loop.
-            #expect(served <= 4 * max(runs, 1) && served > 0, "\(served) damaged pages served in \(runs) runs")
+            // At most a few pages per run (the first, whose cursor is new; 3 that do not advance; one fetched ahead),
+            // never an endless loop.
+            #expect(served <= 5 * max(runs, 1) && served > 0, "\(served) damaged pages served in \(runs) runs")
             for collection in ["devices", "clients", "tickets", "ticket_messages"] {
                 let entry = try await s.collectionStatus(collection)
                 #expect(entry?["lastError"] == .null, "\(collection): \(String(describing: entry))")

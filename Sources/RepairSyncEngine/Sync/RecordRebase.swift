@@ -345,9 +345,10 @@ struct RecordRebase {
         let children: [(SyncCollection, String)]
         switch collection {
         case .clients:
-            // Orders booked in here for a client another user deleted (each with its devices, below).
+            // Orders booked in here for a client another user deleted, not created on the server yet (each with its
+            // devices, below): they never can be. (The server keeps a deleted client's orders: those it has stay.)
             children = try String.fetchAll(
-                db, sql: "SELECT DISTINCT record_id FROM outbox WHERE collection = 'orders' AND record_id IN (SELECT id FROM orders WHERE client_id = ?)",
+                db, sql: "SELECT DISTINCT record_id FROM outbox WHERE collection = 'orders' AND kind = 'create' AND record_id IN (SELECT id FROM orders WHERE client_id = ?)",
                 arguments: [id]
             ).map { (.orders, $0) }
         case .orders:

@@ -32,6 +32,10 @@ public struct BadConfiguration: Sendable {
         "probe.mode": "telepathy", "probe.offline_interval": "0s", "probe.online_interval": "soon",
         "probe.debounce": "-1s", "probe.timeout": "0s", "log.level": "loud", "retention.days": "-3",
         "metrics.textfile": "relative.prom", "metrics.listen": "0.0.0.0:9464",
+        "priority.orders.status": "urgent", "priority.orders.notes": "low", "priority.orders.create": "first",
+        "priority.devices.status": "1", "priority.devices.diagnosis": "top", "priority.devices.resolution": "later",
+        "priority.devices.create": "asap", "priority.clients.create": "vip", "priority.ticket_messages.public": "loud",
+        "priority.ticket_messages.internal": "quiet",
     ]
 
     public func run() async throws -> ScenarioReport {

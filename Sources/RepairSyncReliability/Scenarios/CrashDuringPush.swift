@@ -30,7 +30,10 @@ public struct CrashDuringPush: Sendable {
 
                     var integrityFailures = 0
                     _ = try await daemon.call("sync")
-                    var killer = RandomKills(kills: kills, gap: max(2, changes / max(1, kills)), random: SplitMix64(seed: seed))
+                    // Between kills, a random number of progress reports up to a quarter of the share of each kill:
+                    // the status coalesces reports on a busy machine, and every kill must land before the push ends.
+                    var killer = RandomKills(
+                        kills: kills, gap: max(2, changes / max(1, 4 * kills)), random: SplitMix64(seed: seed))
                     let killed = try await killer.run(
                         daemon, progress: { $0["step"]?.stringValue == "pushing" }, finished: DaemonProcess.drained
                     ) {

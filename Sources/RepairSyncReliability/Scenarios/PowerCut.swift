@@ -42,6 +42,10 @@ public struct PowerCut: Sendable {
 
     static let token = "power-cut-token"
 
+    /// A link meter that never shrinks a page: the scenario knows which records each page of `pageSize` holds, and a
+    /// loaded machine makes even loopback look slow.
+    static func fixedPages() -> LinkMeter { LinkMeter(targetPageTime: .seconds(86_400)) }
+
     public func run() async throws -> ScenarioReport {
         // On tmpfs when there is one: the crash VFS decides what a cut keeps, so the disk's own fsync only costs time.
         let base = FileManager.default.fileExists(atPath: "/dev/shm") ? "/dev/shm" : nil
@@ -220,7 +224,8 @@ public struct PowerCut: Sendable {
         var logger = Logger(label: "power-cut")
         logger.logLevel = .critical
         let engine = try SyncEngine(
-            store: store, api: APIClient(configuration: .init(baseURL: server.baseURL, token: Self.token)),
+            store: store,
+            api: APIClient(configuration: .init(baseURL: server.baseURL, token: Self.token), link: PowerCut.fixedPages()),
             configuration: EngineConfiguration(pageSize: pageSize, completedHold: .zero), logger: logger)
         let outbox = try engine.outboxEntries()
         let before = try await server.values(for: acknowledged)

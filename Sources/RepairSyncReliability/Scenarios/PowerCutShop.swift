@@ -48,7 +48,8 @@ struct PowerCutShop: Sendable {
         // The replica as a daemon left it after a full sync.
         let store = try ReplicaStore.open(at: replicaTemplate)
         let engine = try SyncEngine(
-            store: store, api: APIClient(configuration: .init(baseURL: server.baseURL, token: PowerCut.token)),
+            store: store,
+            api: APIClient(configuration: .init(baseURL: server.baseURL, token: PowerCut.token), link: PowerCut.fixedPages()),
             configuration: EngineConfiguration(pageSize: 200, completedHold: .zero), logger: PowerCutServer.quietLogger)
         let synced = await engine.performFullSync()
         guard synced.succeeded else { throw ScenarioFailure("the template replica did not sync: \(synced.stop ?? "")") }

@@ -16,7 +16,7 @@ struct SimulatorTests {
 
     @Test("2,000 seeds: every invariant holds")
     func seeds() async throws {
-        let batch = await Simulator.run(seeds: Array(1...2000).filter { Self.openBugs[$0] == nil }, parallel: 2)
+        let batch = await Simulator.run(seeds: Array(1...2000).filter { Simulator.openBugs[$0] == nil }, parallel: 2)
         print("\(batch.seeds) seeds in \(String(format: "%.1f", batch.seconds)) s")
         for failure in batch.failures.prefix(3) {
             let shrunk = await Simulator.shrink(failure, budget: 150)
@@ -67,22 +67,10 @@ struct SimulatorTests {
         #expect(result.violations.isEmpty, "seed \(seed) (\(bug)): \(result.violations)")
     }
 
-    /// Seeds whose failures are open bugs, found once the simulator drew stale copies inside the right page and 2 to
-    /// 4 attempts before a change is dead (this session's last changes): left out of the batch above, and replayed
-    /// here as known issues so that they stay visible — the test fails as soon as one no longer fails, to be moved to
-    /// the regressions once fixed.
-    static let openBugs: [UInt64: String] = [
-        341: "after the quiet sync, an order's create is pending without a reason",
-        458: "after the quiet sync, an order's create is pending without a reason",
-        1037: "a change that waited for a create settled by the pull goes out only at the next run (the quiet sync is not a fixpoint)",
-        1797: "a device's status in the replica differs from the server's after the quiet sync",
-        1863: "a create left pending without a reason; shrunk: a conflict on a record only this workstation wrote (a dead change in doubt, then a 412)",
-    ]
-
-    @Test("open bugs the simulator found still fail (known issues, to fix)", arguments: openBugs.keys.sorted())
+    @Test("open bugs the simulator found still fail (known issues, to fix)", arguments: Simulator.openBugs.keys.sorted())
     func openBug(_ seed: UInt64) async {
         let result = await Simulator.run(seed: seed)
-        withKnownIssue("seed \(seed): \(Self.openBugs[seed]!)") {
+        withKnownIssue("seed \(seed): \(Simulator.openBugs[seed]!)") {
             #expect(result.violations.isEmpty, "\(result.violations)")
         }
     }

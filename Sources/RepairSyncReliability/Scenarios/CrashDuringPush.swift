@@ -30,10 +30,10 @@ public struct CrashDuringPush: Sendable {
 
                     var integrityFailures = 0
                     _ = try await daemon.call("sync")
-                    // Between kills, a random number of progress reports up to a quarter of the share of each kill:
-                    // the status coalesces reports on a busy machine, and every kill must land before the push ends.
-                    var killer = RandomKills(
-                        kills: kills, gap: max(2, changes / max(1, 4 * kills)), random: SplitMix64(seed: seed))
+                    // A kill after one or two progress reports of each restarted push (and a random few hundred
+                    // microseconds): the status coalesces reports on a busy machine, so counting more of them lets a
+                    // restarted push run far ahead, and every kill must land before the push ends.
+                    var killer = RandomKills(kills: kills, gap: 2, random: SplitMix64(seed: seed))
                     let killed = try await killer.run(
                         daemon, progress: { $0["step"]?.stringValue == "pushing" }, finished: DaemonProcess.drained
                     ) {

@@ -44,12 +44,12 @@ struct LinkStatusTests {
             #expect(network.contains("online, slow link: \(rtt) ms"), "\(shown.stdout)")
 
             // The text file is rewritten after each status change the run made; wait for one with the link in it.
-            var metrics = ""
-            let deadline = ContinuousClock.now + .seconds(10)
-            while !metrics.contains("repairsyncd_link_slow_bool"), ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(50))
-                metrics = (try? String(contentsOfFile: h.directory.path("metrics.prom"), encoding: .utf8)) ?? ""
+            let metricsPath = h.directory.path("metrics.prom")
+            let read: @Sendable () -> String = { (try? String(contentsOfFile: metricsPath, encoding: .utf8)) ?? "" }
+            try await PushStack.waitUntil("the metrics file with the link in it", timeout: .seconds(10)) {
+                read().contains("repairsyncd_link_slow_bool")
             }
+            let metrics = read()
             #expect(metrics.contains("repairsyncd_link_slow_bool 1"), "\(metrics)")
             #expect(metrics.contains("repairsyncd_link_rtt_seconds"), "\(metrics)")
         }

@@ -1097,7 +1097,9 @@ public final class Simulation {
             let record = "\(entry.collection.name)|\(entry.recordId)"
             let touched = otherWrites[record] != nil || otherWrites.keys.contains { $0.hasPrefix(record + "|") }
             if !touched {
-                fail("conflict \(entry.id) (\(entry.outcome.rawValue)) on \(record), which nobody else wrote: the engine took its own write for another's")
+                let values = entry.fields.map { "\($0): base \(entry.base[$0].map { $0 ?? "null" } ?? "-"), local \(entry.local[$0].map { $0 ?? "null" } ?? "-"), remote \(entry.remote[$0].map { $0 ?? "null" } ?? "-")" }
+                fail(
+                    "conflict \(entry.id) (\(entry.outcome.rawValue)) on \(record), which nobody else wrote: the engine took its own write for another's (\(values.joined(separator: "; ")); remote version \(entry.remoteVersion.map(String.init) ?? "-"))")
             }
         }
     }

@@ -146,23 +146,26 @@ struct LocalCreatesTests {
         }
     }
 
-    @Test("a lost response to a create is settled by the record appearing in the feed with the same id")
+    @Test("a lost response to a create is settled by the record appearing in the feed; what waited for it goes in the same run")
     func lostResponseSettledByTheFeed() async throws {
         try await EngineHarness.with(configuration: Self.slowRetries) { h in
             #expect(await h.engine.performFullSync().succeeded)
             try await h.fault("cut", method: "POST", path: "/api/v1/clients")
             try await h.engine.createClient(.init(id: Self.clientId, fields: ["email": "feed@example.com"]))
             try await h.engine.createOrder(.init(id: Self.orderId, fields: ["client_id": Self.clientId]))
-            // One run: the client's answer is cut (its retry is ten minutes away), then the pull of clients brings it.
+            // One run: the client's answer is cut (its retry is ten minutes away) and the order waits for it; the pull
+            // of clients brings the client, which settles its create, and the order goes before the run ends (not 15
+            // minutes later), followed by a pull that brings the server's side of it (the client's order count).
             let run = await h.engine.sync([.clients])
-            #expect(run.pushFailures == 1, "\(run)")
-            let entries = try h.engine.outboxEntries()
-            #expect(entries.map(\.collection) == [.orders], "the client's create is settled: \(entries)")
+            #expect(run.succeeded && run.pushFailures == 1 && run.pushed == 1, "\(run)")
+            #expect(try h.engine.outboxEntries().isEmpty, "the client's create is settled and the order pushed")
             #expect(try h.integer("SELECT COUNT(*) FROM clients WHERE id = '\(Self.clientId)' AND synced_at IS NOT NULL") == 1)
-            #expect(await h.engine.sync([]).pushed == 1)
+            #expect(try h.local(Order.self, Self.orderId)?.orderNumber != nil)
+            #expect(try h.integer("SELECT order_count FROM clients WHERE id = '\(Self.clientId)'") == 1)
             let counters = try await h.counters()
             #expect(counters["records_created"] as? [String: Int] == ["clients": 1, "orders": 1])
             #expect(counters["idempotent_replays"] as? Int == 0, "no replay was needed")
+            #expect(await h.engine.sync([]).pushed == 0)
         }
     }
 

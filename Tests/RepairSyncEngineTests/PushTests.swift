@@ -169,6 +169,36 @@ struct PushTests {
         }
     }
 
+    @Test("a change given up on in doubt leaves the record as its base shows it; a later edit's 412 is no conflict (seed 1863)")
+    func givenUpInDoubtIsNoOnesEdit() async throws {
+        let configuration = EngineHarness.configuration(policies: [.orders: .clientWins], maxAttempts: 2)
+        try await EngineHarness.with(configuration: configuration) { h in
+            #expect(await h.engine.performFullSync().succeeded)
+            let before = try #require(try h.local(Order.self, "ord_8"))
+            // Applied by the server both times, the answer lost both times: given up on, in doubt.
+            try await h.fault("cut", method: "PATCH", path: "/api/v1/orders/ord_8", count: 2)
+            try await h.engine.update(.orders, id: "ord_8", fields: ["notes": "mine"])
+            #expect(await h.engine.sync([]).dead == 1)
+            let dead = try #require(try h.engine.outboxEntries().first)
+            #expect(dead.state == .dead && dead.sent, "\(dead)")
+            // Like a refused change, the dead one is no longer shown in the record.
+            #expect(try h.local(Order.self, "ord_8")?.notes == before.notes)
+
+            // A later edit of another field goes out against the old version: 412, whose `current` holds our own
+            // notes. That is not someone else's edit: no conflict, and the dead change is still there, in doubt.
+            let status: OrderStatus = before.status == .awaitingParts ? .ready : .awaitingParts
+            try await h.engine.update(.orders, id: "ord_8", fields: ["status": status.rawValue])
+            let run = await h.engine.sync([])
+            let left = try h.engine.outboxEntries()
+            #expect(run.pushed == 1 && run.conflicts == 0, "\(run) \(left)")
+            let conflicts = try h.engine.conflicts()
+            #expect(conflicts.isEmpty, "\(conflicts)")
+            let server = try await h.serverRecord(Order.self, "orders", "ord_8")
+            #expect(server.notes == "mine" && server.status == status)
+            #expect(try h.engine.outboxEntries().map(\.seq) == [dead.seq])
+        }
+    }
+
     @Test("429 with Retry-After: nothing is sent before the time is up, nothing is dropped, then it goes through")
     func rateLimited() async throws {
         try await EngineHarness.with { h in

@@ -383,8 +383,17 @@ struct Pusher {
         let delay = configuration.retry.delay(
             afterAttempt: attempt, retryAfter: error.retryAfter, random: configuration.random())
         let next = giveUp ? nil : now.adding(milliseconds: delay.inMilliseconds)
+        let rebase = recordRebase(entry.collection)
         try await write { db in
-            try Outbox.recordFailure(db, seq: entry.seq, error: error.description, nextAttempt: next)
+            guard giveUp else {
+                return try Outbox.recordFailure(db, seq: entry.seq, error: error.description, nextAttempt: next)
+            }
+            // Given up: like a refused change, no longer shown in the record (base ⊕ live changes), so that its value
+            // is never taken later for an edit another program made in the row and queued as a new change — which
+            // would replace the dead one and forget that it may have been applied (in doubt).
+            try SyncEngine.rendering(entry, rebase, db) {
+                try Outbox.recordFailure(db, seq: entry.seq, error: error.description, nextAttempt: nil)
+            }
         }
         return giveUp ? .dead : .retryLater
     }

@@ -203,6 +203,24 @@ public actor SyncEngine {
                     await self.publish { $0.phase = .syncing(step: .pulling, progress: progress) }
                 }
             }
+            // The pull can release changes the push had to leave: a create in doubt that the feed showed applied
+            // settles, and what waited for it (an order's devices, a later edit) is due now. They go in this run, not
+            // 15 minutes later, and the pull follows them (the server's side of a create — an order's device count,
+            // a client's order count — comes through the feeds). Once: what this leaves waits for the next run.
+            if !collections.isEmpty, try await hasDueChanges() {
+                publish { $0.phase = .syncing(step: .pushing, progress: 0) }
+                let before = pushed.pushed
+                try await pusher.run(into: &pushed) { progress in
+                    await self.publish { $0.phase = .syncing(step: .pushing, progress: progress) }
+                }
+                if pushed.pushed > before {
+                    publish { $0.phase = .syncing(step: .pulling, progress: 0) }
+                    let failedBefore = pulled.failed
+                    try await puller.run(collections.filter { failedBefore[$0] == nil }, into: &pulled) { progress in
+                        await self.publish { $0.phase = .syncing(step: .pulling, progress: progress) }
+                    }
+                }
+            }
             if request.dashboard {
                 publish { $0.phase = .syncing(step: .dashboard, progress: 0) }
                 await refreshDashboard()
@@ -257,6 +275,17 @@ public actor SyncEngine {
                 "conflicts": "\(report.conflicts)", "duration_ms": "\(report.durationMilliseconds)",
             ])
         return report
+    }
+
+    /// Whether a change is due to be pushed now.
+    private func hasDueChanges() async throws(SyncStop) -> Bool {
+        let now = clock.now()
+        let horizon = configuration.retry.horizon
+        do {
+            return try await !store.read { db in try Outbox.due(db, now: now, horizon: horizon, limit: 1) }.isEmpty
+        } catch {
+            throw .failed("reading the outbox: \(error)")
+        }
     }
 
     private func finish(_ report: SyncReport, stop: SyncStop?, recounting: Set<SyncCollection>) {

@@ -199,6 +199,33 @@ struct PushTests {
         }
     }
 
+    @Test("a change discarded while in doubt is still our own write: a later edit's 412 under server-wins keeps the edit (seed 785)")
+    func discardedInDoubtIsOurOwnWrite() async throws {
+        let configuration = EngineHarness.configuration(policies: [.orders: .serverWins], maxAttempts: 2)
+        try await EngineHarness.with(configuration: configuration) { h in
+            #expect(await h.engine.performFullSync().succeeded)
+            let before = try #require(try h.local(Order.self, "ord_8"))
+            try await h.fault("cut", method: "PATCH", path: "/api/v1/orders/ord_8", count: 2)
+            try await h.engine.update(.orders, id: "ord_8", fields: ["notes": "mine"])
+            #expect(await h.engine.sync([]).dead == 1)
+            let dead = try #require(try h.engine.outboxEntries().first)
+            // Discarded: never sent again — but it may have been applied (it was: the answers were cut).
+            _ = try await h.engine.discard(seq: dead.seq)
+            #expect(try h.engine.outboxEntries().isEmpty)
+
+            // The later edit goes out against the base it was made on: 412, and `current` holds the discarded notes.
+            // Under server-wins a remote edit would drop our status; our own write must not.
+            let status: OrderStatus = before.status == .awaitingParts ? .ready : .awaitingParts
+            try await h.engine.update(.orders, id: "ord_8", fields: ["status": status.rawValue])
+            let run = await h.engine.sync([])
+            #expect(run.pushed == 1 && run.conflicts == 0, "\(run)")
+            let decided = try h.engine.conflicts().filter { $0.outcome != .discarded }
+            #expect(decided.isEmpty, "\(decided)")
+            #expect(try await h.serverRecord(Order.self, "orders", "ord_8").status == status)
+            #expect(try h.local(Order.self, "ord_8")?.status == status)
+        }
+    }
+
     @Test("429 with Retry-After: nothing is sent before the time is up, nothing is dropped, then it goes through")
     func rateLimited() async throws {
         try await EngineHarness.with { h in

@@ -118,6 +118,17 @@ struct SimulatorTests {
                 .deliver(.lostResponse), .deliver(.truncated),
             ]
         ),
+        (
+            785, "a change discarded while in doubt had been applied; a later edit's 412 carried its value, taken for another user's edit (a conflict on a record nobody else wrote; under server-wins the later edit would have gone)",
+            [
+                .startSync(.full), .deliver(.normal), .toolInsert(kind: 42, parent: 34), .deliver(.serverError(500)),
+                .deliver(.stalePage(back: 46)), .deliver(.unreachable),
+                .localUpdate(devices: false, record: 14, field: 53, value: 39), .startSync(.pushOnly),
+                .startSync(.pushOnly), .deliver(.normal), .deliver(.normal), .deliver(.serverError(503)),
+                .advance(milliseconds: 1500), .deliver(.normal), .deliver(.lostResponse), .discardDead(index: 4),
+                .localUpdateLastWritten(field: 30, value: 17),
+            ]
+        ),
     ]
 
     @Test("the seeds that found bugs replay clean", arguments: regressions.indices)

@@ -39,7 +39,10 @@ import Testing
         let path = dir.path("replica.sqlite")
         try Self.v3Store(at: path)
         let store = try ReplicaStore.open(at: path)
-        #expect(try store.appliedMigrations().suffix(3) == ["v4-local-creates", "v5-list-indexes-and-outbox-counts", "v6-push-priority"])
+        #expect(
+            try store.appliedMigrations().suffix(4) == [
+                "v4-local-creates", "v5-list-indexes-and-outbox-counts", "v6-push-priority", "v7-discarded-in-doubt",
+            ])
         #expect(try store.integrityProblems().isEmpty)
         try store.write { db in
             let order = try #require(try Order.fetchOne(db, key: "ord_1"))

@@ -1,3 +1,4 @@
+internal import Foundation
 internal import GRDB
 internal import RepairSyncModels
 
@@ -6,28 +7,57 @@ internal import RepairSyncModels
 struct BaseCopy: Sendable, Hashable {
     var version: Int
     var fields: FieldValues
+    /// Per field, the values of changes discarded while in doubt since this base was written: they may have been
+    /// applied, so a remote value equal to one of them is this workstation's own write, not another user's edit.
+    var discardedInDoubt: [String: [String?]] = [:]
 }
 
 enum BaseCopies {
     static func load(_ db: Database, collection: SyncCollection, id: String) throws -> BaseCopy? {
         guard
             let row = try Row.fetchOne(
-                db.cachedStatement(sql: "SELECT version, fields FROM sync_bases WHERE collection = ? AND record_id = ?"),
+                db.cachedStatement(
+                    sql: "SELECT version, fields, in_doubt FROM sync_bases WHERE collection = ? AND record_id = ?"),
                 arguments: [collection.name, id])
         else { return nil }
-        return BaseCopy(version: row["version"], fields: try FieldValuesJSON.decode(row["fields"]))
+        return BaseCopy(
+            version: row["version"], fields: try FieldValuesJSON.decode(row["fields"]),
+            discardedInDoubt: try Self.decodeInDoubt(row["in_doubt"]))
     }
 
+    /// Writes the base. A copy of another version replaces the evidence of discarded changes in doubt (the server's
+    /// copy now says what happened); the same version again keeps it.
     static func save(_ db: Database, collection: SyncCollection, id: String, _ base: BaseCopy) throws {
         let statement = try db.cachedStatement(
             sql: """
                 INSERT INTO sync_bases (collection, record_id, version, fields) VALUES (?, ?, ?, ?)
-                ON CONFLICT(collection, record_id) DO UPDATE SET version = excluded.version, fields = excluded.fields
+                ON CONFLICT(collection, record_id) DO UPDATE SET version = excluded.version, fields = excluded.fields,
+                    in_doubt = CASE WHEN excluded.version = sync_bases.version THEN sync_bases.in_doubt END
                 """)
         try statement.execute(arguments: [collection.name, id, base.version, FieldValuesJSON.encode(base.fields)])
     }
 
     static func save<R: EditableRecord>(_ db: Database, _ record: R) throws {
         try save(db, collection: R.collection, id: record.id, BaseCopy(version: record.version, fields: record.editableValues))
+    }
+
+    /// A change of the record that was sent (in doubt) is discarded: its values are kept with the base as evidence
+    /// of a write that may have been applied, until the next server copy of another version.
+    static func rememberDiscardedInDoubt(_ db: Database, collection: SyncCollection, id: String, fields: FieldValues) throws {
+        guard var base = try load(db, collection: collection, id: id) else { return }
+        for (field, value) in fields { base.discardedInDoubt[field, default: []].append(value) }
+        let object = base.discardedInDoubt.mapValues { values in values.map { $0.map { $0 as Any } ?? NSNull() } }
+        let text = String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self)
+        try db.execute(
+            sql: "UPDATE sync_bases SET in_doubt = ? WHERE collection = ? AND record_id = ?",
+            arguments: [text, collection.name, id])
+    }
+
+    private static func decodeInDoubt(_ text: String?) throws -> [String: [String?]] {
+        guard let text else { return [:] }
+        guard let object = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: [Any]] else {
+            throw EngineError.corruptOutbox("sync_bases.in_doubt is not a JSON object of arrays: \(text.prefix(200))")
+        }
+        return object.mapValues { values in values.map { $0 as? String } }
     }
 }

@@ -15,6 +15,7 @@ enum ReplicaMigrations {
         // After the local creates' table rebuilds, which would drop the indexes and triggers it adds.
         migrator.registerMigration("v5-list-indexes-and-outbox-counts", migrate: ScaleMigrations.addListIndexesAndOutboxCounts)
         migrator.registerMigration("v6-push-priority", migrate: PushPriorityMigration.migrate)
+        migrator.registerMigration("v7-discarded-in-doubt", migrate: DiscardedInDoubtMigration.migrate)
         return migrator
     }
 

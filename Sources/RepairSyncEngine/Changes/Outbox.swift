@@ -209,7 +209,10 @@ enum Outbox {
     /// The record's create may have reached the server and the server now shows the record (in a feed, or its own
     /// endpoint): the create is settled, as a replay of its key would have told. Entries blocked by it come back.
     /// Only creates that were sent: one never sent cannot be the server's record.
-    static func settleCreates(_ db: Database, collection: SyncCollection, ids: [String]) throws {
+    /// Returns how many creates it settled.
+    @discardableResult
+    static func settleCreates(_ db: Database, collection: SyncCollection, ids: [String]) throws -> Int {
+        var count = 0
         for start in stride(from: 0, to: ids.count, by: 500) {
             let chunk = Array(ids[start..<min(start + 500, ids.count)])
             let settled = try String.fetchAll(
@@ -225,7 +228,9 @@ enum Outbox {
                     AND record_id IN (\(databaseQuestionMarks(count: chunk.count)))
                     """, arguments: StatementArguments([collection.name] + chunk))
             for key in settled { try unblock(db, key: key) }
+            count += settled.count
         }
+        return count
     }
 
     /// Queues a new ticket message; messages never coalesce and go in order per ticket.

@@ -34,6 +34,8 @@ struct Puller {
         /// Collections whose number of rows may have changed (a record new to the replica, a deletion): the status
         /// recounts only these, so a run that only updates records costs nothing per record the store holds.
         var resized: Set<SyncCollection> = []
+        /// Creates in doubt that the pages settled (the server showed their records): what waited for them is due.
+        var settledCreates = 0
     }
 
     /// Pulls `collections` in order. `report` holds what was committed even when the run stops early.
@@ -222,6 +224,7 @@ struct Puller {
                 report.conflicts += applied.conflicts
                 report.rewound += applied.rewound
                 report.stale += applied.stale
+                report.settledCreates += applied.settledCreates
                 if applied.resized { report.resized.formUnion(collection.withDependents) }
                 events.emit(
                     .pageApplied(
@@ -251,6 +254,8 @@ struct Puller {
         var stale = 0
         /// A record new to the replica, or a deletion.
         var resized = false
+        /// Creates sent from here whose records the page showed: settled, which releases what waited for them.
+        var settledCreates = 0
     }
 
     private func handle(_ collection: SyncCollection, _ page: DecodedPage, sweeping: Bool) async throws(SyncStop)
@@ -292,7 +297,9 @@ struct Puller {
                 }
             }
             // A client created here whose create was sent: the server has it, the create is settled.
-            if R.collection == .clients { try Outbox.settleCreates(db, collection: .clients, ids: plain.map(\.id)) }
+            if R.collection == .clients {
+                applied.settledCreates += try Outbox.settleCreates(db, collection: .clients, ids: plain.map(\.id))
+            }
             try db.upsert(plain, syncedAt: now)
             applied.records = page.data.count
             if R.collection == .ticketMessages, !plain.isEmpty {
@@ -322,7 +329,9 @@ struct Puller {
             let changed = try Outbox.recordsWithEntries(db, collection: R.collection, ids: page.data.map(\.id))
             // Records created here whose create was sent and whose reply never came: the server has them, so the
             // create is settled (as its replay would have told), and the copy is their first base.
-            if !changed.isEmpty { try rebase.settleCreates(R.self, ids: page.data.map(\.id).filter(changed.contains), db) }
+            if !changed.isEmpty {
+                applied.settledCreates += try rebase.settleCreates(R.self, ids: page.data.map(\.id).filter(changed.contains), db)
+            }
             // Rows reconciled here had any edit of another program queued first: the triggers' notes of them (its
             // edit's, and this very upsert's) need no second look.
             var reconciled: [String] = []

@@ -263,13 +263,16 @@ struct RecordRebase {
     /// Records created here that the server shows (a changes page): each one's create, if it was sent, is settled —
     /// the server has the record, as a replay of its key would have told — after any edit another program wrote
     /// into its row is queued (against the create), so that the server's copy taken next loses nothing.
-    func settleCreates<R: EditableRecord>(_ type: R.Type, ids: [String], _ db: Database) throws {
+    /// Returns how many creates it settled.
+    func settleCreates<R: EditableRecord>(_ type: R.Type, ids: [String], _ db: Database) throws -> Int {
+        var count = 0
         for id in ids {
             let entries = try Outbox.entries(db, collection: R.collection, id: id)
             guard entries.contains(where: { $0.kind == .create && $0.sent }) else { continue }
             _ = try queueUnqueuedEdits(R.self, id: id, base: nil, entries: entries.filter { $0.kind == .update }, db)
-            try Outbox.settleCreates(db, collection: R.collection, ids: [id])
+            count += try Outbox.settleCreates(db, collection: R.collection, ids: [id])
         }
+        return count
     }
 
     /// A record the server created while its collection is being pulled again from the beginning (marked, to be

@@ -206,8 +206,9 @@ public actor SyncEngine {
             // The pull can release changes the push had to leave: a create in doubt that the feed showed applied
             // settles, and what waited for it (an order's devices, a later edit) is due now. They go in this run, not
             // 15 minutes later, and the pull follows them (the server's side of a create — an order's device count,
-            // a client's order count — comes through the feeds). Once: what this leaves waits for the next run.
-            if !collections.isEmpty, try await hasDueChanges() {
+            // a client's order count — comes through the feeds). Only then (an edit made during the pull waits for
+            // the run its edit asks for), and once: what this leaves waits for the next run.
+            if pulled.settledCreates > 0, try await hasDueChanges() {
                 publish { $0.phase = .syncing(step: .pushing, progress: 0) }
                 let before = pushed.pushed
                 try await pusher.run(into: &pushed) { progress in

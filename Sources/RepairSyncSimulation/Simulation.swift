@@ -1097,9 +1097,14 @@ public final class Simulation {
             let record = "\(entry.collection.name)|\(entry.recordId)"
             let touched = otherWrites[record] != nil || otherWrites.keys.contains { $0.hasPrefix(record + "|") }
             if !touched {
-                let values = entry.fields.map { "\($0): base \(entry.base[$0].map { $0 ?? "null" } ?? "-"), local \(entry.local[$0].map { $0 ?? "null" } ?? "-"), remote \(entry.remote[$0].map { $0 ?? "null" } ?? "-")" }
+                func shown(_ values: FieldValues, _ field: String) -> String { values[field].map { $0 ?? "null" } ?? "-" }
+                let values = entry.fields.map {
+                    "\($0): base \(shown(entry.base, $0)), local \(shown(entry.local, $0)), remote \(shown(entry.remote, $0))"
+                }
                 fail(
-                    "conflict \(entry.id) (\(entry.outcome.rawValue)) on \(record), which nobody else wrote: the engine took its own write for another's (\(values.joined(separator: "; ")); remote version \(entry.remoteVersion.map(String.init) ?? "-"))")
+                    "conflict \(entry.id) (\(entry.outcome.rawValue)) on \(record), which nobody else wrote: the engine took its own "
+                        + "write for another's (\(values.joined(separator: "; ")); remote version "
+                        + "\(entry.remoteVersion.map(String.init) ?? "-"))")
             }
         }
     }

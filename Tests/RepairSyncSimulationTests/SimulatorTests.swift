@@ -26,6 +26,27 @@ struct SimulatorTests {
         #expect(batch.failures.isEmpty, "\(batch.failures.map(\.seed))")
     }
 
+    @Test("repairsync-simulate --minutes runs seeds until its deadline and reports them (it used to crash at once)")
+    func runsForMinutes() throws {
+        // Built beside the test bundle by `swift build --build-tests`, as the daemon tests' binaries are.
+        let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+            .appendingPathComponent("repairsync-simulate")
+        try #require(FileManager.default.isExecutableFile(atPath: binary.path), "\(binary.path) is not built")
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = ["--minutes", "0.05", "--parallel", "1"]
+        process.environment = ProcessInfo.processInfo.environment.merging(["SWIFT_DETERMINISTIC_HASHING": "1"]) { $1 }
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(text.suffix(2_000))")
+        let summary = text.split(separator: "\n").first { $0.contains(" seeds in ") && $0.hasSuffix("0 failing") }
+        #expect(summary != nil, "\(text.suffix(2_000))")
+    }
+
     /// Shrunk operation lists of seeds that found bugs, replayed as they were found: each failed before its fix.
     static let regressions: [(seed: UInt64, bug: String, operations: [SimOperation])] = [
         (

@@ -49,6 +49,9 @@ public final class SimNetwork: APITransport {
 
     var waitingCount: Int { state.withLock { $0.pending.count } }
 
+    /// Every request waiting for an answer, oldest first.
+    var waitingRequests: [TransportRequest] { state.withLock { $0.pending.map(\.request) } }
+
     /// Removes the oldest waiting request, to answer it.
     func take() -> Pending? {
         state.withLock { state in state.pending.isEmpty ? nil : state.pending.removeFirst() }

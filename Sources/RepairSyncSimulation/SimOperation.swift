@@ -9,6 +9,9 @@ public enum SimOperation: Sendable, Hashable, CustomStringConvertible {
     /// A local edit of the record whose write the network carried last (the person at the counter goes on with the
     /// record they just changed — while that write may still be in doubt).
     case localUpdateLastWritten(field: Int, value: Int)
+    /// A local edit of a field that a PATCH waiting on the network carries (by index among its fields): an edit made
+    /// while the push of the same field is in flight, which must neither coalesce into it nor be lost when it ends.
+    case localUpdateInFlight(field: Int, value: Int)
     case localMessage(ticket: Int, content: Int, sameIdAsLast: Bool)
     /// Booking in through the engine: `kind` 0 a client, 1 an order (with `devices` devices) for a client in the
     /// replica, 2 a device on an order in the replica, 3 a new client with an order and its devices.
@@ -90,6 +93,7 @@ public enum SimOperation: Sendable, Hashable, CustomStringConvertible {
         case .localUpdate(let devices, let record, let field, let value):
             "local update \(devices ? "device" : "order") #\(record) field \(field) = v\(value)"
         case .localUpdateLastWritten(let field, let value): "local update of the record written last, field \(field) = v\(value)"
+        case .localUpdateInFlight(let field, let value): "local update of a field in flight, #\(field) = v\(value)"
         case .localMessage(let ticket, let content, let same):
             "local message on ticket #\(ticket) content \(content)\(same ? " (same id as the last)" : "")"
         case .localCreate(let kind, let parent, let devices):

@@ -272,6 +272,11 @@ public final class Simulation {
         case .localUpdateLastWritten(let field, let value):
             guard let (collection, id) = lastWritten else { return note("   (nothing written yet)") }
             await localUpdate(collection, id: id, field, value)
+        case .localUpdateInFlight(let field, let value):
+            guard let (collection, id, fields) = patchInFlight() else { return note("   (no edit in flight)") }
+            let editable = SimServer.editable[collection]!
+            guard let index = editable.firstIndex(of: fields[field % fields.count]) else { return note("   (no such field)") }
+            await localUpdate(collection, id: id, index, value)
         case .localMessage(let ticket, let content, let sameId):
             await localMessage(ticket, content, sameId)
         case .localCreate(let kind, let parent, let devices):
@@ -398,6 +403,20 @@ public final class Simulation {
         } catch {
             note("   refused: \(error)")
         }
+    }
+
+    /// The oldest PATCH waiting on the network: its record and the fields its body carries (sorted).
+    private func patchInFlight() -> (SyncCollection, String, [String])? {
+        for request in network.waitingRequests where request.method == "PATCH" {
+            let parts = request.path.split(separator: "/")
+            guard parts.count >= 2, let collection = SyncCollection(rawValue: String(parts[parts.count - 2])),
+                SimServer.editable[collection] != nil,
+                let body = request.body, let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any]
+            else { continue }
+            let fields = object.keys.filter { SimServer.editable[collection]!.contains($0) }.sorted()
+            if !fields.isEmpty { return (collection, String(parts[parts.count - 1]), fields) }
+        }
+        return nil
     }
 
     private func uuid() -> String {
@@ -866,6 +885,9 @@ public final class Simulation {
         let roll = generator.unit()
         switch roll {
         case ..<0.18:
+            if waiting != nil, chance(0.25), patchInFlight() != nil {
+                return .localUpdateInFlight(field: small(), value: small())
+            }
             if lastWritten != nil, chance(lastWriteInDoubt ? 0.6 : 0.15) {
                 return .localUpdateLastWritten(field: small(), value: small())
             }

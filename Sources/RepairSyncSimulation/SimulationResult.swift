@@ -30,6 +30,7 @@ public struct SimCoverage: Sendable {
             switch operation {
             case .localUpdate: "local update"
             case .localUpdateLastWritten: "local update of the record written last"
+            case .localUpdateInFlight: "local update of a field in flight"
             case .localMessage: "local message"
             case .localCreate: "local create (booking in)"
             case .toolInsert: "another program's insert"

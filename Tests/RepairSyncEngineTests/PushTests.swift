@@ -226,6 +226,32 @@ struct PushTests {
         }
     }
 
+    @Test("a change in doubt replaced by a later edit of its field is still our own write: the later edit survives a 412 under server-wins (seed 19)")
+    func supersededInDoubtIsOurOwnWrite() async throws {
+        let configuration = EngineHarness.configuration(policies: [.orders: .serverWins], maxAttempts: 2)
+        try await EngineHarness.with(configuration: configuration) { h in
+            #expect(await h.engine.performFullSync().succeeded)
+            let before = try #require(try h.local(Order.self, "ord_8"))
+            let first: OrderStatus = before.status == .awaitingParts ? .ready : .awaitingParts
+            let second: OrderStatus = before.status == .collected ? .cancelled : .collected
+            try await h.fault("cut", method: "PATCH", path: "/api/v1/orders/ord_8", count: 2)
+            try await h.engine.update(.orders, id: "ord_8", fields: ["status": first.rawValue])
+            #expect(await h.engine.sync([]).dead == 1, "applied twice over, answers cut: given up, in doubt")
+            // The person sets the status again: the dead change's only field is replaced, so it goes.
+            try await h.engine.update(.orders, id: "ord_8", fields: ["status": second.rawValue])
+            let entries = try h.engine.outboxEntries()
+            #expect(entries.count == 1 && entries.first?.fields["status"] == .some(second.rawValue), "\(entries)")
+
+            // Its If-Match is the old version: 412 with our own first status. Not another user's edit.
+            let run = await h.engine.sync([])
+            #expect(run.pushed == 1 && run.conflicts == 0, "\(run)")
+            #expect(try await h.serverRecord(Order.self, "orders", "ord_8").status == second)
+            #expect(try h.local(Order.self, "ord_8")?.status == second)
+            let decided = try h.engine.conflicts()
+            #expect(decided.isEmpty, "\(decided)")
+        }
+    }
+
     @Test("429 with Retry-After: nothing is sent before the time is up, nothing is dropped, then it goes through")
     func rateLimited() async throws {
         try await EngineHarness.with { h in

@@ -150,6 +150,30 @@ struct SimulatorTests {
                 .localUpdateLastWritten(field: 30, value: 17),
             ]
         ),
+        (
+            19, "a change in doubt given up on, then replaced by a later edit of its field, went without a trace; the feed's copy with its value was taken for another user's edit (a conflict on a record nobody else wrote; under server-wins the later edit would have gone)",
+            [
+                .startSync(.full), .deliver(.normal), .startSync(.full), .deliver(.normal), .deliver(.normal),
+                .deliver(.normal), .deliver(.staleCopies), .deliver(.normal), .deliver(.proxyPage(401)),
+                .localUpdate(devices: true, record: 45, field: 31, value: 32), .deliver(.refused),
+                .deliver(.refused), .deliver(.lostResponse), .deliver(.cursorExpired), .deliver(.lostResponse),
+                .deliver(.normal), .deliver(.normal), .deliver(.serverError(500)),
+                .serverDelete(collection: 52, record: 1), .localUpdateLastWritten(field: 15, value: 19),
+                .discardDead(index: 16), .serverEdit(collection: 34, record: 35, field: 42, value: 16),
+                .startSync(.pushOnly), .deliver(.normal),
+                .externalWrite(devices: true, record: 58, field: 6, value: 24), .deliver(.serverError(500)),
+                .advance(milliseconds: 30000), .expireCursors,
+                .localUpdate(devices: true, record: 33, field: 56, value: 51),
+                .serverEdit(collection: 34, record: 2, field: 25, value: 47),
+                .localCreate(kind: 18, parent: 39, devices: 42), .localCreate(kind: 38, parent: 30, devices: 39),
+                .startSync(.partial(mask: 6)), .deliver(.normal), .deliver(.truncated), .deliver(.normal),
+                .deliver(.lostResponse), .deliver(.normal), .deliver(.emptyFeed), .deliver(.stuckFeed),
+                .deliver(.emptyFeed), .deliver(.emptyFeed), .deliver(.normal), .deliver(.stuckFeed),
+                .deliver(.normal), .toolInsert(kind: 44, parent: 50),
+                .localCreate(kind: 33, parent: 3, devices: 16),
+                .localUpdate(devices: true, record: 39, field: 45, value: 18),
+            ]
+        ),
     ]
 
     @Test("the seeds that found bugs replay clean", arguments: regressions.indices)

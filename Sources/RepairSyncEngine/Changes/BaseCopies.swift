@@ -7,9 +7,10 @@ internal import RepairSyncModels
 struct BaseCopy: Sendable, Hashable {
     var version: Int
     var fields: FieldValues
-    /// Per field, the values of changes discarded while in doubt since this base was written: they may have been
-    /// applied, so a remote value equal to one of them is this workstation's own write, not another user's edit.
-    var discardedInDoubt: [String: [String?]] = [:]
+    /// Per field, the values of changes that went while in doubt since this base was written — discarded, or
+    /// replaced by a later edit of their fields: they may have been applied, so a remote value equal to one of them is
+    /// this workstation's own write, not another user's edit.
+    var goneInDoubt: [String: [String?]] = [:]
 }
 
 enum BaseCopies {
@@ -22,11 +23,11 @@ enum BaseCopies {
         else { return nil }
         return BaseCopy(
             version: row["version"], fields: try FieldValuesJSON.decode(row["fields"]),
-            discardedInDoubt: try Self.decodeInDoubt(row["in_doubt"]))
+            goneInDoubt: try Self.decodeInDoubt(row["in_doubt"]))
     }
 
-    /// Writes the base. A copy of another version replaces the evidence of discarded changes in doubt (the server's
-    /// copy now says what happened); the same version again keeps it.
+    /// Writes the base. A copy of another version replaces the evidence of changes gone in doubt (the server's copy
+    /// now says what happened); the same version again keeps it.
     static func save(_ db: Database, collection: SyncCollection, id: String, _ base: BaseCopy) throws {
         let statement = try db.cachedStatement(
             sql: """
@@ -41,16 +42,22 @@ enum BaseCopies {
         try save(db, collection: R.collection, id: record.id, BaseCopy(version: record.version, fields: record.editableValues))
     }
 
-    /// A change of the record that was sent (in doubt) is discarded: its values are kept with the base as evidence
-    /// of a write that may have been applied, until the next server copy of another version.
-    static func rememberDiscardedInDoubt(_ db: Database, collection: SyncCollection, id: String, fields: FieldValues) throws {
-        guard var base = try load(db, collection: collection, id: id) else { return }
-        for (field, value) in fields { base.discardedInDoubt[field, default: []].append(value) }
-        let object = base.discardedInDoubt.mapValues { values in values.map { $0.map { $0 as Any } ?? NSNull() } }
+    /// An update entry that was sent (in doubt) goes, or is sent again under a new key, before its answer is known —
+    /// discarded, or its fields replaced by a later edit: the values its request carried are kept with the base as
+    /// evidence of a write that may have been applied, until the server's next copy of another version. Nothing
+    /// for an entry never sent.
+    static func rememberGoneInDoubt(_ db: Database, _ entry: OutboxEntry) throws {
+        guard entry.kind == .update, entry.sent, !entry.fields.isEmpty,
+            var base = try load(db, collection: entry.collection, id: entry.recordId)
+        else { return }
+        for (field, value) in entry.fields where !(base.goneInDoubt[field] ?? []).contains(value) {
+            base.goneInDoubt[field, default: []].append(value)
+        }
+        let object = base.goneInDoubt.mapValues { values in values.map { $0.map { $0 as Any } ?? NSNull() } }
         let text = String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self)
         try db.execute(
             sql: "UPDATE sync_bases SET in_doubt = ? WHERE collection = ? AND record_id = ?",
-            arguments: [text, collection.name, id])
+            arguments: [text, entry.collection.name, entry.recordId])
     }
 
     private static func decodeInDoubt(_ text: String?) throws -> [String: [String?]] {

@@ -64,6 +64,8 @@ enum Outbox {
         for entry in existing where entry.state == .dead || entry.state == .held {
             let remaining = entry.fields.filter { fields[$0.key] == nil }
             guard remaining.count != entry.fields.count else { continue }
+            // Its request, if it was sent, may have been applied: evidence of our own write from now on.
+            try BaseCopies.rememberGoneInDoubt(db, entry)
             if remaining.isEmpty {
                 try remove(db, seq: entry.seq)
             } else {
@@ -403,6 +405,7 @@ enum Outbox {
                 .filter { $0.seq > entry.seq && $0.kind == .update }.flatMap(\.fields.keys))
         let remaining = entry.fields.filter { !replaced.contains($0.key) }
         guard remaining.count != entry.fields.count else { return }
+        try BaseCopies.rememberGoneInDoubt(db, entry)
         if remaining.isEmpty {
             try remove(db, seq: seq)
         } else {

@@ -155,7 +155,7 @@ struct RecordRebase {
                         base: baseCopy.fields, baseVersion: baseCopy.version, remote: remote.editableValues,
                         remoteVersion: remote.version, remoteUpdatedAt: remote.updatedAt, local: pending,
                         localEditedAt: editedAt, policy: policy, clockOffsetMilliseconds: clockOffsetMilliseconds,
-                        inDoubt: Self.inDoubtValues(entries).merging(baseCopy.discardedInDoubt) { $0 + $1 }))
+                        inDoubt: Self.inDoubtValues(entries).merging(baseCopy.goneInDoubt) { $0 + $1 }))
                 remaining = []
                 let rebased = remote.version != baseCopy.version
                 for entry in live {

@@ -156,12 +156,9 @@ extension SyncEngine {
                     remoteVersion: base?.version, policy: policies.policy(for: change.collection).rawValue,
                     outcome: .discarded, now: now)
                 try Self.rendering(change, rebase, db) { try Outbox.remove(db, seq: change.seq) }
-                if change.kind == .update && change.sent {
-                    // It may have been applied: its values stay evidence of our own write until the server's next
-                    // copy, so that they are never taken for another user's edit.
-                    try BaseCopies.rememberDiscardedInDoubt(
-                        db, collection: change.collection, id: change.recordId, fields: change.fields)
-                }
+                // One in doubt may have been applied: its values stay evidence of our own write until the server's
+                // next copy, so that they are never taken for another user's edit.
+                try BaseCopies.rememberGoneInDoubt(db, change)
             }
             // Records that exist only here go with their creates (children first: an order's row takes its devices').
             for change in discarded.reversed() where change.kind == .create {

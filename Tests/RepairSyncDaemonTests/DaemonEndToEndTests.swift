@@ -525,9 +525,11 @@ struct DaemonEndToEndTests {
             #expect(edit.status == 200)
             _ = try await h.call("sync", .object(["wait": .bool(true)]))
             #expect(await watcher.wait(timeout: 10) { $0["openConflicts"] == .number(1) } != nil)
-            // If the script never writes, end the read after 10 s instead of hanging the suite (an empty text fails).
+            // If the script never writes, end the read after 60 s instead of hanging the suite (an empty text fails).
+            // Generous: on a machine running the whole suite, a shell, `repairctl watch` and a `sed` per status line
+            // took more than 10 s to start and answer.
             let unblock = Task {
-                try await Task.sleep(for: .seconds(10))
+                try await Task.sleep(for: .seconds(60))
                 let fd = open(sent, O_WRONLY | O_NONBLOCK)
                 if fd >= 0 { close(fd) }
             }

@@ -40,7 +40,25 @@ struct Simulate: AsyncParsableCommand {
     @Flag(help: "Run the seeds of known open bugs too (left out of batches by default: Simulator.openBugs).")
     var includeOpenBugs = false
 
+    @Flag(help: "Replay the shrunk operation lists of the seeds that found bugs (Simulator.regressions) instead.")
+    var regressions = false
+
     func run() async throws {
+        if regressions {
+            var failed = 0
+            for (seed, bug, operations) in Simulator.regressions {
+                let result = await Simulator.replay(seed: seed, operations: operations)
+                if let violation = result.violations.first {
+                    failed += 1
+                    print("regression of seed \(seed) FAILED: \(violation) — the bug: \(bug)")
+                } else {
+                    print("regression of seed \(seed): passed")
+                }
+            }
+            print("\(Simulator.regressions.count) regressions, \(failed) failing")
+            if failed > 0 { throw ExitCode(1) }
+            return
+        }
         if let seed {
             let result = await Simulator.run(seed: seed, tracing: true)
             if result.passed {

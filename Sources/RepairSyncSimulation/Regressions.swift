@@ -1,0 +1,132 @@
+extension Simulator {
+    /// Shrunk operation lists of seeds that found bugs, replayed as they were found: each failed before its fix.
+    /// `SimulatorTests` replays them in `scripts/test`; `repairsync-simulate --regressions` replays them for
+    /// `scripts/mutants/run`, which tells a reverted fix that a fresh batch of seeds misses but its own list catches.
+    public static let regressions: [(seed: UInt64, bug: String, operations: [SimOperation])] = [
+        (
+            421, "a change refused after a later edit of the same field kept that field; retried, it overwrote the later value",
+            [
+                .startSync(.full), .deliver(.stalePage(back: 61)), .deliver(.serverError(503)), .deliver(.normal),
+                .deliver(.cursorExpired), .deliver(.cursorExpired), .deliver(.normal), .deliver(.unreachable),
+                .localUpdate(devices: false, record: 9, field: 52, value: 4),
+                .localUpdate(devices: true, record: 50, field: 37, value: 24),
+                .startSync(.pushOnly), .deliver(.normal), .deliver(.normal), .deliver(.serverError(503)),
+                .advance(milliseconds: 90000), .localUpdate(devices: true, record: 24, field: 19, value: 13),
+                .startSync(.partial(mask: 2)), .deliver(.normal), .deliver(.refused), .retryDead(index: 14),
+            ]
+        ),
+        (
+            1056, "a resync that started again from the beginning kept the marks of its first start: a message pushed in between and lost by a server restore stayed as a ghost",
+            [
+                .processCrash(event: 6, count: 2), .startSync(.full), .deliver(.normal), .startSync(.full),
+                .deliver(.truncated), .decideConflict(index: 31, keepLocal: false), .deliver(.normal),
+                .deliver(.normal), .deliver(.normal), .deliver(.cursorExpired), .deliver(.serverError(503)),
+                .deliver(.lostResponse), .localMessage(ticket: 41, content: 56, sameIdAsLast: false),
+                .discardDead(index: 22), .processCrash(event: 3, count: 3), .serverRestore(backup: 33),
+            ]
+        ),
+        (
+            1289, "a shop tool inserted an order under a client whose create was dead; discarding the client left the order, which the next run sent to a server that never had its client",
+            [
+                .localCreate(kind: 39, parent: 14, devices: 46), .localCreate(kind: 29, parent: 0, devices: 13),
+                .startSync(.partial(mask: 24)), .deliver(.normal), .deliver(.refused),
+                .toolInsert(kind: 40, parent: 49), .discardDead(index: 15),
+            ]
+        ),
+        (
+            341, "a client create in doubt (a truncated 201) was settled by the pull; the order and devices waiting for it went only at the next run",
+            [
+                .startSync(.full), .deliver(.normal), .deliver(.lostRequest), .deliver(.normal),
+                .deliver(.unreachable), .localCreate(kind: 47, parent: 40, devices: 38), .startSync(.full),
+                .deliver(.normal), .deliver(.proxyPage(403)), .crash(afterApply: false),
+                .localUpdate(devices: false, record: 53, field: 36, value: 49), .advance(milliseconds: 30000),
+                .startSync(.full), .deliver(.normal), .deliver(.normal), .deliver(.truncated),
+                .deliver(.unavailableRetryAfter(seconds: 11)),
+            ]
+        ),
+        (
+            458, "an order create refused, then its retry's answer lost: settled by the pull, its devices waited for the next run",
+            [
+                .localCreate(kind: 43, parent: 48, devices: 47), .startSync(.pushOnly), .deliver(.refused),
+                .deliver(.lostResponse), .advance(milliseconds: 30000), .startSync(.pushOnly), .deliver(.normal),
+                .deliver(.lostResponse),
+            ]
+        ),
+        (
+            1037, "a device edit waiting behind a create that the pull settled went out only at the next run (the quiet sync was not a fixpoint)",
+            [
+                .processCrash(event: 30, count: 4), .toolInsert(kind: 2, parent: 33),
+                .localUpdate(devices: true, record: 57, field: 32, value: 43),
+                .localUpdate(devices: false, record: 7, field: 48, value: 62), .startSync(.partial(mask: 18)),
+                .deliver(.normal), .deliver(.truncated), .deliver(.normal), .advance(milliseconds: 5000),
+                .deliver(.serverError(500)), .externalWrite(devices: true, record: 0, field: 7, value: 36),
+                .localMessage(ticket: 51, content: 24, sameIdAsLast: false), .advance(milliseconds: 90000),
+                .deliver(.normal), .deliver(.normal), .deliver(.lostResponse),
+            ]
+        ),
+        (
+            1797, "a device's status edited here waited behind a create the pull settled; the replica kept it while the server did not have it yet",
+            [
+                .startSync(.full), .deliver(.normal), .deliver(.normal), .deliver(.lostRequest), .deliver(.normal),
+                .deliver(.normal), .startSync(.full), .deliver(.stuckFeed), .deliver(.proxyPage(401)),
+                .deliver(.normal), .toolInsert(kind: 25, parent: 54), .startSync(.full), .deliver(.normal),
+                .deliver(.normal), .deliver(.normal), .deliver(.normal), .deliver(.normal), .deliver(.normal),
+                .deliver(.lostRequest), .localCreate(kind: 20, parent: 60, devices: 13), .deliver(.normal),
+                .deliver(.normal), .localUpdate(devices: true, record: 32, field: 27, value: 24),
+                .deliver(.serverError(503)), .deliver(.proxyPage(403)),
+                .localUpdate(devices: false, record: 12, field: 26, value: 41), .advance(milliseconds: 90000),
+                .deliver(.unauthorized), .processCrash(event: 57, count: 1), .startSync(.partial(mask: 19)),
+                .deliver(.refused), .deliver(.normal), .deliver(.proxyPage(401)),
+            ]
+        ),
+        (
+            1863, "devices waiting for an order create settled by the pull stayed pending until the next run",
+            [
+                .startSync(.full), .deliver(.normal), .localCreate(kind: 19, parent: 57, devices: 56),
+                .deliver(.lostResponse), .deliver(.normal), .deliver(.rateLimited(seconds: 11, asDate: true)),
+                .localCreate(kind: 5, parent: 41, devices: 20),
+                .externalWrite(devices: false, record: 47, field: 17, value: 23), .advance(milliseconds: 30000),
+                .startSync(.full), .deliver(.normal), .deliver(.lostResponse),
+                .localUpdateLastWritten(field: 44, value: 43), .deliver(.stuckFeed), .deliver(.normal),
+                .deliver(.unavailableRetryAfter(seconds: 20)), .advance(milliseconds: 30000), .startSync(.full),
+                .deliver(.normal), .deliver(.normal), .deliver(.lostResponse), .deliver(.normal), .deliver(.normal),
+                .deliver(.lostResponse), .deliver(.truncated),
+            ]
+        ),
+        (
+            785, "a change discarded while in doubt had been applied; a later edit's 412 carried its value, taken for another user's edit (a conflict on a record nobody else wrote; under server-wins the later edit would have gone)",
+            [
+                .startSync(.full), .deliver(.normal), .toolInsert(kind: 42, parent: 34), .deliver(.serverError(500)),
+                .deliver(.stalePage(back: 46)), .deliver(.unreachable),
+                .localUpdate(devices: false, record: 14, field: 53, value: 39), .startSync(.pushOnly),
+                .startSync(.pushOnly), .deliver(.normal), .deliver(.normal), .deliver(.serverError(503)),
+                .advance(milliseconds: 1500), .deliver(.normal), .deliver(.lostResponse), .discardDead(index: 4),
+                .localUpdateLastWritten(field: 30, value: 17),
+            ]
+        ),
+        (
+            19, "a change in doubt given up on, then replaced by a later edit of its field, went without a trace; the feed's copy with its value was taken for another user's edit (a conflict on a record nobody else wrote; under server-wins the later edit would have gone)",
+            [
+                .startSync(.full), .deliver(.normal), .startSync(.full), .deliver(.normal), .deliver(.normal),
+                .deliver(.normal), .deliver(.staleCopies), .deliver(.normal), .deliver(.proxyPage(401)),
+                .localUpdate(devices: true, record: 45, field: 31, value: 32), .deliver(.refused),
+                .deliver(.refused), .deliver(.lostResponse), .deliver(.cursorExpired), .deliver(.lostResponse),
+                .deliver(.normal), .deliver(.normal), .deliver(.serverError(500)),
+                .serverDelete(collection: 52, record: 1), .localUpdateLastWritten(field: 15, value: 19),
+                .discardDead(index: 16), .serverEdit(collection: 34, record: 35, field: 42, value: 16),
+                .startSync(.pushOnly), .deliver(.normal),
+                .externalWrite(devices: true, record: 58, field: 6, value: 24), .deliver(.serverError(500)),
+                .advance(milliseconds: 30000), .expireCursors,
+                .localUpdate(devices: true, record: 33, field: 56, value: 51),
+                .serverEdit(collection: 34, record: 2, field: 25, value: 47),
+                .localCreate(kind: 18, parent: 39, devices: 42), .localCreate(kind: 38, parent: 30, devices: 39),
+                .startSync(.partial(mask: 6)), .deliver(.normal), .deliver(.truncated), .deliver(.normal),
+                .deliver(.lostResponse), .deliver(.normal), .deliver(.emptyFeed), .deliver(.stuckFeed),
+                .deliver(.emptyFeed), .deliver(.emptyFeed), .deliver(.normal), .deliver(.stuckFeed),
+                .deliver(.normal), .toolInsert(kind: 44, parent: 50),
+                .localCreate(kind: 33, parent: 3, devices: 16),
+                .localUpdate(devices: true, record: 39, field: 45, value: 18),
+            ]
+        ),
+    ]
+}

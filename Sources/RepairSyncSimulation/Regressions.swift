@@ -128,5 +128,30 @@ extension Simulator {
                 .localUpdate(devices: true, record: 39, field: 45, value: 18),
             ]
         ),
+        (
+            89, "issue 16.5 reverted (found by this seed at 822982d): a later edit of a field did not supersede a dead entry's value, and retrying the dead change overwrote the later edit",
+            [
+                .startSync(.full), .deliver(.normal), .deliver(.normal), .deliver(.normal), .deliver(.unauthorized),
+                .serverEdit(collection: 9, record: 24, field: 20, value: 17),
+                .externalWrite(devices: false, record: 35, field: 18, value: 34),
+                .externalWrite(devices: false, record: 19, field: 29, value: 25), .startSync(.pushOnly),
+                .deliver(.normal), .deliver(.normal), .deliver(.lostRequest), .deliver(.refused),
+                .localUpdateLastWritten(field: 60, value: 2), .startSync(.full), .deliver(.normal),
+                .retryDead(index: 35),
+            ]
+        ),
+        (
+            2089, "found by the soak (beyond the 2,000 seeds of scripts/test) with the simulator of baa50c8, where it failed: a conflict on a device nobody else wrote, after its change in doubt (a truncated answer) met a later edit; clean with the fixes of this session",
+            [
+                .startSync(.full), .deliver(.normal), .deliver(.normal), .deliver(.lostResponse), .deliver(.normal),
+                .deliver(.truncated), .deliver(.normal),
+                .localUpdate(devices: true, record: 55, field: 60, value: 59), .deliver(.stalePage(back: 21)),
+                .externalWrite(devices: true, record: 48, field: 61, value: 53), .startSync(.partial(mask: 27)),
+                .deliver(.normal), .deliver(.lostRequest), .deliver(.normal), .deliver(.stalePage(back: 17)),
+                .deliver(.normal), .deliver(.normal), .advance(milliseconds: 90000), .startSync(.full),
+                .deliver(.normal), .deliver(.normal), .deliver(.truncated),
+                .localUpdateLastWritten(field: 27, value: 14),
+            ]
+        ),
     ]
 }

@@ -169,17 +169,23 @@ struct PushTests {
         }
     }
 
+    /// Edits ord_8 with `fields` while the server applies the PATCH and its answer is cut, twice — with two attempts
+    /// configured, the change is given up on, in doubt — and returns that dead entry.
+    @discardableResult
+    static func giveUpInDoubt(_ h: EngineHarness, _ fields: FieldValues) async throws -> OutboxEntry {
+        try await h.fault("cut", method: "PATCH", path: "/api/v1/orders/ord_8", count: 2)
+        try await h.engine.update(.orders, id: "ord_8", fields: fields)
+        #expect(await h.engine.sync([]).dead == 1, "applied twice over, answers cut: given up, in doubt")
+        return try #require(try h.engine.outboxEntries().first)
+    }
+
     @Test("a change given up on in doubt leaves the record as its base shows it; a later edit's 412 is no conflict (seed 1863)")
     func givenUpInDoubtIsNoOnesEdit() async throws {
         let configuration = EngineHarness.configuration(policies: [.orders: .clientWins], maxAttempts: 2)
         try await EngineHarness.with(configuration: configuration) { h in
             #expect(await h.engine.performFullSync().succeeded)
             let before = try #require(try h.local(Order.self, "ord_8"))
-            // Applied by the server both times, the answer lost both times: given up on, in doubt.
-            try await h.fault("cut", method: "PATCH", path: "/api/v1/orders/ord_8", count: 2)
-            try await h.engine.update(.orders, id: "ord_8", fields: ["notes": "mine"])
-            #expect(await h.engine.sync([]).dead == 1)
-            let dead = try #require(try h.engine.outboxEntries().first)
+            let dead = try await Self.giveUpInDoubt(h, ["notes": "mine"])
             #expect(dead.state == .dead && dead.sent, "\(dead)")
             // Like a refused change, the dead one is no longer shown in the record.
             #expect(try h.local(Order.self, "ord_8")?.notes == before.notes)
@@ -205,10 +211,7 @@ struct PushTests {
         try await EngineHarness.with(configuration: configuration) { h in
             #expect(await h.engine.performFullSync().succeeded)
             let before = try #require(try h.local(Order.self, "ord_8"))
-            try await h.fault("cut", method: "PATCH", path: "/api/v1/orders/ord_8", count: 2)
-            try await h.engine.update(.orders, id: "ord_8", fields: ["notes": "mine"])
-            #expect(await h.engine.sync([]).dead == 1)
-            let dead = try #require(try h.engine.outboxEntries().first)
+            let dead = try await Self.giveUpInDoubt(h, ["notes": "mine"])
             // Discarded: never sent again — but it may have been applied (it was: the answers were cut).
             _ = try await h.engine.discard(seq: dead.seq)
             #expect(try h.engine.outboxEntries().isEmpty)
@@ -234,9 +237,7 @@ struct PushTests {
             let before = try #require(try h.local(Order.self, "ord_8"))
             let first: OrderStatus = before.status == .awaitingParts ? .ready : .awaitingParts
             let second: OrderStatus = before.status == .collected ? .cancelled : .collected
-            try await h.fault("cut", method: "PATCH", path: "/api/v1/orders/ord_8", count: 2)
-            try await h.engine.update(.orders, id: "ord_8", fields: ["status": first.rawValue])
-            #expect(await h.engine.sync([]).dead == 1, "applied twice over, answers cut: given up, in doubt")
+            try await Self.giveUpInDoubt(h, ["status": first.rawValue])
             // The person sets the status again: the dead change's only field is replaced, so it goes.
             try await h.engine.update(.orders, id: "ord_8", fields: ["status": second.rawValue])
             let entries = try h.engine.outboxEntries()

@@ -153,5 +153,19 @@ extension Simulator {
                 .localUpdateLastWritten(field: 27, value: 14),
             ]
         ),
+        (
+            4447, "an edit putting a field back, behind a change of it in doubt, was dropped as already on the server when a stale page showed the record at its base: the server kept the value in doubt",
+            [
+                .localCreate(kind: 23, parent: 41, devices: 55), .startSync(.full), .deliver(.normal),
+                .deliver(.normal), .deliver(.normal), .deliver(.normal), .deliver(.serverError(500)), .deliver(.normal),
+                .localUpdate(devices: false, record: 58, field: 0, value: 3), .deliver(.unreachable),
+                .startSync(.partial(mask: 30)), .deliver(.refused), .deliver(.truncated), .deliver(.serverError(500)),
+                .deliver(.serverError(503)), .deliver(.normal), .deliver(.serverError(500)),
+                .localUpdateLastWritten(field: 58, value: 6), .localCreate(kind: 17, parent: 37, devices: 8),
+                .startSync(.full), .localCreate(kind: 55, parent: 15, devices: 18), .deliver(.normal),
+                .deliver(.lostResponse), .deliver(.lostResponse), .deliver(.serverError(500)),
+                .deliver(.stalePage(back: 59)),
+            ]
+        ),
     ]
 }

@@ -1172,6 +1172,14 @@ public final class Simulation {
                 }
                 if !visible {
                     fail("a local edit is gone: \(edit.collection.name) \(edit.id).\(field) = \(edit.value ?? "null") (step \(edit.step))")
+                    // What the replay needs to tell why: the record's entries, its audit entries, the server's copy.
+                    for entry in entries where entry.collection == edit.collection && entry.recordId == edit.id {
+                        note("   outbox #\(entry.seq) \(entry.kind) \(entry.state) sent=\(entry.sent) attempts=\(entry.attempts) \(entry.fields) \(entry.lastError ?? "")")
+                    }
+                    for entry in audit where entry.collection == edit.collection && entry.recordId == edit.id {
+                        note("   audit #\(entry.id) \(entry.outcome) fields=\(entry.fields) local=\(entry.local) base=\(entry.base)")
+                    }
+                    note("   server: \(server.record(edit.collection, edit.id)?.text ?? "none")")
                     ledger[index].settled = true
                 }
             } else {

@@ -253,6 +253,41 @@ struct PushTests {
         }
     }
 
+    @Test("an edit that puts a field back, behind a change in doubt, survives a stale copy of the record at its base (seed 4447)")
+    func restoringEditSurvivesStaleCopy() async throws {
+        // Retries an hour apart: the change in doubt, and the edit behind it, wait while the orders are pulled.
+        let hourly = EngineConfiguration(
+            pageSize: 40, retry: RetryPolicy(base: .seconds(3600), cap: .seconds(3600), maxAttempts: 10),
+            completedHold: .milliseconds(50), random: { 1 })
+        try await EngineHarness.with(configuration: hourly) { h in
+            #expect(await h.engine.performFullSync().succeeded)
+            let before = try #require(try h.local(Order.self, "ord_8"))
+            let other: OrderStatus = before.status == .ready ? .awaitingParts : .ready
+            // Applied by the server, its answer cut: in doubt, to be replayed in an hour.
+            try await h.fault("cut", method: "PATCH", path: "/api/v1/orders/ord_8")
+            try await h.engine.update(.orders, id: "ord_8", fields: ["status": other.rawValue])
+            #expect(await h.engine.sync([]).pushed == 0)
+            #expect(try await h.serverRecord(Order.self, "orders", "ord_8").status == other)
+            // The status put back: a change of its own (the first may have been applied), behind the first.
+            try await h.engine.update(.orders, id: "ord_8", fields: ["status": before.status.rawValue])
+
+            // A stale cached page shows ord_8 at its base, before the write in doubt: the edit equals that copy, but
+            // the server may hold the other value (it does), so the edit is not "already there".
+            try await h.fault("stale_page", method: "GET", path: "/api/v1/orders/changes")
+            _ = await h.engine.sync([.orders])
+            let left = try h.engine.outboxEntries()
+            #expect(left.contains { $0.fields["status"] == .some(before.status.rawValue) }, "\(left)")
+
+            // Restarted when the retry is due: the write in doubt is settled by its replay, then the edit goes.
+            let later = try h.reopenedEngine(
+                configuration: hourly, clock: SystemEngineClock(skewMilliseconds: 2 * 3_600_000))
+            #expect(await later.sync([.orders]).pushed == 2)
+            #expect(try await h.serverRecord(Order.self, "orders", "ord_8").status == before.status)
+            #expect(try later.outboxEntries().isEmpty)
+            #expect(try later.conflicts().isEmpty)
+        }
+    }
+
     @Test("429 with Retry-After: nothing is sent before the time is up, nothing is dropped, then it goes through")
     func rateLimited() async throws {
         try await EngineHarness.with { h in

@@ -54,7 +54,15 @@ public struct ConflictResolver: Sendable {
     public init() {}
 
     public func resolve(_ input: Input) -> Result {
-        let converged = Set(input.local.keys.filter { input.remote[$0] == input.local[$0] })
+        // A local value the server's copy already holds has nothing left to push — unless the copy is no newer than
+        // the base while a write of ours sent against that base is in doubt with another value: the server may hold
+        // that value now (a stale page, or a copy read before the write landed), and only the later edit restores it.
+        let copyPredatesDoubts = input.remoteVersion == input.baseVersion
+        let converged = Set(
+            input.local.keys.filter { field in
+                input.remote[field] == input.local[field]
+                    && !(copyPredatesDoubts && (input.inDoubt[field] ?? []).contains { $0 != input.remote[field] })
+            })
         let rest = input.local.filter { !converged.contains($0.key) }
         // Changed on the server since the base — by someone else: a value one of our own in-doubt writes would have
         // set is not evidence of another edit (docs/architecture.md, "In-doubt changes").

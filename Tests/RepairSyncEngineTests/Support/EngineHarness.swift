@@ -52,15 +52,16 @@ struct EngineHarness: Sendable {
     }
 
     /// A second engine on the same store (or on the same file opened again as `store`), as after a restart of the
-    /// daemon.
+    /// daemon — on a clock set ahead, for one restarted when a retry's time has come.
     func reopenedEngine(
-        on store: ReplicaStore? = nil, configuration: EngineConfiguration = EngineHarness.configuration()
+        on store: ReplicaStore? = nil, configuration: EngineConfiguration = EngineHarness.configuration(),
+        clock: SystemEngineClock = SystemEngineClock()
     ) throws -> SyncEngine {
         let api = APIClient(
-            configuration: .init(baseURL: backend.baseURL, token: RunningBackend.token), clock: SystemEngineClock(),
+            configuration: .init(baseURL: backend.baseURL, token: RunningBackend.token), clock: clock,
             transport: HTTPTransport(
                 baseURL: backend.baseURL, http: backend.client, settings: TransportSettings(caFile: backend.caFile)))
-        return try SyncEngine(store: store ?? self.store, api: api, configuration: configuration)
+        return try SyncEngine(store: store ?? self.store, api: api, configuration: configuration, clock: clock)
     }
 
     // MARK: The server side

@@ -167,5 +167,18 @@ extension Simulator {
                 .deliver(.stalePage(back: 59)),
             ]
         ),
+        (
+            703, "a change given up on kept the field a later edit (queued while it was in flight) replaced; the later change went, and a retry of the dead one sent the older value over it",
+            [
+                .startSync(.full), .startSync(.full), .deliver(.normal), .localCreate(kind: 47, parent: 37, devices: 0),
+                .deliver(.normal), .deliver(.normal), .deliver(.normal),
+                .localUpdate(devices: false, record: 61, field: 20, value: 56), .deliver(.normal), .deliver(.normal),
+                .deliver(.normal), .deliver(.lostRequest), .deliver(.serverError(503)),
+                .localUpdateLastWritten(field: 0, value: 12), .deliver(.unauthorized), .advance(milliseconds: 90000),
+                .startSync(.partial(mask: 26)), .deliver(.normal), .deliver(.refused), .deliver(.lostRequest),
+                .deliver(.normal), .localCreate(kind: 45, parent: 46, devices: 51), .retryDead(index: 46),
+                .retryDead(index: 52),
+            ]
+        ),
     ]
 }

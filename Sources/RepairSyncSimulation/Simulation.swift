@@ -39,8 +39,12 @@ public final class Simulation {
     /// Rows another program inserted, in order (for `queueInserted`).
     private var inserted: [(collection: SyncCollection, id: String, step: Int, auditMark: Int64)] = []
     private var lastMessage: (ticket: String, content: String, id: String)?
-    /// The record of the last write the network carried (`localUpdateLastWritten`).
+    /// The record of the last write the network carried (`localUpdateLastWritten`), and the fields its body set.
     private var lastWritten: (SyncCollection, String)?
+    private var lastWrittenFields: [String] = []
+    /// Records ("collection|id") edited while a PATCH of theirs was waiting on the network (`localUpdateInFlight`):
+    /// drawn, not executed — only `draw` reads it, so a replay of an operation list does not depend on it.
+    private var editedInFlight: Set<String> = []
     /// Audit-log entries already checked for a cause (`checkConflictsHaveACause`).
     private var checkedConflicts: Set<Int64> = []
     private var lastWriteInDoubt = false
@@ -276,6 +280,7 @@ public final class Simulation {
             guard let (collection, id, fields) = patchInFlight() else { return note("   (no edit in flight)") }
             let editable = SimServer.editable[collection]!
             guard let index = editable.firstIndex(of: fields[field % fields.count]) else { return note("   (no such field)") }
+            editedInFlight.insert("\(collection.name)|\(id)")
             await localUpdate(collection, id: id, index, value)
         case .localMessage(let ticket, let content, let sameId):
             await localMessage(ticket, content, sameId)
@@ -673,6 +678,8 @@ public final class Simulation {
             let parts = request.path.split(separator: "/")
             if parts.count >= 2, let collection = SyncCollection(rawValue: String(parts[parts.count - 2])) {
                 lastWritten = (collection, String(parts[parts.count - 1]))
+                let body = request.body.flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] } ?? [:]
+                lastWrittenFields = body.keys.filter { SimServer.editable[collection]?.contains($0) == true }.sorted()
                 // A write in doubt (the client cannot tell whether the server applied it) or refused: the edits
                 // that follow meet an entry that is unsettled or dead.
                 lastWriteInDoubt = [.lostRequest, .lostResponse, .truncated, .unreachable, .refused].contains(delivery)
@@ -879,22 +886,30 @@ public final class Simulation {
     private func draw() async -> SimOperation {
         let waiting = network.waiting
         if let waiting, chance(0.7) {
-            return .deliver(drawDelivery(isFeed: waiting.request.path.contains("/changes")))
+            return .deliver(drawDelivery(waiting.request))
         }
         if waiting != nil, settings.crashes, chance(0.05) { return .crash(afterApply: chance(0.5)) }
+        if let focused = focusedDraw() { return focused }
         let roll = generator.unit()
         switch roll {
         case ..<0.18:
             if waiting != nil, chance(0.25), patchInFlight() != nil {
                 return .localUpdateInFlight(field: small(), value: small())
             }
-            if lastWritten != nil, chance(lastWriteInDoubt ? 0.6 : 0.15) {
-                return .localUpdateLastWritten(field: small(), value: small())
+            if let (collection, _) = lastWritten, chance(lastWriteInDoubt ? 0.6 : 0.15) {
+                // Mostly a field the last write set: the edit meets that write's entry (in doubt, dead or done).
+                let editable = SimServer.editable[collection]!
+                let field = lastWrittenFields.isEmpty || chance(0.3)
+                    ? small() : editable.firstIndex(of: lastWrittenFields[small() % lastWrittenFields.count]) ?? small()
+                return .localUpdateLastWritten(field: field, value: small())
             }
             return .localUpdate(devices: chance(0.4), record: small(), field: small(), value: small())
         case ..<0.23:
             return .localCreate(kind: small(), parent: small(), devices: small())
         case ..<0.25:
+            // Half the time under a client created here whose create has not gone (dead, or waiting): the row
+            // waits for that create, and goes with it when it is discarded.
+            if chance(0.5), let parent = pendingLocalClient() { return .toolInsert(kind: 1, parent: parent) }
             return .toolInsert(kind: small(), parent: small())
         case ..<0.26:
             return .queueInserted(index: small())
@@ -940,7 +955,40 @@ public final class Simulation {
         }
     }
 
-    private func drawDelivery(isFeed: Bool) -> SimOperation.Delivery {
+    /// Sequences a uniform draw reaches once in thousands of seeds, drawn on purpose a share of the time: the newest
+    /// dead change retried or discarded (after the edits that met it), and a server restore while a collection is
+    /// being pulled from the beginning (its marks set).
+    private func focusedDraw() -> SimOperation? {
+        if chance(0.06) {
+            let dead = deadEntries()
+            guard let newest = dead.indices.max(by: { dead[$0].seq < dead[$1].seq }) else { return nil }
+            return chance(0.6) ? .retryDead(index: newest) : .discardDead(index: newest)
+        }
+        if chance(0.03), !server.backups.isEmpty,
+            (try? store.read { db in try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM resync_marks)") ?? false }) == true
+        {
+            return .serverRestore(backup: small())
+        }
+        return nil
+    }
+
+    /// The index (in `replicaIds(.clients)`) of a client created here whose create is still in the outbox, dead ones
+    /// first.
+    private func pendingLocalClient() -> Int? {
+        let creates = ((try? engine.outboxEntries()) ?? []).filter { $0.collection == .clients && $0.kind == .create }
+        guard let pick = creates.first(where: { $0.state == .dead }) ?? creates.first else { return nil }
+        return replicaIds(.clients).firstIndex(of: pick.recordId)
+    }
+
+    private func drawDelivery(_ request: TransportRequest) -> SimOperation.Delivery {
+        let isFeed = request.path.contains("/changes")
+        // A PATCH that carries a record edited while it waited: refused a third of the time, so that the dead change
+        // meets the later one (which must win, whatever is retried).
+        if request.method == "PATCH", faultsOn, chance(0.35),
+            editedInFlight.contains(request.path.split(separator: "/").suffix(2).joined(separator: "|"))
+        {
+            return .refused
+        }
         guard chance(settings.faultRate) else { return .normal }
         var kinds: [SimOperation.Delivery] = [
             .unreachable, .lostRequest, .lostResponse, .lostResponse, .serverError(500), .serverError(503),

@@ -419,6 +419,35 @@ struct PushTests {
         }
     }
 
+    @Test("a change given up on after a later edit of the same field was made: the later value wins, and a retry never sends the older one after it (seed 703)")
+    func givenUpAfterALaterEdit() async throws {
+        try await EngineHarness.with(configuration: EngineHarness.configuration(maxAttempts: 2)) { h in
+            #expect(await h.engine.performFullSync().succeeded)
+            // ord_8's change carries status and notes; while it is in flight the status is edited again (a new entry:
+            // the first may have reached the server). The first never gets through (503 twice: given up on).
+            try await h.engine.update(.orders, id: "ord_8", fields: ["status": "awaiting_parts", "notes": "older"])
+            try await h.fault("503", method: "PATCH", path: "/api/v1/orders/ord_8", count: 2)
+            let engine = h.engine
+            let edited = h.recorder.once(when: { if case .sending(_, .orders, "ord_8") = $0 { true } else { false } }) {
+                _ = try? engine.changes.update(.orders, id: "ord_8", fields: ["status": "ready"])
+            }
+            let report = await h.engine.sync([])
+            #expect(edited.fired)
+            #expect(report.dead == 1 && report.pushed == 1, "\(report)")
+            #expect(try await h.serverRecord(Order.self, "orders", "ord_8").status == .ready)
+            // The dead change keeps only what no later edit replaced: the later change went (and is gone from the
+            // outbox) before anyone retried this one.
+            let dead = try #require(try h.engine.outboxEntries().first { $0.state == .dead })
+            #expect(dead.fields == ["notes": "older"], "\(dead.fields)")
+            try await h.engine.retryDead(seq: dead.seq)
+            #expect(await h.engine.sync([]).succeeded)
+            let server = try await h.serverRecord(Order.self, "orders", "ord_8")
+            #expect(server.status == .ready, "the retried change did not bring the older status back")
+            #expect(server.notes == "older")
+            #expect(try h.engine.outboxEntries().isEmpty)
+        }
+    }
+
     @Test("an edit to a record whose change waits later in the same run is pushed, not lost with the older value")
     func editWhileWaitingInTheRun() async throws {
         // One change in flight at a time, so ord_6's entry is listed and waits while ord_4 is sent (with more slots

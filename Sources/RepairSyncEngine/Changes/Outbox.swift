@@ -364,8 +364,10 @@ enum Outbox {
             .execute(arguments: [seq])
     }
 
-    /// Records a transient failure: retried at `nextAttempt`, or dead when `nextAttempt` is nil. The key stays as
-    /// it was (in doubt when it was sent): the retry replays it.
+    /// Records a transient failure: retried at `nextAttempt`, or dead when `nextAttempt` is nil — less the fields a
+    /// later edit of the record has replaced meanwhile, as a refused change (that later edit may go, and be
+    /// acknowledged, before anyone retries this one). The key stays as it was (in doubt when it was sent): the retry
+    /// replays it.
     static func recordFailure(
         _ db: Database, seq: Int64, error: String, nextAttempt: Timestamp?, countsAsAttempt: Bool = true
     ) throws {
@@ -378,7 +380,10 @@ enum Outbox {
                 nextAttempt == nil ? "dead" : "failed", countsAsAttempt ? 1 : 0,
                 nextAttempt?.millisecondsSince1970, error, seq,
             ])
-        if nextAttempt == nil { try blockDependents(db, seq: seq) }
+        if nextAttempt == nil {
+            try blockDependents(db, seq: seq)
+            try dropSuperseded(db, seq: seq)
+        }
     }
 
     /// The server refused the change for good (a final answer for its key: it was not applied). Dead, no longer in

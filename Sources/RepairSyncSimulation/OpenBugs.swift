@@ -4,7 +4,5 @@ extension Simulator {
     /// issues, so that they stay visible (that test fails as soon as one no longer fails: it moves to the regressions
     /// once fixed). `scripts/simulate` and `scripts/mutants/run` leave them out of their batches too, so that a
     /// mutant is judged by seeds that pass with every fix in.
-    public static let openBugs: [UInt64: String] = [
-        456: "a create refused after a server restore, edited, then brought back by a second restore to a backup that had it: the id is sent with another body (409) and the replica shows the server's number while the create waits",
-    ]
+    public static let openBugs: [UInt64: String] = [:]
 }

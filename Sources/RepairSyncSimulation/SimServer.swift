@@ -39,8 +39,12 @@ struct SimServer {
     var applications: [String: Int] = [:]
     /// Requests that reused a key with another method, path or body (the client's fault: must stay 0).
     var keyReuses = 0
-    /// Message POSTs refused as `duplicate_id` (the client's fault: must stay 0).
+    /// Create POSTs refused as `duplicate_id` (the client's fault: must stay 0) — except for a record a restore
+    /// brought back after the client had a final refusal of its create on the history in between (`resurrected`):
+    /// nothing the client saw could tell it that its id is taken again.
     var duplicateIds = 0
+    /// Records ("collection|id") a restore brought back that the server did not have just before it.
+    var resurrected: Set<String> = []
     /// Every value each field was given, by anyone, with the step ("collection|id|field" → [(step, JSON text)]).
     var written: [String: [(step: Int, value: String)]] = [:]
     /// Pages served per collection (for stale pages), the latest last.
@@ -161,6 +165,9 @@ struct SimServer {
     /// The whole server goes back to a backup — records, feeds and the idempotency keys it remembered — as a
     /// restore would. Cursors issued since cannot be honoured: the feed's epoch moves on (every cursor answers 410).
     mutating func restore(_ backup: Backup) {
+        for (collection, stored) in backup.records {
+            for id in stored.keys where records[collection]?[id] == nil { resurrected.insert("\(collection.name)|\(id)") }
+        }
         records = backup.records
         tombstones = backup.tombstones
         seq = backup.seq
@@ -490,7 +497,7 @@ struct SimServer {
         let canonical = Self.canonical(data)
         if let existing = record(collection, id) {
             guard creations[key] == canonical else {
-                duplicateIds += 1
+                if !resurrected.contains(key) { duplicateIds += 1 }
                 return error(409, "duplicate_id", "the id belongs to another record", field: "id")
             }
             return json(200, existing)

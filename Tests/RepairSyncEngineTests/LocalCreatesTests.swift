@@ -1,6 +1,7 @@
 import BackendTestSupport
 import Foundation
 import GRDB
+import NIOHTTP1
 import RepairSyncEngine
 import RepairSyncModels
 import RepairSyncStore
@@ -166,6 +167,41 @@ struct LocalCreatesTests {
             #expect(counters["records_created"] as? [String: Int] == ["clients": 1, "orders": 1])
             #expect(counters["idempotent_replays"] as? Int == 0, "no replay was needed")
             #expect(await h.engine.sync([]).pushed == 0)
+        }
+    }
+
+    @Test("an order whose create was refused, then brought back by a server restore (applied under an earlier key), is settled by the feed; an edit made after the refusal goes as a change of it (seed 456)")
+    func refusedCreateBroughtBackByARestore() async throws {
+        try await EngineHarness.with { h in
+            #expect(await h.engine.performFullSync().succeeded)
+            try await h.fault("422", method: "POST", path: "/api/v1/orders")
+            try await h.engine.createOrder(.init(id: Self.orderId, fields: ["client_id": "cli_1", "notes": "as first sent"]))
+            #expect(await h.engine.sync([]).dead == 1)
+            // Refused for good on this history: an edit goes into the dead create's body.
+            try await h.engine.update(.orders, id: Self.orderId, fields: ["notes": "after the refusal"])
+
+            // The server is restored from a backup that has the order (created there under an earlier key): it comes
+            // back through the feed with the server's number.
+            var json = try JSONSerialization.jsonObject(with: try await h.backend.get("/api/v1/orders/ord_1").body) as! [String: Any]
+            json["id"] = Self.orderId
+            json["order_number"] = 5001
+            json["notes"] = "as first sent"
+            json["device_count"] = 0
+            json["version"] = 1
+            let body = String(decoding: try JSONSerialization.data(withJSONObject: json), as: UTF8.self)
+            #expect(try await h.backend.send(.PUT, "/admin/records/orders/\(Self.orderId)", json: body).status == 200)
+
+            // The id was made here: the record is ours. The create is settled (nothing dead, nothing sent under that
+            // id again), and what it held beyond the server's copy goes as a change of the record, in the same run.
+            let run = await h.engine.sync([.orders])
+            #expect(run.succeeded && run.pushed == 1, "\(run)")
+            let left = try h.engine.outboxEntries()
+            #expect(left.isEmpty, "\(left)")
+            #expect(await h.engine.status.dead == 0)
+            let server = try await h.serverRecord(Order.self, "orders", Self.orderId)
+            #expect(server.notes == "after the refusal" && server.orderNumber == 5001)
+            #expect(try h.local(Order.self, Self.orderId)?.notes == "after the refusal")
+            #expect(try h.local(Order.self, Self.orderId)?.orderNumber == 5001)
         }
     }
 

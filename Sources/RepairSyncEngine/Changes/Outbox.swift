@@ -208,9 +208,11 @@ enum Outbox {
                 """, arguments: [key])
     }
 
-    /// The record's create may have reached the server and the server now shows the record (in a feed, or its own
+    /// The record's create reached the server and the server now shows the record (in a feed, or its own
     /// endpoint): the create is settled, as a replay of its key would have told. Entries blocked by it come back.
-    /// Only creates that were sent: one never sent cannot be the server's record.
+    /// Any create: its id was made here, so a record under it is ours — one refused since (not in doubt) was applied
+    /// under an earlier key on a history the server went back to. (Orders and devices, whose refused creates can
+    /// hold later edits, go through `RecordRebase.settleCreates`, which keeps those.)
     /// Returns how many creates it settled.
     @discardableResult
     static func settleCreates(_ db: Database, collection: SyncCollection, ids: [String]) throws -> Int {
@@ -220,13 +222,13 @@ enum Outbox {
             let settled = try String.fetchAll(
                 db,
                 sql: """
-                    SELECT order_key FROM outbox WHERE collection = ? AND kind = 'create' AND sent = 1
+                    SELECT order_key FROM outbox WHERE collection = ? AND kind = 'create'
                     AND record_id IN (\(databaseQuestionMarks(count: chunk.count)))
                     """, arguments: StatementArguments([collection.name] + chunk))
             guard !settled.isEmpty else { continue }
             try db.execute(
                 sql: """
-                    DELETE FROM outbox WHERE collection = ? AND kind = 'create' AND sent = 1
+                    DELETE FROM outbox WHERE collection = ? AND kind = 'create'
                     AND record_id IN (\(databaseQuestionMarks(count: chunk.count)))
                     """, arguments: StatementArguments([collection.name] + chunk))
             for key in settled { try unblock(db, key: key) }

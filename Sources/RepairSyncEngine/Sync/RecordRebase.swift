@@ -260,17 +260,33 @@ struct RecordRebase {
         try BaseCopies.save(db, response)
     }
 
-    /// Records created here that the server shows (a changes page): each one's create, if it was sent, is settled —
-    /// the server has the record, as a replay of its key would have told — after any edit another program wrote
-    /// into its row is queued (against the create), so that the server's copy taken next loses nothing.
-    /// Returns how many creates it settled.
+    /// Records created here that the server shows (a changes page): each one's create is settled — the server has
+    /// the record, as a replay of its key would have told — after any edit another program wrote into its row is
+    /// queued, so that the server's copy taken next loses nothing.
+    ///
+    /// A create that is not in doubt (refused, since: edits made after that went into its body) can still be the
+    /// server's record: an earlier key of it was applied on a history the server went back to (restored from a
+    /// backup that has it). Its id is this workstation's own (a UUID made here), so the record is ours; what the
+    /// create holds becomes an update on top of the server's copy (fields the copy already has are dropped by the
+    /// rebase that follows), and what waited for the create goes. Returns how many creates it settled.
     func settleCreates<R: EditableRecord>(_ type: R.Type, ids: [String], _ db: Database) throws -> Int {
         var count = 0
         for id in ids {
             let entries = try Outbox.entries(db, collection: R.collection, id: id)
-            guard entries.contains(where: { $0.kind == .create && $0.sent }) else { continue }
+            guard entries.contains(where: { $0.kind == .create }) else { continue }
             _ = try queueUnqueuedEdits(R.self, id: id, base: nil, entries: entries.filter { $0.kind == .update }, db)
-            count += try Outbox.settleCreates(db, collection: R.collection, ids: [id])
+            guard let create = try Outbox.createEntry(db, collection: R.collection, id: id) else { continue }
+            if create.sent {
+                count += try Outbox.settleCreates(db, collection: R.collection, ids: [id])
+                continue
+            }
+            try Outbox.remove(db, seq: create.seq)
+            let values = create.fields.filter { R.editableFields.contains($0.key) }
+            if !values.isEmpty {
+                try Outbox.enqueueUpdate(db, collection: R.collection, id: id, fields: values, now: now)
+            }
+            try Outbox.unblock(db, key: create.orderKey)
+            count += 1
         }
         return count
     }

@@ -710,7 +710,10 @@ public final class Simulation {
         case .unreachable: response = .failure(.unreachable("sim: no route to the API"))
         case .lostRequest: response = .failure(.interrupted("sim: connection reset before the server read it"))
         case .lostResponse:
+            // A 412 tells the client of a silent rewind only if it arrives.
+            let unannounced = server.unannounced
             _ = server.handle(request)
+            server.unannounced = unannounced
             response = .failure(.interrupted("sim: the response was lost"))
         case .serverError(let status): response = .success(server.error(status, status == 503 ? "unavailable" : "internal", "sim"))
         case .rateLimited(let seconds, let asDate):

@@ -255,5 +255,16 @@ extension Simulator {
                 .serverRewind(collection: 46, record: 47, inFeed: true),
             ]
         ),
+        (
+            9409, "a change given up on in doubt was replaced, during a pull, by another program's unqueued write of its field; the rebase read the base's evidence of our own writes before that replacement added to it, and logged a conflict on a record nobody else wrote",
+            [
+                .toolInsert(kind: 21, parent: 45), .startSync(.full), .deliver(.normal), .deliver(.normal),
+                .deliver(.normal), .deliver(.normal), .deliver(.normal), .deliver(.lostRequest), .deliver(.lostRequest),
+                .deliver(.normal), .deliver(.normal), .localUpdate(devices: false, record: 39, field: 30, value: 50),
+                .localMessage(ticket: 2, content: 14, sameIdAsLast: false), .startSync(.full), .deliver(.refused),
+                .deliver(.truncated), .advance(milliseconds: 90000), .deliver(.lostResponse), .deliver(.proxyPage(403)),
+                .externalWrite(devices: false, record: 24, field: 34, value: 4),
+            ]
+        ),
     ]
 }

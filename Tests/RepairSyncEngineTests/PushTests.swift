@@ -230,6 +230,31 @@ struct PushTests {
         }
     }
 
+    @Test("a change given up on in doubt, replaced by another program's unqueued write of its field: the pull that brings our own write is no conflict (seed 9409)")
+    func givenUpInDoubtReplacedByAToolWrite() async throws {
+        let configuration = EngineHarness.configuration(policies: [.orders: .clientWins], maxAttempts: 2)
+        try await EngineHarness.with(configuration: configuration) { h in
+            #expect(await h.engine.performFullSync().succeeded)
+            let before = try #require(try h.local(Order.self, "ord_8"))
+            let ours: OrderStatus = before.status == .awaitingParts ? .ready : .awaitingParts
+            try await Self.giveUpInDoubt(h, ["status": ours.rawValue])
+            // While the next run pulls, a shop tool writes the status into the row and never queues it. The page
+            // brings the server's copy — our own write, applied — and the rebase queues the tool's value first,
+            // which replaces the dead entry: its value must still count as ours when the copy is judged.
+            let wrote = h.recorder.once(when: { if case .pageReceived(.orders, _, _) = $0 { true } else { false } }) {
+                try? h.writeRow("orders", "ord_8", ["status": OrderStatus.collected.rawValue])
+            }
+            let run = await h.engine.sync([.orders])
+            #expect(wrote.fired)
+            #expect(run.succeeded, "\(run)")
+            let conflicts = try h.engine.conflicts()
+            #expect(conflicts.isEmpty, "our own write taken for another user's: \(conflicts)")
+            // The tool's value, queued by that pull, goes with the next run.
+            #expect(await h.engine.sync([]).pushed == 1)
+            #expect(try await h.serverRecord(Order.self, "orders", "ord_8").status == .collected)
+        }
+    }
+
     @Test("a change in doubt replaced by a later edit of its field is still our own write: the later edit survives a 412 under server-wins (seed 19)")
     func supersededInDoubtIsOurOwnWrite() async throws {
         let configuration = EngineHarness.configuration(policies: [.orders: .serverWins], maxAttempts: 2)

@@ -134,6 +134,9 @@ struct RecordRebase {
         var entries =
             mayHaveEntries ? try Outbox.entries(db, collection: R.collection, id: remote.id).filter { $0.kind == .update } : []
         entries = try queueUnqueuedEdits(R.self, id: remote.id, base: base, entries: entries, db)
+        // Queueing another program's edit may have replaced an entry in doubt just now: its values joined the base's
+        // evidence of our own writes after `base` was read (seed 9409).
+        let goneInDoubt = try BaseCopies.load(db, collection: R.collection, id: remote.id)?.goneInDoubt ?? [:]
         let live = entries.filter(\.isLive)
         let (pending, editedAt) = Self.overlay(live)
         var outcome = Outcome()
@@ -155,7 +158,7 @@ struct RecordRebase {
                         base: baseCopy.fields, baseVersion: baseCopy.version, remote: remote.editableValues,
                         remoteVersion: remote.version, remoteUpdatedAt: remote.updatedAt, local: pending,
                         localEditedAt: editedAt, policy: policy, clockOffsetMilliseconds: clockOffsetMilliseconds,
-                        inDoubt: Self.inDoubtValues(entries).merging(baseCopy.goneInDoubt) { $0 + $1 }))
+                        inDoubt: Self.inDoubtValues(entries).merging(goneInDoubt) { $0 + $1 }))
                 remaining = []
                 let rebased = remote.version != baseCopy.version
                 for entry in live {

@@ -198,31 +198,7 @@ struct Pusher {
             policy: configuration.policy(for: R.collection), clockOffsetMilliseconds: api.clockOffsetMilliseconds,
             now: clock.now(), cipher: configuration.passcodeCipher)
         try await store.groupCommit.write { db in try rebase.acknowledge(entry, response: record, db) }
-        if reply.replayed { await checkAfterReplay(record, rebase) }
         return .done
-    }
-
-    /// A replayed answer is the record as it was when the write was applied, which may be long ago: since then the
-    /// server may have put the record back to an older version and announced that in a feed the pull has already
-    /// read (seed 4311). The record as it is now is asked for once; an older one is adopted as a rewind, a newer one
-    /// is taken as a pull would. Best effort: the write is settled either way, and a failure here is only logged.
-    private func checkAfterReplay<R: EditableRecord>(_ replayed: R, _ rebase: RecordRebase) async {
-        do {
-            let current = try api.decode(R.self, try await api.record(R.collection, id: replayed.id).body)
-            guard current.version != replayed.version else { return }
-            try await store.groupCommit.write { db in
-                let base = try BaseCopies.load(db, collection: R.collection, id: current.id)
-                if let base, current.version < base.version {
-                    try rebase.adoptRewound(current, db)
-                } else {
-                    try rebase.apply(current, db)
-                }
-            }
-        } catch {
-            logger.info(
-                "could not read the record after a replayed answer; the next pull brings it",
-                metadata: ["collection": "\(R.collection)", "id": "\(replayed.id)", "error": "\(error)"])
-        }
     }
 
     private func pushMessage(_ entry: OutboxEntry) async throws -> Result {

@@ -134,9 +134,6 @@ struct RecordRebase {
         var entries =
             mayHaveEntries ? try Outbox.entries(db, collection: R.collection, id: remote.id).filter { $0.kind == .update } : []
         entries = try queueUnqueuedEdits(R.self, id: remote.id, base: base, entries: entries, db)
-        // Queueing another program's edit may have replaced an entry in doubt just now: its values joined the base's
-        // evidence of our own writes after `base` was read (seed 9409).
-        let goneInDoubt = try BaseCopies.load(db, collection: R.collection, id: remote.id)?.goneInDoubt ?? [:]
         let live = entries.filter(\.isLive)
         let (pending, editedAt) = Self.overlay(live)
         var outcome = Outcome()
@@ -153,6 +150,9 @@ struct RecordRebase {
                     try Outbox.rewrite(db, entry, fields: entry.fields)
                 }
             } else {
+                // Queueing another program's edit may have replaced an entry in doubt just now: its values joined the
+                // base's evidence of our own writes after `base` was read (seed 9409).
+                let goneInDoubt = try BaseCopies.load(db, collection: R.collection, id: remote.id)?.goneInDoubt ?? [:]
                 let result = resolver.resolve(
                     .init(
                         base: baseCopy.fields, baseVersion: baseCopy.version, remote: remote.editableValues,

@@ -56,6 +56,8 @@ public enum SimOperation: Sendable, Hashable, CustomStringConvertible {
         case pushOnly
         /// A subset of the collections, as a bit mask over `SyncCollection.pullOrder`.
         case partial(mask: Int)
+        /// The same collections pulled again from the beginning (`resync`: their records marked, then swept).
+        case resync(mask: Int)
     }
 
     public enum Delivery: Sendable, Hashable {

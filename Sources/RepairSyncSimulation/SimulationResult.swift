@@ -47,6 +47,7 @@ public struct SimCoverage: Sendable {
             case .serverCreateMessage: "server message"
             case .expireCursors: "cursors expired"
             case .serverRestore: "server restored from a backup"
+            case .startSync(.resync): "resync started"
             case .startSync: "sync started"
             case .deliver: "delivery"
             case .crash: "crash"

@@ -43,7 +43,20 @@ struct Simulate: AsyncParsableCommand {
     @Flag(help: "Replay the shrunk operation lists of the seeds that found bugs (Simulator.regressions) instead.")
     var regressions = false
 
+    @Option(help: ArgumentHelp("Replay the kept list of this seed (Simulator.regressions) with its trace.", valueName: "seed"))
+    var regression: UInt64?
+
     func run() async throws {
+        if let regression {
+            guard let kept = Simulator.regressions.first(where: { $0.seed == regression }) else {
+                throw ValidationError("no regression list is kept for seed \(regression)")
+            }
+            let result = await Simulator.replay(seed: kept.seed, operations: kept.operations, tracing: true)
+            print(result.trace.joined(separator: "\n"))
+            print("regression of seed \(kept.seed): \(result.violations.first.map { "FAILED: \($0)" } ?? "passed") — the bug: \(kept.bug)")
+            if !result.passed { throw ExitCode(1) }
+            return
+        }
         if regressions {
             var failed = 0
             for (seed, bug, operations) in Simulator.regressions {

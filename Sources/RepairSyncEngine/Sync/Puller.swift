@@ -561,7 +561,10 @@ struct Puller {
         var found: [(id: String, body: Data)] = []
         for id in ids {
             do throws(APIError) {
-                found.append((id, try await api.record(collection, id: id).body))
+                let body = try await api.record(collection, id: id).body
+                // Decoded here, not first in the transaction below: a malformed answer is the server's, not the store's.
+                try Self.decodes(body, collection, api)
+                found.append((id, body))
             } catch {
                 if error.isFinalAnswer, error.status == 404, error.code == "not_found" {
                     gone.append(id)
@@ -598,6 +601,17 @@ struct Puller {
             }
         } catch {
             throw .failed("\(collection): store: \(error)")
+        }
+    }
+
+    /// Throws `malformed` when `body` is not a record of `collection`.
+    static func decodes(_ body: Data, _ collection: SyncCollection, _ api: APIClient) throws(APIError) {
+        switch collection {
+        case .clients: _ = try api.decode(Client.self, body)
+        case .tickets: _ = try api.decode(Ticket.self, body)
+        case .ticketMessages: _ = try api.decode(TicketMessage.self, body)
+        case .orders: _ = try api.decode(Order.self, body)
+        case .devices: _ = try api.decode(Device.self, body)
         }
     }
 

@@ -37,9 +37,6 @@ struct Simulate: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Write the figures into this Markdown file, between its simulator markers.", valueName: "path"))
     var writeDoc: String?
 
-    @Flag(help: "Run the seeds of known open bugs too (left out of batches by default: Simulator.openBugs).")
-    var includeOpenBugs = false
-
     @Flag(help: "Replay the shrunk operation lists of the seeds that found bugs (Simulator.regressions) instead.")
     var regressions = false
 
@@ -86,7 +83,7 @@ struct Simulate: AsyncParsableCommand {
         let count = minutes.map { max(1, Int($0 * 60 * 500)) } ?? seeds
         let deadline = minutes.map { Date().addingTimeInterval($0 * 60) }
         let batch = await Simulator.run(
-            seeds: (first..<(first + UInt64(count))).filter { includeOpenBugs || Simulator.openBugs[$0] == nil },
+            seeds: Array(first..<(first + UInt64(count))),
             parallel: parallel, deadline: deadline, stopAtFirstFailure: stopAtFirst)
         print(
             "\(batch.seeds) seeds in \(String(format: "%.1f", batch.seconds)) s "

@@ -16,7 +16,7 @@ struct SimulatorTests {
 
     @Test("2,000 seeds: every invariant holds")
     func seeds() async throws {
-        let batch = await Simulator.run(seeds: Array(1...2000).filter { Simulator.openBugs[$0] == nil }, parallel: 2)
+        let batch = await Simulator.run(seeds: Array(1...2000), parallel: 2)
         print("\(batch.seeds) seeds in \(String(format: "%.1f", batch.seconds)) s")
         for failure in batch.failures.prefix(3) {
             let shrunk = await Simulator.shrink(failure, budget: 150)
@@ -57,10 +57,11 @@ struct SimulatorTests {
         Issue.record("seed \(seed) (\(bug)): \(result.violations)\n\(traced.trace.joined(separator: "\n"))")
     }
 
-    @Test("open bugs the simulator found still fail (known issues, to fix)", arguments: Simulator.openBugs.keys.sorted())
-    func openBug(_ seed: UInt64) async {
-        let result = await Simulator.run(seed: seed)
-        withKnownIssue("seed \(seed): \(Simulator.openBugs[seed]!)") {
+    @Test("open bugs the simulator found still fail (known issues, to fix)", arguments: Simulator.openBugs.indices)
+    func openBug(_ index: Int) async {
+        let (seed, bug, operations) = Simulator.openBugs[index]
+        let result = await Simulator.replay(seed: seed, operations: operations)
+        withKnownIssue("seed \(seed): \(bug)") {
             #expect(result.violations.isEmpty, "\(result.violations)")
         }
     }

@@ -40,12 +40,12 @@ struct Simulate: AsyncParsableCommand {
     @Flag(help: "Replay the shrunk operation lists of the seeds that found bugs (Simulator.regressions) instead.")
     var regressions = false
 
-    @Option(help: ArgumentHelp("Replay the kept list of this seed (Simulator.regressions) with its trace.", valueName: "seed"))
+    @Option(help: ArgumentHelp("Replay the kept list of this seed (Simulator.regressions or .openBugs) with its trace.", valueName: "seed"))
     var regression: UInt64?
 
     func run() async throws {
         if let regression {
-            guard let kept = Simulator.regressions.first(where: { $0.seed == regression }) else {
+            guard let kept = (Simulator.regressions + Simulator.openBugs).first(where: { $0.seed == regression }) else {
                 throw ValidationError("no regression list is kept for seed \(regression)")
             }
             let result = await Simulator.replay(seed: kept.seed, operations: kept.operations, tracing: true)

@@ -84,7 +84,12 @@ struct Simulate: AsyncParsableCommand {
         let deadline = minutes.map { Date().addingTimeInterval($0 * 60) }
         let batch = await Simulator.run(
             seeds: Array(first..<(first + UInt64(count))),
-            parallel: parallel, deadline: deadline, stopAtFirstFailure: stopAtFirst)
+            parallel: parallel, deadline: deadline, stopAtFirstFailure: stopAtFirst
+        ) { [list] failure in
+            // As each ends: a search that is stopped keeps what it found. (The sorted list follows at the end.)
+            guard list else { return }
+            FileHandle.standardOutput.write(Data("failing: seed \(failure.seed): \(failure.violations.first ?? "")\n".utf8))
+        }
         print(
             "\(batch.seeds) seeds in \(String(format: "%.1f", batch.seconds)) s "
                 + "(\(String(format: "%.1f", Double(batch.seeds) / max(batch.seconds, 0.001))) seeds/s), "

@@ -558,13 +558,12 @@ struct Puller {
         }
         guard !ids.isEmpty else { return (0, 0) }
         var gone: [String] = []
-        var found: [(id: String, body: Data)] = []
+        var found: [(id: String, record: DecodedRecord)] = []
         for id in ids {
             do throws(APIError) {
-                let body = try await api.record(collection, id: id).body
-                // Decoded here, not first in the transaction below: a malformed answer is the server's, not the store's.
-                try Self.decodes(body, collection, api)
-                found.append((id, body))
+                // Decoded as it arrives, outside the transaction below: a malformed answer is the server's, not the
+                // store's.
+                found.append((id, try DecodedRecord(try await api.record(collection, id: id).body, collection, api)))
             } catch {
                 if error.isFinalAnswer, error.status == 404, error.code == "not_found" {
                     gone.append(id)
@@ -590,7 +589,7 @@ struct Puller {
                 for id in checkedGone {
                     conflicts += try RecordRebase.deleteWithPendingChildren(collection, id: id, policy: policy, now: now, db)
                 }
-                for (_, body) in checkedFound { try Self.take(body, collection, rebase, db) }
+                for (_, record) in checkedFound { try Self.take(record, rebase, db) }
                 let checked = checkedGone + checkedFound.map(\.id)
                 try db.execute(
                     sql: """
@@ -604,22 +603,30 @@ struct Puller {
         }
     }
 
-    /// Throws `malformed` when `body` is not a record of `collection`.
-    static func decodes(_ body: Data, _ collection: SyncCollection, _ api: APIClient) throws(APIError) {
-        switch collection {
-        case .clients: _ = try api.decode(Client.self, body)
-        case .tickets: _ = try api.decode(Ticket.self, body)
-        case .ticketMessages: _ = try api.decode(TicketMessage.self, body)
-        case .orders: _ = try api.decode(Order.self, body)
-        case .devices: _ = try api.decode(Device.self, body)
+    /// One record of a collection, decoded (a record's own endpoint answers with it).
+    enum DecodedRecord: Sendable {
+        case client(Client)
+        case ticket(Ticket)
+        case ticketMessage(TicketMessage)
+        case order(Order)
+        case device(Device)
+
+        /// Throws `malformed` when `body` is not a record of `collection`.
+        init(_ body: Data, _ collection: SyncCollection, _ api: APIClient) throws(APIError) {
+            switch collection {
+            case .clients: self = .client(try api.decode(Client.self, body))
+            case .tickets: self = .ticket(try api.decode(Ticket.self, body))
+            case .ticketMessages: self = .ticketMessage(try api.decode(TicketMessage.self, body))
+            case .orders: self = .order(try api.decode(Order.self, body))
+            case .devices: self = .device(try api.decode(Device.self, body))
+            }
         }
     }
 
     /// A record's current copy from its own endpoint: applied with the version check, and adopted when the server's
     /// history went back (it is older than the row although it is the server's current record).
-    static func take(_ body: Data, _ collection: SyncCollection, _ rebase: RecordRebase, _ db: Database) throws {
-        func plain<R: ReplicaRecord>(_ type: R.Type) throws {
-            let record = try JSONDecoder().decode(R.self, from: body)
+    static func take(_ record: DecodedRecord, _ rebase: RecordRebase, _ db: Database) throws {
+        func plain<R: ReplicaRecord>(_ record: R) throws {
             let local = try localVersions(R.self, ids: [record.id], db)[record.id]
             if let local, record.version < local {
                 try rebase.adoptRewound(plain: record, previousVersion: local, db)
@@ -627,17 +634,16 @@ struct Puller {
                 try record.upsert(db, syncedAt: rebase.now)
             }
         }
-        func editable<R: EditableRecord>(_ type: R.Type) throws {
-            let record = try JSONDecoder().decode(R.self, from: body)
+        func editable<R: EditableRecord>(_ record: R) throws {
             let local = try localVersions(R.self, ids: [record.id], db)[record.id]
             if let local, record.version < local { try rebase.adoptRewound(record, db) } else { try rebase.apply(record, db) }
         }
-        switch collection {
-        case .clients: try plain(Client.self)
-        case .tickets: try plain(Ticket.self)
-        case .ticketMessages: try plain(TicketMessage.self)
-        case .orders: try editable(Order.self)
-        case .devices: try editable(Device.self)
+        switch record {
+        case .client(let record): try plain(record)
+        case .ticket(let record): try plain(record)
+        case .ticketMessage(let record): try plain(record)
+        case .order(let record): try editable(record)
+        case .device(let record): try editable(record)
         }
     }
 

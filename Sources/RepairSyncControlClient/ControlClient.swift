@@ -65,6 +65,16 @@ public final class ControlClient {
 
     deinit { close(descriptor) }
 
+    /// Gives up on a reply (or the next notification) after `seconds` without a byte from the daemon, with
+    /// `.protocolError` (default: waits as long as the daemon takes, e.g. for a `sync` with `wait`).
+    public func setReplyTimeout(seconds: Int) {
+        replyTimeout = seconds
+        var limit = timeval(tv_sec: seconds, tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    private var replyTimeout: Int?
+
     /// Why a connect failed, as an admin would want to read it.
     static func explain(path: String, errno code: Int32) -> String {
         switch code {
@@ -139,7 +149,8 @@ public final class ControlClient {
     /// Reads the next notification (after `subscribe`).
     public func nextNotification() throws(Failure) -> Notification {
         while true {
-            if case .notification(let method, let params)? = JSONRPCMessage.incoming(try readMessage()) {
+            let message = try readMessage(waitingFor: "notification")
+            if case .notification(let method, let params)? = JSONRPCMessage.incoming(message) {
                 return Notification(method: method, params: params)
             }
         }
@@ -162,7 +173,7 @@ public final class ControlClient {
         nextId += 1
         try write(JSONRPCMessage.request(method: method, params: params, id: id).serialized)
         while true {
-            switch JSONRPCMessage.incoming(try readMessage()) {
+            switch JSONRPCMessage.incoming(try readMessage(waitingFor: "reply to `\(method)`")) {
             case .notification(let name, let params)?:
                 onNotification(Notification(method: name, params: params))
             case .response(let replyId, let outcome)? where replyId == id:
@@ -189,7 +200,7 @@ public final class ControlClient {
         }
     }
 
-    private func readMessage() throws(Failure) -> JSONValue {
+    private func readMessage(waitingFor awaited: String) throws(Failure) -> JSONValue {
         while true {
             if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
                 let line = buffer[..<newline]
@@ -204,6 +215,9 @@ public final class ControlClient {
             let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
             if count < 0 {
                 if errno == EINTR { continue }
+                if errno == EAGAIN || errno == EWOULDBLOCK, let replyTimeout {
+                    throw .protocolError("no \(awaited) within \(replyTimeout) s")
+                }
                 throw .protocolError("read: \(String(cString: strerror(errno)))")
             }
             if count == 0 { throw .protocolError("the daemon closed the connection") }

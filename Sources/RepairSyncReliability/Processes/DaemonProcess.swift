@@ -92,11 +92,13 @@ public final class DaemonProcess: @unchecked Sendable {
         return await process.waitForExit()
     }
 
-    /// One JSON-RPC call on its own connection, on a thread (never on the caller's executor).
-    public func call(_ method: String, _ params: JSONValue? = nil) async throws -> JSONValue {
+    /// One JSON-RPC call on its own connection, on a thread (never on the caller's executor). Bounded: a reply that
+    /// does not come within `timeout` seconds is an error that names the call (a stalled scenario says where).
+    public func call(_ method: String, _ params: JSONValue? = nil, timeout: Int = 240) async throws -> JSONValue {
         let path = socketPath
         return try await Blocking.run {
             let client = try ControlClient(path: path)
+            client.setReplyTimeout(seconds: timeout)
             return try client.call(method, params)
         }
     }

@@ -240,6 +240,22 @@ extension Simulator {
             ]
         ),
         (
+            4311, "a PATCH applied with its answer lost; the record then put back to an older version (announced in the feed, and pulled); the replayed 200 was taken as the new base: the replica kept a version the server no longer had",
+            [
+                .processCrash(event: 20, count: 2), .localUpdate(devices: false, record: 3, field: 19, value: 16),
+                .localUpdate(devices: false, record: 11, field: 53, value: 62),
+                .localUpdate(devices: true, record: 17, field: 40, value: 9),
+                .localUpdate(devices: true, record: 19, field: 22, value: 21), .startSync(.full), .deliver(.normal),
+                .deliver(.normal), .deliver(.normal), .deliver(.lostResponse),
+                .deliver(.rateLimited(seconds: 6, asDate: false)), .localCreate(kind: 43, parent: 11, devices: 63),
+                .localUpdate(devices: true, record: 41, field: 25, value: 15),
+                .localUpdateLastWritten(field: 1, value: 1),
+                .localUpdate(devices: true, record: 47, field: 51, value: 13), .processCrash(event: 6, count: 4),
+                .startSync(.full), .deliver(.normal), .deliver(.normal), .deliver(.lostResponse),
+                .serverRewind(collection: 46, record: 47, inFeed: true),
+            ]
+        ),
+        (
             9409, "a change given up on in doubt was replaced, during a pull, by another program's unqueued write of its field; the rebase read the base's evidence of our own writes before that replacement added to it, and logged a conflict on a record nobody else wrote",
             [
                 .toolInsert(kind: 21, parent: 45), .startSync(.full), .deliver(.normal), .deliver(.normal),

@@ -314,6 +314,34 @@ struct PushTests {
         }
     }
 
+    @Test("a replayed answer to a write the server has since put back is not taken as the record: the record as it is now is (seed 4311)")
+    func replayAfterARewind() async throws {
+        let hourly = EngineConfiguration(
+            pageSize: 40, retry: RetryPolicy(base: .seconds(3600), cap: .seconds(3600), maxAttempts: 10),
+            completedHold: .milliseconds(50), random: { 1 })
+        try await EngineHarness.with(configuration: hourly) { h in
+            #expect(await h.engine.performFullSync().succeeded)
+            let original = try await h.backend.get("/api/v1/devices/dev_3").body
+            // Applied by the server, its answer cut: in doubt, to be replayed in an hour.
+            try await h.fault("cut", method: "PATCH", path: "/api/v1/devices/dev_3")
+            try await h.engine.update(.devices, id: "dev_3", fields: ["diagnosis": "water damage"])
+            #expect(await h.engine.sync([]).pushed == 0)
+            // The server is put back to the record as it was (a restore), announced in the feed, and pulled.
+            let put = try await h.backend.send(.PUT, "/admin/records/devices/dev_3", json: String(decoding: original, as: UTF8.self))
+            #expect(put.status == 200)
+            _ = await h.engine.sync([.devices])
+
+            // The replay answers 200 with the record as the write left it, a version the server no longer has.
+            let later = try h.reopenedEngine(configuration: hourly, clock: SystemEngineClock(skewMilliseconds: 2 * 3_600_000))
+            #expect(await later.sync([]).pushed == 1)
+            let server = try await h.serverRecord(Device.self, "devices", "dev_3")
+            let local = try #require(try h.local(Device.self, "dev_3"))
+            #expect(local.version == server.version && local.diagnosis == server.diagnosis, "\(local) ≠ \(server)")
+            #expect(try later.conflicts().contains { $0.recordId == "dev_3" && $0.outcome == .historyRewound })
+            #expect(try later.outboxEntries().isEmpty)
+        }
+    }
+
     @Test("429 with Retry-After: nothing is sent before the time is up, nothing is dropped, then it goes through")
     func rateLimited() async throws {
         try await EngineHarness.with { h in

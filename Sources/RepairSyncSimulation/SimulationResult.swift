@@ -16,7 +16,7 @@ public struct SimulationResult: Sendable {
 }
 
 /// What the seeds reached: operations, deliveries, crash points, policies and the engine's own outcomes.
-public struct SimCoverage: Sendable {
+public struct SimCoverage: Sendable, Codable, Equatable {
     public var operations: [String: Int] = [:]
     public var deliveries: [String: Int] = [:]
     public var crashes: [String: Int] = [:]

@@ -57,11 +57,11 @@ public enum Simulator {
     }
 
     /// Runs `seeds`, `parallel` at a time (each seed is independent and deterministic on its own), until they are
-    /// done or `deadline` passes. `onFailure` hears of each failing seed as it ends (a long search that is stopped
-    /// keeps what it found).
+    /// done or `deadline` passes. `onResult` hears of each seed as it ends (a long search that is stopped keeps what
+    /// it found).
     public static func run(
         seeds: [UInt64], parallel: Int, deadline: Date? = nil, stopAtFirstFailure: Bool = false,
-        onFailure: @Sendable (SimulationResult) -> Void = { _ in }
+        onResult: (SimulationResult) -> Void = { _ in }
     ) async -> Batch {
         let started = Date()
         var batch = Batch()
@@ -77,10 +77,8 @@ public enum Simulator {
             while let result = await group.next() {
                 batch.seeds += 1
                 batch.coverage.merge(result.coverage)
-                if !result.passed {
-                    batch.failures.append(result)
-                    onFailure(result)
-                }
+                if !result.passed { batch.failures.append(result) }
+                onResult(result)
                 launch()
             }
         }

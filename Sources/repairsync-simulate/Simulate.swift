@@ -37,6 +37,9 @@ struct Simulate: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Write the figures into this Markdown file, between its simulator markers.", valueName: "path"))
     var writeDoc: String?
 
+    @Option(help: ArgumentHelp("Save the batch's progress in this file as it goes, and take it up from there when run again with the same build (a batch of hours in several sittings).", valueName: "path"))
+    var checkpoint: String?
+
     @Flag(help: "Replay the shrunk operation lists of the seeds that found bugs (Simulator.regressions) instead.")
     var regressions = false
 
@@ -82,27 +85,59 @@ struct Simulate: AsyncParsableCommand {
         // second), without materialising an endless range.
         let count = minutes.map { max(1, Int($0 * 60 * 500)) } ?? seeds
         let deadline = minutes.map { Date().addingTimeInterval($0 * 60) }
-        let batch = await Simulator.run(
-            seeds: Array(first..<(first + UInt64(count))),
+        var saved: SimCheckpoint?
+        if let checkpoint {
+            var loaded = try SimCheckpoint.load(
+                path: checkpoint, build: SimCheckpoint.build(executable: CommandLine.arguments[0]), first: first,
+                count: count)
+            loaded.sittings += 1
+            if loaded.seedsDone > 0 {
+                print("taking up \(checkpoint): \(loaded.seedsDone) of \(count) seeds done in \(loaded.sittings - 1) sitting(s), \(loaded.failures.count) failing")
+            }
+            saved = loaded
+        }
+        let started = Date()
+        var lastSave = Date()
+        let ran = await Simulator.run(
+            seeds: saved?.remaining ?? Array(first..<(first + UInt64(count))),
             parallel: parallel, deadline: deadline, stopAtFirstFailure: stopAtFirst
-        ) { [list] failure in
-            // As each ends: a search that is stopped keeps what it found. (The sorted list follows at the end.)
-            guard list else { return }
-            FileHandle.standardOutput.write(Data("failing: seed \(failure.seed): \(failure.violations.first ?? "")\n".utf8))
+        ) { [list, checkpoint] result in
+            if list, let violation = result.violations.first {
+                // As each ends: a search that is stopped keeps what it found. (The sorted list follows at the end.)
+                FileHandle.standardOutput.write(Data("failing: seed \(result.seed): \(violation)\n".utf8))
+            }
+            guard let checkpoint, saved != nil else { return }
+            saved!.record(result)
+            if Date().timeIntervalSince(lastSave) >= 30 {
+                var snapshot = saved!
+                snapshot.seconds += Date().timeIntervalSince(started)
+                try? snapshot.save(path: checkpoint)
+                lastSave = Date()
+            }
+        }
+        var batch = ran
+        if var total = saved, let checkpoint {
+            total.seconds += ran.seconds
+            try total.save(path: checkpoint)
+            batch = total.batch
         }
         print(
             "\(batch.seeds) seeds in \(String(format: "%.1f", batch.seconds)) s "
                 + "(\(String(format: "%.1f", Double(batch.seeds) / max(batch.seconds, 0.001))) seeds/s), "
-                + "\(batch.failures.count) failing")
+                + "\(batch.failures.count) failing"
+                + ((saved?.sittings ?? 1) > 1 ? " (in \(saved!.sittings) sittings)" : ""))
         if coverage { print(Self.describe(batch.coverage)) }
-        if let writeDoc { try Self.write(batch, first: first, into: writeDoc) }
+        if let writeDoc { try Self.write(batch, first: first, sittings: saved?.sittings ?? 1, into: writeDoc) }
         if list {
             for failure in batch.failures.sorted(by: { $0.seed < $1.seed }) {
                 print("seed \(failure.seed): \(failure.violations.first ?? "")")
             }
             if !batch.failures.isEmpty { throw ExitCode(1) }
         }
-        if let first = batch.failures.min(by: { $0.seed < $1.seed }) { try await report(first) }
+        // A failure from an earlier sitting kept only its seed: run it again (a seed replays exactly) to shrink it.
+        if let first = batch.failures.min(by: { $0.seed < $1.seed }) {
+            try await report(first.operations.isEmpty ? await Simulator.run(seed: first.seed) : first)
+        }
     }
 
     private func report(_ failing: SimulationResult) async throws {
@@ -117,7 +152,7 @@ struct Simulate: AsyncParsableCommand {
     }
 
     /// Replaces what lies between `<!-- simulate:begin -->` and `<!-- simulate:end -->` with this batch's figures.
-    static func write(_ batch: Simulator.Batch, first: UInt64, into path: String) throws {
+    static func write(_ batch: Simulator.Batch, first: UInt64, sittings: Int, into path: String) throws {
         var text = try String(contentsOfFile: path, encoding: .utf8)
         guard let begin = text.range(of: "<!-- simulate:begin -->"), let end = text.range(of: "<!-- simulate:end -->")
         else { throw ValidationError("\(path) has no <!-- simulate:begin --> … <!-- simulate:end --> markers") }
@@ -134,7 +169,7 @@ struct Simulate: AsyncParsableCommand {
         let figures = """
 
             Run of \(date) on commit \(environment["SOAK_COMMIT"] ?? "unknown") (\(environment["SOAK_MACHINE"] ?? "this machine"), \(build)):
-            **\(batch.seeds) seeds** from seed \(first) in \(Int(batch.seconds)) s — \(String(format: "%.1f", Double(batch.seeds) / max(batch.seconds, 0.001))) seeds/s —
+            **\(batch.seeds) seeds** from seed \(first) in \(Int(batch.seconds)) s\(sittings > 1 ? " (in \(sittings) sittings, the same build throughout)" : "") — \(String(format: "%.1f", Double(batch.seeds) / max(batch.seconds, 0.001))) seeds/s —
             **\(batch.failures.count) failing**\(batch.failures.isEmpty ? "" : " (first: \(batch.failures.map(\.seed).min()!))").
 
             | reached | counts over all seeds |

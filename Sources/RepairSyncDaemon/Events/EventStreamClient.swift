@@ -173,7 +173,14 @@ public final class EventStreamClient: Sendable {
                 wait = settings.backoff.delay(failures: failures, random: Double.random(in: 0...1))
                 if let retryAfter { wait = max(wait, min(retryAfter, settings.backoff.cap * 10)) }
                 if snapshot.state != .unavailable { set(.connecting) }
-                logger.info("change stream refused; trying again", metadata: ["reason": "\(reason)"])
+                if reason == "HTTP 401" || reason == "HTTP 403", failures == 1 {
+                    // What an admin must act on is said once per series, not at every retry (the runs report it too).
+                    logger.warning(
+                        "change stream refused: the server does not accept the token (api.token_file); trying again on the backoff",
+                        metadata: ["reason": "\(reason)"])
+                } else {
+                    logger.info("change stream refused; trying again", metadata: ["reason": "\(reason)"])
+                }
             }
             // Waits out the delay; going offline meanwhile stops the wait (the loop then waits to be online),
             // coming back online ends it at once.

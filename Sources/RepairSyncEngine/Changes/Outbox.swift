@@ -347,10 +347,14 @@ enum Outbox {
         ).map { row in (try entry(row), PushPriority(rawValue: row["urgency"]) ?? .normal) }
     }
 
-    /// When the earliest change waiting for a retry is due (nil: none waits), so the scheduler can come back then
-    /// instead of at the next periodic run.
-    static func nextAttemptAt(_ db: Database) throws -> Timestamp? {
-        try Int64.fetchOne(
+    /// When the earliest change waiting to be sent is due (nil: none waits), so the scheduler can come back then
+    /// instead of at the next periodic run: `now` when one is due already — a change a run's pull made due after its
+    /// push (a rebase rewrites a failed entry with no retry time) goes at once, not 15 minutes later — else the
+    /// earliest retry time. Judged as `due` judges (an entry waiting behind another, or for a create, is not due),
+    /// so a run never plans another for a change that cannot go.
+    static func nextAttemptAt(_ db: Database, now: Timestamp, horizon: Duration) throws -> Timestamp? {
+        if try !due(db, now: now, horizon: horizon, limit: 1).isEmpty { return now }
+        return try Int64.fetchOne(
             db, sql: "SELECT MIN(next_attempt_at) FROM outbox WHERE state IN ('pending', 'failed') AND next_attempt_at IS NOT NULL"
         ).map { Timestamp(millisecondsSince1970: $0) }
     }

@@ -257,7 +257,8 @@ public actor SyncEngine {
         if case .rateLimited? = stop {
             report.retryAfterMilliseconds = api.remainingWait?.inMilliseconds ?? 0
         }
-        if let due = (try? await store.read({ db in try Outbox.nextAttemptAt(db) })) ?? nil {
+        let horizon = configuration.retry.horizon
+        if let due = (try? await store.read({ db in try Outbox.nextAttemptAt(db, now: now, horizon: horizon) })) ?? nil {
             // Never further than the retry cap: a time beyond it was set before the wall clock went back.
             let wait = due.millisecondsSince1970 - now.millisecondsSince1970
             report.nextChangeDueMilliseconds = wait > configuration.retry.horizon.inMilliseconds ? 0 : max(0, wait)

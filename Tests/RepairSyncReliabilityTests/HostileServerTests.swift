@@ -14,7 +14,9 @@ struct HostileServerTests {
 
     @Test("a feed that does not advance (same cursor, or empty pages forever) stops after a few pages with an error naming it; the other collections pull", arguments: ["stuck_feed", "empty_feed"])
     func feedThatDoesNotAdvance(fault: String) async throws {
-        try await HostileStack.with("stuck-\(fault)", before: { s in
+        // A long backoff: the retry of the failed collection (due a few seconds after a failed run with the default
+        // 1 s base) must not start while the test reads `status`, or "syncing" would be that retry, not a stuck state.
+        try await HostileStack.with("stuck-\(fault)", config: "retry:\n  base: 10m\n", before: { s in
             try await s.fault(fault, "GET", "/api/v1/orders/changes", count: 10_000)
         }) { s in
             let report = try await s.sync()
@@ -23,8 +25,8 @@ struct HostileServerTests {
             #expect(report["stop"]?.stringValue?.contains("orders") == true)
             let orders = try await s.collectionStatus("orders")
             #expect(orders?["lastError"]?.stringValue?.contains("does not advance") == true)
-            #expect(try await s.daemon.call("status")["state"]?.stringValue != "syncing")
             let status = try await s.daemon.call("status")
+            #expect(status["state"]?.stringValue != "syncing", "the run ended: \(status)")
             let runs = status["metrics"]?["runs"]?.intValue ?? 0
             let served = try await s.admin.counters().faultsInjected[fault] ?? 0
             // At most a few pages per run (the first, whose cursor is new; 3 that do not advance; one fetched ahead),

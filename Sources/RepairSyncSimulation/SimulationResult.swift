@@ -103,21 +103,30 @@ public struct SimCoverage: Sendable, Codable, Equatable {
 }
 
 /// Reports of finished runs with the number of requests sent up to each one's end (engine events arrive on the
-/// engine's executor).
+/// engine's executor), and the changes that waited to be sent when each ended (`SimOutbox.waiting`).
 final class RunLog: Sendable {
-    private let state = Mutex<(reports: [(SyncReport, Int)], lastCount: Int)>(([], 0))
-
-    func finished(_ report: SyncReport, requests: Int) {
-        state.withLock { $0.reports.append((report, requests)) }
+    struct Finished {
+        var report: SyncReport
+        /// Requests sent by this run.
+        var requests: Int
+        /// Their positions in the request log.
+        var range: Range<Int>
+        /// The outbox entries (seq) that waited to be sent when the run ended.
+        var waiting: [Int64]
     }
 
-    /// The finished runs since the last call, each with the number of requests it sent and their positions in the
-    /// request log.
-    func drain() -> [(SyncReport, Int, Range<Int>)] {
+    private let state = Mutex<(reports: [(SyncReport, Int, [Int64])], lastCount: Int)>(([], 0))
+
+    func finished(_ report: SyncReport, requests: Int, waiting: [Int64]) {
+        state.withLock { $0.reports.append((report, requests, waiting)) }
+    }
+
+    /// The finished runs since the last call.
+    func drain() -> [Finished] {
         state.withLock { state in
-            var result: [(SyncReport, Int, Range<Int>)] = []
-            for (report, total) in state.reports {
-                result.append((report, total - state.lastCount, state.lastCount..<total))
+            var result: [Finished] = []
+            for (report, total, waiting) in state.reports {
+                result.append(Finished(report: report, requests: total - state.lastCount, range: state.lastCount..<total, waiting: waiting))
                 state.lastCount = total
             }
             state.reports.removeAll()

@@ -40,6 +40,9 @@ struct Simulate: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Save the batch's progress in this file as it goes, and take it up from there when run again with the same build (a batch of hours in several sittings).", valueName: "path"))
     var checkpoint: String?
 
+    @Option(help: ArgumentHelp("Identify this build by ID in the checkpoint instead of by its executable (scripts/simulate passes a hash of the sources it is built from, so a checkpoint carries over to the same sources built on another machine).", valueName: "id"))
+    var buildID: String?
+
     @Flag(help: "Replay the shrunk operation lists of the seeds that found bugs (Simulator.regressions) instead.")
     var regressions = false
 
@@ -88,7 +91,8 @@ struct Simulate: AsyncParsableCommand {
         var saved: SimCheckpoint?
         if let checkpoint {
             var loaded = try SimCheckpoint.load(
-                path: checkpoint, build: SimCheckpoint.build(executable: CommandLine.arguments[0]), first: first,
+                path: checkpoint, build: buildID.map { "sources \($0)" } ?? SimCheckpoint.build(executable: CommandLine.arguments[0]),
+                first: first,
                 count: count)
             loaded.sittings += 1
             if loaded.seedsDone > 0 {
@@ -127,7 +131,7 @@ struct Simulate: AsyncParsableCommand {
                 + "\(batch.failures.count) failing"
                 + ((saved?.sittings ?? 1) > 1 ? " (in \(saved!.sittings) sittings)" : ""))
         if coverage { print(Self.describe(batch.coverage)) }
-        if let writeDoc { try Self.write(batch, first: first, sittings: saved?.sittings ?? 1, into: writeDoc) }
+        if let writeDoc { try Self.write(batch, first: first, sittings: saved?.sittings ?? 1, bySources: buildID != nil, into: writeDoc) }
         if list {
             for failure in batch.failures.sorted(by: { $0.seed < $1.seed }) {
                 print("seed \(failure.seed): \(failure.violations.first ?? "")")
@@ -152,7 +156,7 @@ struct Simulate: AsyncParsableCommand {
     }
 
     /// Replaces what lies between `<!-- simulate:begin -->` and `<!-- simulate:end -->` with this batch's figures.
-    static func write(_ batch: Simulator.Batch, first: UInt64, sittings: Int, into path: String) throws {
+    static func write(_ batch: Simulator.Batch, first: UInt64, sittings: Int, bySources: Bool, into path: String) throws {
         var text = try String(contentsOfFile: path, encoding: .utf8)
         guard let begin = text.range(of: "<!-- simulate:begin -->"), let end = text.range(of: "<!-- simulate:end -->")
         else { throw ValidationError("\(path) has no <!-- simulate:begin --> … <!-- simulate:end --> markers") }
@@ -169,7 +173,7 @@ struct Simulate: AsyncParsableCommand {
         let figures = """
 
             Run of \(date) on commit \(environment["SOAK_COMMIT"] ?? "unknown") (\(environment["SOAK_MACHINE"] ?? "this machine"), \(build)):
-            **\(batch.seeds) seeds** from seed \(first) in \(Int(batch.seconds)) s\(sittings > 1 ? " (in \(sittings) sittings, the same build throughout)" : "") — \(String(format: "%.1f", Double(batch.seeds) / max(batch.seconds, 0.001))) seeds/s —
+            **\(batch.seeds) seeds** from seed \(first) in \(Int(batch.seconds)) s\(sittings > 1 ? " (in \(sittings) sittings, \(bySources ? "builds of the same sources" : "the same build") throughout)" : "") — \(String(format: "%.1f", Double(batch.seeds) / max(batch.seconds, 0.001))) seeds/s —
             **\(batch.failures.count) failing**\(batch.failures.isEmpty ? "" : " (first: \(batch.failures.map(\.seed).min()!))").
 
             | reached | counts over all seeds |

@@ -296,12 +296,20 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // Child processes started with posix_spawn and reaped on a thread of their own — not Foundation's `Process`,
+        // whose `run()` on Linux (swift-corelibs-foundation before PR #5472) can read past a buffer while it lists
+        // /proc/self/fd and crash the parent. Foundation only: the simulator and the reliability harness share it.
+        .target(
+            name: "RepairSyncProcesses",
+            swiftSettings: swiftSettings
+        ),
         // The reliability scenarios over the built binaries as real processes (crashes, a faulty server, a conflict
         // storm, hostile socket input, bad configuration, a full disk, clock jumps, load, fuzzing). The test layer
         // runs them small; `repairsync-soak` runs them long and prints the table.
         .target(
             name: "RepairSyncReliability",
             dependencies: [
+                "RepairSyncProcesses",
                 "RepairSyncModels",
                 "RepairSyncProtocol",
                 "RepairSyncControlClient",
@@ -342,6 +350,8 @@ let package = Package(
         .target(
             name: "RepairSyncSimulation",
             dependencies: [
+                // The child process some seeds SIGKILL.
+                "RepairSyncProcesses",
                 "RepairSyncEngine",
                 "RepairSyncStore",
                 "RepairSyncModels",

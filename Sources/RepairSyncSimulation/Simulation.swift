@@ -3,6 +3,7 @@ internal import GRDB
 internal import Logging
 internal import RepairSyncEngine
 internal import RepairSyncModels
+internal import RepairSyncProcesses
 internal import RepairSyncStore
 internal import Synchronization
 
@@ -868,24 +869,22 @@ public final class Simulation {
         try? store.close()
         do {
             let front = try SimHTTPFront(server: server)
-            let process = Process()
-            process.executableURL = helper
-            process.arguments = [
-                "--store", directory + "/replica.sqlite", "--api", "http://127.0.0.1:\(front.port)", "--token",
-                SimServer.token, "--page-size", "\(settings.pageSize)", "--push-concurrency", "1", "--no-pull-ahead",
-                "--kill-on", "\(event):\(count)",
-            ]
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            let status: Int32 = await withCheckedContinuation { continuation in
-                Thread {
-                    process.waitUntilExit()
-                    continuation.resume(returning: process.terminationReason == .uncaughtSignal ? -process.terminationStatus : process.terminationStatus)
-                }.start()
+            let child = try ChildProcess(
+                [
+                    helper.path, "--store", directory + "/replica.sqlite", "--api", "http://127.0.0.1:\(front.port)",
+                    "--token", SimServer.token, "--page-size", "\(settings.pageSize)", "--push-concurrency", "1",
+                    "--no-pull-ahead", "--kill-on", "\(event):\(count)",
+                ],
+                environment: ProcessInfo.processInfo.environment, logPath: "/dev/null")
+            // Bounded like every wait here: a child that neither reaches its kill point nor ends is a stalled sync.
+            guard let status = await child.waitForExit(timeout: 120) else {
+                await child.killNow()
+                server = front.close()
+                fail("the child process's sync neither reached \(event):\(count) nor ended within 120 s")
+                return await reopen()
             }
             server = front.close()
-            note(status == -SIGKILL ? "   killed at \(event):\(count)" : "   the child's sync ended (\(status)) before \(event):\(count)")
+            note(status == 128 + SIGKILL ? "   killed at \(event):\(count)" : "   the child's sync ended (\(status)) before \(event):\(count)")
         } catch {
             fail("the child process could not run: \(error)")
         }

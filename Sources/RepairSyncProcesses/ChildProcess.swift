@@ -6,7 +6,8 @@ public import Foundation
 
 /// A child process started with posix_spawn, its standard error (and standard output unless piped) appended to a
 /// log file, reaped by a blocking waitpid on its own thread. Used for `repairsyncd` and `repair-api-dev`, which
-/// the scenarios kill with SIGKILL and start again.
+/// the scenarios kill with SIGKILL and start again, for the simulator's child that kills itself mid-sync, and for
+/// the tests that run a binary — never Foundation's `Process` (see `Package.swift`).
 public final class ChildProcess: @unchecked Sendable {
     public let pid: pid_t
     public let logPath: String
@@ -59,6 +60,39 @@ public final class ChildProcess: @unchecked Sendable {
             exit.broadcast()
             exit.unlock()
         }.start()
+    }
+
+    /// Runs `arguments` (`arguments[0]` an absolute path) to its end: its exit status (or 128 + the signal) and
+    /// what it wrote to standard output (and standard error too with `mergeErrors`; otherwise that goes to
+    /// `logPath`). Bounded: a child still running after `timeout` seconds is killed and the call throws.
+    public static func run(
+        _ arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment,
+        mergeErrors: Bool = false, logPath: String = "/dev/null", timeout: TimeInterval = 120
+    ) async throws -> (status: Int32, output: String) {
+        let child = try ChildProcess(
+            arguments, environment: environment, logPath: logPath, pipeOutput: true, mergeErrors: mergeErrors)
+        // Read while waiting: a child that fills the pipe must not wait for a reader that waits for its exit.
+        async let output = child.readToEnd()
+        guard let status = await child.waitForExit(timeout: timeout) else {
+            await child.killNow()
+            _ = await output
+            throw TimedOut(command: arguments.joined(separator: " "), seconds: timeout)
+        }
+        return (status, String(decoding: await output, as: UTF8.self))
+    }
+
+    public struct TimedOut: Error, CustomStringConvertible {
+        public var command: String
+        public var seconds: TimeInterval
+        public var description: String { "\(command) did not end within \(Int(seconds)) s (killed)" }
+    }
+
+    /// Reads standard output (piped) to its end, on a thread.
+    public func readToEnd() async -> Data {
+        guard let output else { return Data() }
+        return await withCheckedContinuation { continuation in
+            Thread { continuation.resume(returning: output.readDataToEndOfFile()) }.start()
+        }
     }
 
     /// The exit status (or 128 + the signal) once the child has exited; nil while it runs.

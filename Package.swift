@@ -427,6 +427,7 @@ let package = Package(
         .testTarget(
             name: "RepairSyncEngineTests",
             dependencies: [
+                "RepairSyncProcesses",
                 "RepairSyncEngine",
                 "RepairSyncStore",
                 "RepairSyncModels",
@@ -463,6 +464,7 @@ let package = Package(
         .testTarget(
             name: "RepairSyncDaemonTests",
             dependencies: [
+                "RepairSyncProcesses",
                 "RepairSyncDaemon",
                 "RepairSyncStore",
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -488,12 +490,13 @@ let package = Package(
         ),
         .testTarget(
             name: "RepairSyncSimulationTests",
-            dependencies: ["RepairSyncSimulation"],
+            dependencies: ["RepairSyncSimulation", "RepairSyncProcesses"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "RepairAPIDevTests",
             dependencies: [
+                "RepairSyncProcesses",
                 "RepairAPIDev",
                 "RepairSyncModels",
                 "RepairSyncTestSupport",
@@ -509,6 +512,7 @@ let package = Package(
         .testTarget(
             name: "RepairAPIConformanceTests",
             dependencies: [
+                "RepairSyncProcesses",
                 "RepairAPIConformance",
                 "RepairAPIDev",
                 "RepairSyncEngine",

@@ -3,6 +3,7 @@ import Foundation
 import RepairAPIConformance
 import NIOHTTP1
 import RepairAPIDev
+import RepairSyncProcesses
 import RepairSyncTestSupport
 import Testing
 
@@ -24,26 +25,14 @@ struct ExecutableTests {
         }
     }
 
-    /// Runs the binary to its end without blocking a thread of the test's pool (output goes to files).
+    /// Runs the binary to its end without blocking a thread of the test's pool (standard error goes to a file).
     static func run(_ arguments: [String]) async throws -> Run {
         let path = executable.path
         try #require(FileManager.default.isExecutableFile(atPath: path), "build repair-api-conformance first: \(path)")
         let directory = try TemporaryDirectory(prefix: "conformance-cli")
-        let out = directory.path("stdout"), err = directory.path("stderr")
-        try Data().write(to: URL(fileURLWithPath: out))
-        try Data().write(to: URL(fileURLWithPath: err))
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: out))
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: err))
-        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do { try process.run() } catch { continuation.resume(throwing: error) }
-        }
-        return Run(
-            status: status, stdout: try String(contentsOfFile: out, encoding: .utf8),
-            stderr: try String(contentsOfFile: err, encoding: .utf8))
+        let err = directory.path("stderr")
+        let (status, stdout) = try await ChildProcess.run([path] + arguments, logPath: err)
+        return Run(status: status, stdout: stdout, stderr: try String(contentsOfFile: err, encoding: .utf8))
     }
 
     static func tokenFile(_ directory: TemporaryDirectory, _ token: String = RunningBackend.token) throws -> String {

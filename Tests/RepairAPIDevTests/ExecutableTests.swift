@@ -2,7 +2,12 @@ import BackendTestSupport
 import Foundation
 import NIOHTTP1
 import RepairSyncModels
+import RepairSyncProcesses
 import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The built `repair-api-dev` binary as a shop's demo or a soak runs it.
 @Suite("repair-api-dev executable")
@@ -17,17 +22,11 @@ struct ExecutableTests {
     func seededServer() async throws {
         let path = Self.executable.path
         try #require(FileManager.default.isExecutableFile(atPath: path), "build repair-api-dev first: \(path)")
-        let process = Process()
-        process.executableURL = Self.executable
-        process.arguments = ["--seed", "--orders", "50", "--port", "0", "--token", "t", "--quiet"]
-        let stdout = Pipe()
-        process.standardOutput = stdout
-        try process.run()
-        defer {
-            process.terminate()
-            process.waitUntilExit()
-        }
-        let line = try await Task.detached { try Self.firstLine(of: stdout.fileHandleForReading) }.value
+        let server = try ChildProcess(
+            [path, "--seed", "--orders", "50", "--port", "0", "--token", "t", "--quiet"],
+            environment: ProcessInfo.processInfo.environment, logPath: "/dev/null", pipeOutput: true)
+        defer { server.signal(SIGTERM) }
+        let line = await server.readLine(startingWith: "listening on") ?? "(no address printed)"
         let match = try #require(line.wholeMatch(of: /listening on http:\/\/127\.0\.0\.1:(\d+)/), "\(line)")
         let port = try #require(Int(match.1))
 
@@ -42,18 +41,11 @@ struct ExecutableTests {
     }
 
     @Test("--help documents every flag")
-    func help() throws {
+    func help() async throws {
         let path = Self.executable.path
         try #require(FileManager.default.isExecutableFile(atPath: path), "build repair-api-dev first: \(path)")
-        let process = Process()
-        process.executableURL = Self.executable
-        process.arguments = ["--help"]
-        let stdout = Pipe()
-        process.standardOutput = stdout
-        try process.run()
-        let text = String(decoding: stdout.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
+        let (status, text) = try await ChildProcess.run([path, "--help"])
+        #expect(status == 0)
         for flag in ["--host", "--port", "--db", "--token", "--token-file", "--seed", "--orders", "--seed-value",
             "--admin", "--quiet", "--defect"]
         {
@@ -65,31 +57,14 @@ struct ExecutableTests {
     func defectFlag() async throws {
         let path = Self.executable.path
         try #require(FileManager.default.isExecutableFile(atPath: path), "build repair-api-dev first: \(path)")
-        let process = Process()
-        process.executableURL = Self.executable
-        process.arguments = ["--port", "0", "--token", "t", "--quiet", "--defect", "drop_date_header"]
-        let stdout = Pipe()
-        process.standardOutput = stdout
-        try process.run()
-        defer {
-            process.terminate()
-            process.waitUntilExit()
-        }
-        let line = try await Task.detached { try Self.firstLine(of: stdout.fileHandleForReading) }.value
+        let server = try ChildProcess(
+            [path, "--port", "0", "--token", "t", "--quiet", "--defect", "drop_date_header"],
+            environment: ProcessInfo.processInfo.environment, logPath: "/dev/null", pipeOutput: true)
+        defer { server.signal(SIGTERM) }
+        let line = await server.readLine(startingWith: "listening on") ?? "(no address printed)"
         let match = try #require(line.wholeMatch(of: /listening on http:\/\/127\.0\.0\.1:(\d+)/), "\(line)")
         let health = try await RunningAddress(port: try #require(Int(match.1))).get("/api/v1/health", token: nil)
         #expect(health.status == 200)
         #expect(health.headers.first(name: "Date") == nil)
-    }
-
-    /// Reads up to the first newline (blocking; run off the cooperative pool).
-    static func firstLine(of handle: FileHandle) throws -> String {
-        var bytes = Data()
-        while true {
-            let chunk = handle.readData(ofLength: 1)
-            if chunk.isEmpty || chunk == Data("\n".utf8) { break }
-            bytes.append(chunk)
-        }
-        return String(decoding: bytes, as: UTF8.self)
     }
 }

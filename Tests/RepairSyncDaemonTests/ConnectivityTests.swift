@@ -4,6 +4,7 @@ import RepairSyncProtocol
 import RepairSyncControlClient
 import RepairSyncReliability
 import RepairSyncTestSupport
+import RepairSyncProcesses
 import Testing
 
 #if canImport(Glibc)
@@ -87,10 +88,7 @@ struct ConnectivityTests {
             print("skipping the netlink test: \(error)")
             try Test.cancel("network namespaces cannot be created here: \(error)")
         }
-        defer {
-            _ = try? Self.ipSync(["netns", "del", daemonNS])
-            _ = try? Self.ipSync(["netns", "del", serverNS])
-        }
+        defer { Self.deleteNamespaces(daemonNS, serverNS) }
         let subnet = Int.random(in: 1...250)
         try await Self.ip(["netns", "add", serverNS])
         try await Self.ip(["link", "add", "va", "netns", daemonNS, "type", "veth", "peer", "name", "vb", "netns", serverNS])
@@ -138,21 +136,16 @@ struct ConnectivityTests {
     }
 
     static func ip(_ arguments: [String]) async throws {
-        try await DaemonHarness.blocking { try ipSync(arguments) }
+        let (status, output) = try await ChildProcess.run(["/usr/sbin/ip"] + arguments, mergeErrors: true)
+        guard status == 0 else {
+            throw IPCommandFailed(command: "ip " + arguments.joined(separator: " "), message: output)
+        }
     }
 
-    static func ipSync(_ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/sbin/ip")
-        process.arguments = arguments
-        let errors = Pipe()
-        process.standardError = errors
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            throw IPCommandFailed(command: "ip " + arguments.joined(separator: " "), message: text)
-        }
+    /// Deletes the namespaces once the test is over (as the server is stopped: on a task of its own, since a
+    /// `defer` cannot wait).
+    static func deleteNamespaces(_ names: String...) {
+        Task { for name in names { try? await ip(["netns", "del", name]) } }
     }
 
     struct IPCommandFailed: Error, CustomStringConvertible {

@@ -2,6 +2,7 @@ import BackendTestSupport
 import Foundation
 import NIOHTTP1
 import RepairSyncControlClient
+import RepairSyncProcesses
 import RepairSyncProtocol
 import RepairSyncReliability
 import RepairSyncTestSupport
@@ -104,24 +105,11 @@ struct IntegrationExamplesTests {
 
     /// Runs `arguments` as `uid` with `gid` as its group and no other, with the daemon's paths and repairctl on PATH.
     static func run(_ arguments: [String], gid: UInt32, _ h: DaemonHarness) async throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-        process.arguments = ["--reuid=\(uid)", "--regid=\(gid)", "--clear-groups"] + arguments
-        process.environment = [
-            "PATH": DaemonHarness.binaries.path + ":/usr/bin:/bin", "REPAIRSYNCD_STORE": h.storePath,
-            "REPAIRSYNCD_SOCKET": h.socketPath, "HOME": "/nonexistent", "LANG": "C.UTF-8",
-        ]
-        let log = h.directory.path("example-\(UUID().uuidString.prefix(8)).log")
-        _ = FileManager.default.createFile(atPath: log, contents: nil)
-        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
-        process.standardOutput = handle
-        process.standardError = handle
-        try process.run()
-        let status = try await DaemonHarness.blocking {
-            process.waitUntilExit()
-            return process.terminationStatus
-        }
-        try handle.close()
-        return (status, (try? String(contentsOfFile: log, encoding: .utf8)) ?? "")
+        try await ChildProcess.run(
+            ["/usr/bin/setpriv", "--reuid=\(uid)", "--regid=\(gid)", "--clear-groups"] + arguments,
+            environment: [
+                "PATH": DaemonHarness.binaries.path + ":/usr/bin:/bin", "REPAIRSYNCD_STORE": h.storePath,
+                "REPAIRSYNCD_SOCKET": h.socketPath, "HOME": "/nonexistent", "LANG": "C.UTF-8",
+            ], mergeErrors: true)
     }
 }

@@ -5,6 +5,7 @@ import RepairSyncProtocol
 import RepairSyncControlClient
 import RepairSyncReliability
 import RepairSyncTestSupport
+import RepairSyncProcesses
 import Testing
 
 #if canImport(Glibc)
@@ -70,10 +71,7 @@ struct LinkStatusTests {
             print("skipping the throttled-link test: \(error)")
             try Test.cancel("network namespaces cannot be created here: \(error)")
         }
-        defer {
-            _ = try? ConnectivityTests.ipSync(["netns", "del", daemonNS])
-            _ = try? ConnectivityTests.ipSync(["netns", "del", serverNS])
-        }
+        defer { ConnectivityTests.deleteNamespaces(daemonNS, serverNS) }
         let subnet = Int.random(in: 1...250)
         try await ConnectivityTests.ip(["netns", "add", serverNS])
         try await ConnectivityTests.ip(
@@ -123,18 +121,9 @@ struct LinkStatusTests {
     }
 
     static func tc(_ arguments: [String]) async throws {
-        try await DaemonHarness.blocking {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/sbin/tc")
-            process.arguments = arguments
-            let errors = Pipe()
-            process.standardError = errors
-            try process.run()
-            process.waitUntilExit()
-            guard process.terminationStatus == 0 else {
-                let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-                throw ConnectivityTests.IPCommandFailed(command: "tc " + arguments.joined(separator: " "), message: text)
-            }
+        let (status, output) = try await ChildProcess.run(["/usr/sbin/tc"] + arguments, mergeErrors: true)
+        guard status == 0 else {
+            throw ConnectivityTests.IPCommandFailed(command: "tc " + arguments.joined(separator: " "), message: output)
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import RepairSyncProcesses
 import RepairSyncProtocol
 import RepairSyncTestSupport
 import Testing
@@ -33,32 +34,24 @@ struct RepairctlBinaryTests {
     }
 
     /// Runs the built repairctl with `arguments` and `environment` (nothing of the test's own), output captured.
-    static func run(_ arguments: [String], environment: [String: String]) throws -> (status: Int32, stdout: String) {
-        let process = Process()
-        process.executableURL = DaemonHarness.binaries.appendingPathComponent("repairctl")
-        process.arguments = arguments
-        process.environment = environment
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    static func run(_ arguments: [String], environment: [String: String]) async throws -> (status: Int32, stdout: String) {
+        let (status, output) = try await ChildProcess.run(
+            [DaemonHarness.binaries.appendingPathComponent("repairctl").path] + arguments, environment: environment)
+        return (status, output)
     }
 
     @Test("--help of repairctl and of every subcommand matches the snapshot")
-    func helpSnapshot() throws {
+    func helpSnapshot() async throws {
         let environment = ["COLUMNS": "100", "PATH": "/usr/bin:/bin"]
-        let top = try Self.run(["--help"], environment: environment)
+        let top = try await Self.run(["--help"], environment: environment)
         #expect(top.status == 0)
         var text = "$ repairctl --help\n" + top.stdout
         for command in Self.subcommands(of: top.stdout) {
-            let help = try Self.run(command + ["--help"], environment: environment)
+            let help = try await Self.run(command + ["--help"], environment: environment)
             #expect(help.status == 0, "\(command)")
             text += "\n$ repairctl \(command.joined(separator: " ")) --help\n" + help.stdout
             for nested in Self.subcommands(of: help.stdout) where nested.count == 1 {
-                let nestedHelp = try Self.run(command + nested + ["--help"], environment: environment)
+                let nestedHelp = try await Self.run(command + nested + ["--help"], environment: environment)
                 text += "\n$ repairctl \((command + nested).joined(separator: " ")) --help\n" + nestedHelp.stdout
             }
         }
@@ -88,11 +81,11 @@ struct RepairctlBinaryTests {
                 ["status", "--badge"], ["status", "--badge", "--socket", h.socketPath], ["status", "--socket", h.socketPath, "--badge"],
                 ["status", "--socket=\(h.socketPath)", "--badge"], ["status", "--badge", "--json"],
             ] {
-                let result = try Self.run(arguments, environment: environment)
+                let result = try await Self.run(arguments, environment: environment)
                 #expect(result.status == 0 && result.stdout == "1\n", "\(arguments): \(result)")
             }
-            #expect(try Self.run(["status", "--badge", "--bogus"], environment: environment).status == 64, "ArgumentParser's usage error")
-            let elsewhere = try Self.run(["status", "--badge", "--socket", h.directory.path("nothing.sock")], environment: environment)
+            #expect(try await Self.run(["status", "--badge", "--bogus"], environment: environment).status == 64, "ArgumentParser's usage error")
+            let elsewhere = try await Self.run(["status", "--badge", "--socket", h.directory.path("nothing.sock")], environment: environment)
             #expect(elsewhere.status == 0 && elsewhere.stdout == "offline\n", "a bar never breaks: \(elsewhere)")
         }
     }
@@ -110,7 +103,7 @@ struct RepairctlBinaryTests {
             let plainTerminal = try PseudoTerminal.run(DaemonHarness.binaries.appendingPathComponent("repairctl").path, ["orders"], environment: noColor)
             #expect(plainTerminal.contains("ord_1"))
             #expect(!plainTerminal.contains("\u{1B}"), "NO_COLOR: \(plainTerminal.debugDescription)")
-            let piped = try Self.run(["orders"], environment: environment)
+            let piped = try await Self.run(["orders"], environment: environment)
             #expect(piped.stdout.contains("ord_1"))
             #expect(!piped.stdout.contains("\u{1B}"), "a pipe gets no escape codes")
         }

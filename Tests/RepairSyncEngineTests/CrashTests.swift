@@ -3,6 +3,7 @@ import Foundation
 import GRDB
 import RepairSyncEngine
 import RepairSyncModels
+import RepairSyncProcesses
 import RepairSyncStore
 import RepairSyncTestSupport
 import Testing
@@ -157,31 +158,14 @@ struct Helper {
 
     static func run(_ h: EngineHarness, _ arguments: [String], store: String? = nil) async throws -> Helper {
         try #require(FileManager.default.isExecutableFile(atPath: executable.path), "build the helper: \(executable.path)")
-        let output = h.directory.path("helper-\(UUID().uuidString.prefix(8)).out")
-        guard FileManager.default.createFile(atPath: output, contents: nil) else { throw CocoaError(.fileWriteUnknown) }
-        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: output))
-        let process = Process()
-        process.executableURL = executable
-        process.arguments =
+        let arguments =
             [
-                "--store", store ?? h.directory.path("replica.sqlite"), "--api", h.backend.baseURL,
+                executable.path, "--store", store ?? h.directory.path("replica.sqlite"), "--api", h.backend.baseURL,
                 "--token", RunningBackend.token,
             ] + (h.backend.caFile.map { ["--ca-file", $0] } ?? []) + arguments
-        process.standardOutput = handle
-        let (status, reason) = try await withCheckedThrowingContinuation {
-            (continuation: CheckedContinuation<(Int32, Process.TerminationReason), any Error>) in
-            process.terminationHandler = { process in
-                continuation.resume(returning: (process.terminationStatus, process.terminationReason))
-            }
-            do {
-                try process.run()
-            } catch {
-                continuation.resume(throwing: error)
-            }
-        }
-        try handle.close()
-        let text = try String(contentsOfFile: output, encoding: .utf8)
+        let (status, text) = try await ChildProcess.run(
+            arguments, logPath: h.directory.path("helper-\(UUID().uuidString.prefix(8)).err"), timeout: 300)
         let lines = text.split(separator: "\n").map(String.init)
-        return Helper(lines: lines, exitCode: status, killed: reason == .uncaughtSignal && status == SIGKILL)
+        return Helper(lines: lines, exitCode: status, killed: status == 128 + SIGKILL)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import RepairSyncProcesses
 import RepairSyncSimulation
 import Testing
 
@@ -27,22 +28,16 @@ struct SimulatorTests {
     }
 
     @Test("repairsync-simulate --minutes runs seeds until its deadline and reports them (it used to crash at once)")
-    func runsForMinutes() throws {
+    func runsForMinutes() async throws {
         // Built beside the test bundle by `swift build --build-tests`, as the daemon tests' binaries are.
         let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
             .appendingPathComponent("repairsync-simulate")
         try #require(FileManager.default.isExecutableFile(atPath: binary.path), "\(binary.path) is not built")
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = ["--minutes", "0.05", "--parallel", "1"]
-        process.environment = ProcessInfo.processInfo.environment.merging(["SWIFT_DETERMINISTIC_HASHING": "1"]) { $1 }
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(text.suffix(2_000))")
+        let (status, text) = try await ChildProcess.run(
+            [binary.path, "--minutes", "0.05", "--parallel", "1"],
+            environment: ProcessInfo.processInfo.environment.merging(["SWIFT_DETERMINISTIC_HASHING": "1"]) { $1 },
+            mergeErrors: true)
+        #expect(status == 0, "\(text.suffix(2_000))")
         let summary = text.split(separator: "\n").first { $0.contains(" seeds in ") && $0.hasSuffix("0 failing") }
         #expect(summary != nil, "\(text.suffix(2_000))")
     }

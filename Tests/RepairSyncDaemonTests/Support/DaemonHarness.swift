@@ -6,6 +6,7 @@ import RepairSyncProtocol
 import RepairSyncControlClient
 import RepairSyncReliability
 import RepairSyncTestSupport
+import RepairSyncProcesses
 import Testing
 
 #if canImport(Glibc)
@@ -25,7 +26,7 @@ final class DaemonHarness: @unchecked Sendable {
     var environment: [String: String] = [:]
     let directory: TemporaryDirectory
     let notify: NotifyListener
-    private(set) var process: Process?
+    private(set) var process: ChildProcess?
     private var runs = 0
 
     var configPath: String { directory.path("repairsyncd.yaml") }
@@ -97,46 +98,28 @@ final class DaemonHarness: @unchecked Sendable {
 
     /// Starts the daemon and waits for READY=1.
     func start() async throws {
-        let daemon = Process()
         let binary = Self.binaries.appendingPathComponent("repairsyncd")
-        if launcher.isEmpty {
-            daemon.executableURL = binary
-            daemon.arguments = ["--config", configPath]
-        } else {
-            daemon.executableURL = URL(fileURLWithPath: launcher[0])
-            daemon.arguments = Array(launcher.dropFirst()) + [binary.path, "--config", configPath]
-        }
         var environment = ProcessInfo.processInfo.environment
         environment["NOTIFY_SOCKET"] = notify.path
         environment.removeValue(forKey: "JOURNAL_STREAM")
         environment.merge(self.environment) { _, new in new }
-        daemon.environment = environment
         runs += 1
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)
-        let logHandle = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
-        daemon.standardOutput = logHandle
-        daemon.standardError = logHandle
-        try daemon.run()
-        process = daemon
+        process = try ChildProcess(
+            launcher + [binary.path, "--config", configPath], environment: environment, logPath: logPath)
         let ready = await notify.wait(for: "READY=1")
         try #require(ready, "the daemon did not become ready: \(log())")
     }
 
     /// Sends a signal to the running daemon.
     func kill(_ signal: Int32) {
-        guard let process, process.isRunning else { return }
-        Glibc.kill(process.processIdentifier, signal)
+        process?.signal(signal)
     }
 
-    /// Waits for the daemon to exit; returns its exit status.
+    /// Waits for the daemon to exit (at most two minutes); its exit status (128 + the signal when one ended it), or
+    /// -1 when it was never started or still runs.
     func waitForExit() async -> Int32 {
-        guard let process else { return -1 }
-        return await withCheckedContinuation { continuation in
-            Thread {
-                process.waitUntilExit()
-                continuation.resume(returning: process.terminationStatus)
-            }.start()
-        }
+        await process?.waitForExit(timeout: 120) ?? -1
     }
 
     func log() -> String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
@@ -164,58 +147,24 @@ final class DaemonHarness: @unchecked Sendable {
 
     /// Runs the built `repairctl` with the daemon's socket.
     func repairctl(_ arguments: [String], asUID uid: UInt32? = nil) async throws -> (status: Int32, stdout: String, stderr: String) {
-        let tool = Process()
         let binary = Self.binaries.appendingPathComponent("repairctl")
-        if let uid {
-            // Another user: setpriv drops to the uid, its own group, and no supplementary groups.
-            tool.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-            tool.arguments = ["--reuid=\(uid)", "--regid=\(uid)", "--clear-groups", binary.path] + arguments
-        } else {
-            tool.executableURL = binary
-            tool.arguments = arguments
-        }
+        // Another user: setpriv drops to the uid, its own group, and no supplementary groups.
+        let command = uid.map { ["/usr/bin/setpriv", "--reuid=\($0)", "--regid=\($0)", "--clear-groups"] } ?? []
         var environment = ProcessInfo.processInfo.environment
         environment["REPAIRSYNCD_SOCKET"] = socketPath
-        tool.environment = environment
-        let out = directory.path("repairctl-\(UUID().uuidString.prefix(8))")
-        _ = FileManager.default.createFile(atPath: out + ".out", contents: nil)
-        _ = FileManager.default.createFile(atPath: out + ".err", contents: nil)
-        tool.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: out + ".out"))
-        tool.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: out + ".err"))
-        try tool.run()
-        let status = try await Self.blocking {
-            tool.waitUntilExit()
-            return tool.terminationStatus
-        }
-        return (
-            status, (try? String(contentsOfFile: out + ".out", encoding: .utf8)) ?? "",
-            (try? String(contentsOfFile: out + ".err", encoding: .utf8)) ?? ""
-        )
+        let errors = directory.path("repairctl-\(UUID().uuidString.prefix(8)).err")
+        let (status, stdout) = try await ChildProcess.run(
+            command + [binary.path] + arguments, environment: environment, logPath: errors)
+        return (status, stdout, (try? String(contentsOfFile: errors, encoding: .utf8)) ?? "")
     }
 
     /// Runs the built `repairsyncd` with arguments (for --check-config and bad configurations).
     static func runDaemonBinary(_ arguments: [String]) async throws -> (status: Int32, stderr: String, stdout: String) {
-        let daemon = Process()
-        daemon.executableURL = binaries.appendingPathComponent("repairsyncd")
-        daemon.arguments = arguments
         let errors = FileManager.default.temporaryDirectory.appendingPathComponent("repairsyncd-\(UUID().uuidString).err")
-        _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
-        let output = errors.appendingPathExtension("out")
-        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
-        daemon.standardError = try FileHandle(forWritingTo: errors)
-        daemon.standardOutput = try FileHandle(forWritingTo: output)
-        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-            daemon.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do { try daemon.run() } catch { continuation.resume(throwing: error) }
-        }
-        defer {
-            try? FileManager.default.removeItem(at: errors)
-            try? FileManager.default.removeItem(at: output)
-        }
-        return (
-            status, (try? String(contentsOf: errors, encoding: .utf8)) ?? "",
-            (try? String(contentsOf: output, encoding: .utf8)) ?? ""
-        )
+        defer { try? FileManager.default.removeItem(at: errors) }
+        let (status, stdout) = try await ChildProcess.run(
+            [binaries.appendingPathComponent("repairsyncd").path] + arguments, logPath: errors.path)
+        return (status, (try? String(contentsOf: errors, encoding: .utf8)) ?? "", stdout)
     }
 }
 

@@ -16,7 +16,7 @@ struct HostileServerTests {
     func feedThatDoesNotAdvance(fault: String) async throws {
         // A long backoff: the retry of the failed collection (due a few seconds after a failed run with the default
         // 1 s base) must not start while the test reads `status`, or "syncing" would be that retry, not a stuck state.
-        try await HostileStack.with("stuck-\(fault)", config: "retry:\n  base: 10m\n", before: { s in
+        try await HostileStack.with("stuck-\(fault)", config: "retry:\n  base: 10m\n  cap: 20m\n", before: { s in
             try await s.fault(fault, "GET", "/api/v1/orders/changes", count: 10_000)
         }) { s in
             let report = try await s.sync()

@@ -489,6 +489,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "RepairSyncProcessesTests",
+            dependencies: ["RepairSyncProcesses"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "RepairSyncSimulationTests",
             dependencies: ["RepairSyncSimulation", "RepairSyncProcesses"],
             swiftSettings: swiftSettings

@@ -49,7 +49,7 @@ public final class ControlClient {
     private let parser = JSONParser(limits: .init(maxDepth: 1000, maxNumberLength: 10_000))
 
     public init(path: String) throws(Failure) {
-        descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { throw .unreachable("cannot create a socket: \(String(cString: strerror(errno)))") }
         let descriptor = descriptor
         guard let result = UnixSocketAddress.with(path, { connect(descriptor, $0, $1) }) else {

@@ -14,6 +14,14 @@ public final class ChildProcess: @unchecked Sendable {
     /// The child's standard output, when asked for as a pipe.
     public let output: FileHandle?
     private let exit = NSCondition()
+    /// Held while a child is spawned (see `init`).
+    private static let spawning = NSLock()
+    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later), which Glibc's Swift module does not
+    /// declare; nil where the C library has none.
+    private static let closeFrom: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32)? =
+        dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np").map {
+            unsafeBitCast($0, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
+        }
     private var exitStatus: Int32?
 
     /// Starts `arguments[0]` (an absolute path) with `arguments` and `environment`. With `pipeOutput`, standard
@@ -26,8 +34,20 @@ public final class ChildProcess: @unchecked Sendable {
         let log = open(logPath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
         guard log >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
         defer { close(log) }
+        // posix_spawn closes nothing: a child inherits every descriptor not marked close-on-exec — a pipe another
+        // child's reader waits on (it would not see that output end until this child exits), the test runner's own
+        // pipes. So the child closes everything above 2 before it runs (as Foundation's `Process` does), and the pipe
+        // is marked close-on-exec (Glibc's module has no pipe2) and its write end closed here while no other
+        // ChildProcess spawns, in case closing is not available; the dup2 onto 1 and 2 clears the flag on the
+        // child's own copies.
+        Self.spawning.lock()
+        defer { Self.spawning.unlock() }
         var fds: [Int32] = [-1, -1]
-        if pipeOutput, pipe(&fds) != 0 { throw POSIXError(.EMFILE) }
+        if pipeOutput {
+            guard pipe(&fds) == 0 else { throw POSIXError(.EMFILE) }
+            _ = fcntl(fds[0], F_SETFD, FD_CLOEXEC)
+            _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)
+        }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -35,6 +55,7 @@ public final class ChildProcess: @unchecked Sendable {
         posix_spawn_file_actions_adddup2(&actions, pipeOutput ? fds[1] : log, 1)
         posix_spawn_file_actions_adddup2(&actions, pipeOutput && mergeErrors ? fds[1] : log, 2)
         if pipeOutput { posix_spawn_file_actions_addclose(&actions, fds[0]) }
+        if let closeFrom = Self.closeFrom { _ = closeFrom(&actions, 3) }
         let argv = arguments.map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer {

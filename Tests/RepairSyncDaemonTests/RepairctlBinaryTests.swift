@@ -116,13 +116,15 @@ enum PseudoTerminal {
     static func run(_ path: String, _ arguments: [String], environment: [String: String]) throws -> String {
         // posix_openpt, unlockpt and ptsname by hand (Glibc's Swift module does not export them): the multiplexer,
         // TIOCSPTLCK to unlock the other end, TIOCGPTN for its number.
-        let master = open("/dev/ptmx", O_RDWR | O_NOCTTY)
+        // Close-on-exec: a child that another test spawns meanwhile must not hold the terminal open (the read below
+        // ends only when no one does).
+        let master = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC)
         var unlock: Int32 = 0
         var number: UInt32 = 0
         guard master >= 0, ioctl(master, UInt(0x4004_5431), &unlock) == 0, ioctl(master, UInt(0x8004_5430), &number) == 0 else {
             throw POSIXError(.ENOTTY)
         }
-        let slave = open("/dev/pts/\(number)", O_RDWR | O_NOCTTY)
+        let slave = open("/dev/pts/\(number)", O_RDWR | O_NOCTTY | O_CLOEXEC)
         guard slave >= 0 else { throw POSIXError(.ENOTTY) }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)

@@ -12,7 +12,7 @@ final class RawConnection: @unchecked Sendable {
     private var received: [UInt8] = []
 
     init(path: String, receiveTimeout seconds: Int = 30) throws {
-        descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { throw POSIXError(.EMFILE) }
         let fd = descriptor
         guard UnixSocketAddress.with(path, { connect(fd, $0, $1) }) == 0 else {

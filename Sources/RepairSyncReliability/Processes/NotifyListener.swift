@@ -19,7 +19,7 @@ public final class NotifyListener: @unchecked Sendable {
 
     public init(path: String) throws {
         self.path = path
-        let descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
+        let descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue | SOCK_CLOEXEC.rawValue), 0)
         self.descriptor = descriptor
         // A socket file left by an earlier listener on this path (a daemon started again in the same directory).
         unlink(path)

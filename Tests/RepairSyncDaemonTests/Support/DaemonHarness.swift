@@ -173,7 +173,7 @@ struct RawSocket {
     let descriptor: Int32
 
     init(path: String) throws {
-        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue), 0)
         self.descriptor = descriptor
         guard UnixSocketAddress.with(path, { connect(descriptor, $0, $1) }) == 0 else { throw POSIXError(.ECONNREFUSED) }
     }

@@ -85,7 +85,8 @@ public final class ChildProcess: @unchecked Sendable {
 
     /// Runs `arguments` (`arguments[0]` an absolute path) to its end: its exit status (or 128 + the signal) and
     /// what it wrote to standard output (and standard error too with `mergeErrors`; otherwise that goes to
-    /// `logPath`). Bounded: a child still running after `timeout` seconds is killed and the call throws.
+    /// `logPath`). Bounded: a child still running after `timeout` seconds is killed and the call throws — once its
+    /// output ends, which a process it started and that still holds the output open can delay.
     public static func run(
         _ arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment,
         mergeErrors: Bool = false, logPath: String = "/dev/null", timeout: TimeInterval = 120

@@ -313,18 +313,6 @@ extension Simulator {
                 .deliver(.normal), .deliver(.normal), .deliver(.normal), .deliver(.normal), .deliver(.normal),
             ]
         ),
-        (
-            42403, "(the simulator's own false alarm, found by the 100,000-seed soak) a local edit of ord_2's status to the value its row and base held, made after another user changed the status on the server: the quiet sync's 412 rebases it as unchanged and the other user's status stands, rightly; the simulator counted the edit as lost",
-            [
-                .startSync(.full), .deliver(.normal), .deliver(.normal), .deliver(.normal), .deliver(.normal),
-                .localUpdate(devices: false, record: 49, field: 53, value: 7), .crash(afterApply: false),
-                .toolInsert(kind: 29, parent: 16), .localUpdate(devices: false, record: 61, field: 19, value: 41),
-                .startSync(.pushOnly), .deliver(.normal), .deliver(.normal), .deliver(.normal),
-                .deliver(.lostResponse), .serverEdit(collection: 13, record: 51, field: 27, value: 40),
-                .localCreate(kind: 15, parent: 40, devices: 42),
-                .localUpdate(devices: false, record: 2, field: 8, value: 36),
-            ]
-        ),
     ]
 
     /// `count` normal deliveries (more than a step needs are skipped: nothing waits).

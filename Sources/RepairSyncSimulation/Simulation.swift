@@ -410,27 +410,10 @@ public final class Simulation {
         let fields = SimServer.editable[collection]!
         let name = fields[field % fields.count]
         let text = Self.value(name, collection, value)
-        // An edit to the value the row shows, where that value is the record's base (no live change of ours and no
-        // other program's write sets the field), changes nothing: a remote edit of the field since the base rightly
-        // wins without a conflict (a three-way merge: ours did not change it). Made, but not held to reaching the
-        // server (seed 42403 counted one as lost).
-        let shown = try? await store.read { db in
-            try Row.fetchOne(db, sql: "SELECT \(name) FROM \(collection.name) WHERE id = ?", arguments: [id]).map { $0[0] as String? }
-        }
-        let setHere =
-            ((try? engine.outboxEntries()) ?? []).contains { entry in
-                [.pending, .failed, .inFlight, .held].contains(entry.state) && entry.collection == collection
-                    && entry.recordId == id && entry.fields.keys.contains(name)
-            } || externalWrites.contains { $0.collection == collection && $0.id == id && $0.field == name }
-        let changesNothing = shown == .some(text) && !setHere
         do {
             try await engine.update(collection, id: id, fields: [name: text])
             // A shop tool's unqueued write of this field is overwritten in the row before anyone acknowledged it.
             externalWrites.removeAll { $0.collection == collection && $0.id == id && $0.field == name }
-            if changesNothing {
-                note("   \(collection.name) \(id).\(name) = \(text ?? "null") (the value the row and its base hold: no change)")
-                return
-            }
             ledger.append(LedgerEntry(collection: collection, id: id, field: name, value: text, step: step, auditMark: auditMark()))
             note("   \(collection.name) \(id).\(name) = \(text ?? "null")")
         } catch {

@@ -135,10 +135,14 @@ struct ConnectivityTests {
         #expect(order["order"]?["version"] != .number(1), "the server's copy came back with a new version")
     }
 
-    static func ip(_ arguments: [String]) async throws {
-        let (status, output) = try await ChildProcess.run(["/usr/sbin/ip"] + arguments, mergeErrors: true)
+    static func ip(_ arguments: [String]) async throws { try await networkCommand("/usr/sbin/ip", arguments) }
+
+    /// Runs a network tool (`ip`, `tc`) to its end; its output in the error when it fails.
+    static func networkCommand(_ path: String, _ arguments: [String]) async throws {
+        let (status, output) = try await ChildProcess.run([path] + arguments, mergeErrors: true)
         guard status == 0 else {
-            throw IPCommandFailed(command: "ip " + arguments.joined(separator: " "), message: output)
+            let name = (path as NSString).lastPathComponent
+            throw IPCommandFailed(command: ([name] + arguments).joined(separator: " "), message: output)
         }
     }
 

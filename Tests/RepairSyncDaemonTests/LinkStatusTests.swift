@@ -121,9 +121,6 @@ struct LinkStatusTests {
     }
 
     static func tc(_ arguments: [String]) async throws {
-        let (status, output) = try await ChildProcess.run(["/usr/sbin/tc"] + arguments, mergeErrors: true)
-        guard status == 0 else {
-            throw ConnectivityTests.IPCommandFailed(command: "tc " + arguments.joined(separator: " "), message: output)
-        }
+        try await ConnectivityTests.networkCommand("/usr/sbin/tc", arguments)
     }
 }

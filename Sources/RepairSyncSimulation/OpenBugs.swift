@@ -5,7 +5,7 @@ extension Simulator {
     /// regressions.
     public static let openBugs: [(seed: UInt64, bug: String, operations: [SimOperation])] = [
         (
-            42403, "found by the 100,000-seed soak (20c3cee): a PATCH of ord_2's notes applied with its answer lost, another user then set its status; a local edit of the status to the value the row showed (its base) is gone after the quiet sync's 412 — no audit entry, the server keeps the other user's status (not yet looked into: a dropped edit, or an edit that changed nothing the simulator should not count)",
+            42403, "found by the 100,000-seed soak (20c3cee): a PATCH of ord_2's notes applied with its answer lost, another user then set its status; a local edit of the status to the value the row showed (its base) is gone after the quiet sync's 412 — no audit entry, the server keeps the other user's status (most likely the simulator's own false alarm: the edit changed nothing the row and its base did not hold, and a three-way rebase rightly lets the other user's value stand; a first exemption in the ledger broke seeds 301, 702 and 765 and was reverted — see docs/reliability.md)",
             [
                 .startSync(.full), .deliver(.normal), .deliver(.normal), .deliver(.normal), .deliver(.normal),
                 .localUpdate(devices: false, record: 49, field: 53, value: 7), .crash(afterApply: false),

@@ -39,9 +39,9 @@ struct SimServer {
     var applications: [String: Int] = [:]
     /// Requests that reused a key with another method, path or body (the client's fault: must stay 0).
     var keyReuses = 0
-    /// Create POSTs refused as `duplicate_id` (the client's fault: must stay 0) — except for a record a restore
-    /// brought back after the client had a final refusal of its create on the history in between (`resurrected`):
-    /// nothing the client saw could tell it that its id is taken again.
+    /// Create POSTs refused as `duplicate_id` (the client's fault: must stay 0) — except for a record or message a
+    /// restore brought back that the server did not have just before it (`resurrected`): the client saw it gone (a
+    /// refused create, a 404, a resync without it) and nothing it saw since could tell it that its id is taken again.
     var duplicateIds = 0
     /// Records ("collection|id") a restore brought back that the server did not have just before it.
     var resurrected: Set<String> = []
@@ -590,7 +590,9 @@ struct SimServer {
         }
         if let existing = record(.ticketMessages, message.id) {
             guard existing["ticket_id"]?.string == ticket, existing["content"]?.string == message.content else {
-                duplicateIds += 1
+                // A message a restore brought back (seed 50330: the client saw it gone — a 404 — and took a new
+                // message under its id before the restore) is not the client's fault, as for records.
+                if !resurrected.contains("\(SyncCollection.ticketMessages.name)|\(message.id)") { duplicateIds += 1 }
                 return error(409, "duplicate_id", "the id belongs to another message")
             }
             return json(200, existing)

@@ -410,15 +410,36 @@ public final class Simulation {
         let fields = SimServer.editable[collection]!
         let name = fields[field % fields.count]
         let text = Self.value(name, collection, value)
+        let unchanged = changesNothing(collection, id, name, text)
         do {
             try await engine.update(collection, id: id, fields: [name: text])
             // A shop tool's unqueued write of this field is overwritten in the row before anyone acknowledged it.
             externalWrites.removeAll { $0.collection == collection && $0.id == id && $0.field == name }
+            if unchanged {
+                note("   \(collection.name) \(id).\(name) = \(text ?? "null") (its base's value: changes nothing)")
+                return
+            }
             ledger.append(LedgerEntry(collection: collection, id: id, field: name, value: text, step: step, auditMark: auditMark()))
             note("   \(collection.name) \(id).\(name) = \(text ?? "null")")
         } catch {
             note("   refused: \(error)")
         }
+    }
+
+    /// An edit that sets a field to its base's value (the server's last copy), with no change of ours to the field
+    /// anywhere — none queued, dead or held, none in doubt, no other program's write in the row — changes nothing:
+    /// a three-way merge rightly lets another user's later edit of the field stand, without a conflict (seed
+    /// 42403). Such an edit is made but not held to reaching the server. Read from `sync_bases` itself: the row
+    /// showing the value is not enough (a rule on the row misjudged seeds 301, 702 and 765).
+    private func changesNothing(_ collection: SyncCollection, _ id: String, _ field: String, _ value: String?) -> Bool {
+        guard let base = SimBase.read(store, collection, id), base.fields[field] == .some(value),
+            !base.inDoubt.contains(field)
+        else { return false }
+        let ours = ((try? engine.outboxEntries()) ?? []).contains {
+            $0.collection == collection && $0.recordId == id && $0.fields.keys.contains(field)
+        }
+        let others = externalWrites.contains { $0.collection == collection && $0.id == id && $0.field == field }
+        return !ours && !others
     }
 
     /// The oldest PATCH waiting on the network: its record and the fields its body carries (sorted).
@@ -457,7 +478,9 @@ public final class Simulation {
         do {
             let message = try await engine.createTicketMessage(ticketId: ticketId, content: text, id: id)
             if message.content != text { fail("a message id reused with other content returned the first message") }
-            if !ledger.contains(where: { $0.collection == .ticketMessages && $0.id == id }) {
+            // One entry per message id and content: a reused id with other content that the engine took (the id
+            // was gone from the replica) is a message of its own, to reach the server or be visible.
+            if !ledger.contains(where: { $0.collection == .ticketMessages && $0.id == id && $0.value == text }) {
                 ledger.append(LedgerEntry(collection: .ticketMessages, id: id, field: nil, value: text, step: step, auditMark: auditMark()))
             }
             if !sameId { lastMessage = (ticketId, text, id) }
@@ -1239,27 +1262,36 @@ public final class Simulation {
                 }
                 if !visible {
                     fail("a local edit is gone: \(edit.collection.name) \(edit.id).\(field) = \(edit.value ?? "null") (step \(edit.step))")
-                    // What the replay needs to tell why: the record's entries, its audit entries, the server's copy.
-                    for entry in entries where entry.collection == edit.collection && entry.recordId == edit.id {
-                        note("   outbox #\(entry.seq) \(entry.kind) \(entry.state) sent=\(entry.sent) attempts=\(entry.attempts) \(entry.fields) \(entry.lastError ?? "")")
-                    }
-                    for entry in audit where entry.collection == edit.collection && entry.recordId == edit.id {
-                        note("   audit #\(entry.id) \(entry.outcome) fields=\(entry.fields) local=\(entry.local) base=\(entry.base)")
-                    }
-                    note("   server: \(server.record(edit.collection, edit.id)?.text ?? "none")")
+                    noteRecord(edit, entries, audit)
                     ledger[index].settled = true
                 }
             } else {
-                if server.everStored.contains("\(edit.collection.name)|\(edit.id)")
-                    || audit.contains(where: { $0.collection == edit.collection && $0.recordId == edit.id })
+                // (A message counts with its content: an id reused for another one is not that one delivered.)
+                let stored =
+                    edit.collection == .ticketMessages
+                    ? server.held(.ticketMessages, edit.id, "content", edit.value, since: 0)
+                    : server.everStored.contains("\(edit.collection.name)|\(edit.id)")
+                if stored || audit.contains(where: { $0.collection == edit.collection && $0.recordId == edit.id })
                 {
                     ledger[index].settled = true
                 } else if !entries.contains(where: { $0.collection == edit.collection && $0.recordId == edit.id && $0.kind == .create }) {
                     fail("a new \(edit.collection.name) record is gone: \(edit.id) (step \(edit.step))")
+                    noteRecord(edit, entries, audit)
                     ledger[index].settled = true
                 }
             }
         }
+    }
+
+    /// What the replay of a lost edit needs to tell why: the record's entries, its audit entries, the server's copy.
+    private func noteRecord(_ edit: LedgerEntry, _ entries: [OutboxEntry], _ audit: [ConflictRecord]) {
+        for entry in entries where entry.collection == edit.collection && entry.recordId == edit.id {
+            note("   outbox #\(entry.seq) \(entry.kind) \(entry.state) sent=\(entry.sent) attempts=\(entry.attempts) \(entry.fields) \(entry.lastError ?? "")")
+        }
+        for entry in audit where entry.collection == edit.collection && entry.recordId == edit.id {
+            note("   audit #\(entry.id) \(entry.outcome) fields=\(entry.fields) local=\(entry.local) base=\(entry.base)")
+        }
+        note("   server: \(server.record(edit.collection, edit.id)?.text ?? "none")")
     }
 
     /// An edit whose value the server holds now has reached it (or agreed with it): settled, whatever comes later.

@@ -123,6 +123,53 @@ struct PushTests {
         }
     }
 
+    @Test(
+        "a message under an id the server holds for another message is refused and stays dead, visible; the pull that brings the other message does not settle it (seed 50330)",
+        arguments: [false, true])
+    func messageUnderAnotherMessagesId(pushedFirst: Bool) async throws {
+        // Retries far apart: a POST that failed waits past the pull that follows it.
+        let configuration = EngineConfiguration(
+            pageSize: 40, retry: RetryPolicy(base: .seconds(600), cap: .seconds(1200), maxAttempts: 10),
+            completedHold: .milliseconds(50))
+        try await EngineHarness.with(configuration: configuration) { h in
+            #expect(await h.engine.performFullSync().succeeded)
+            let id = "6ff0033e-7f47-0637-c0f1-2a9d7edd5390"
+            // Another client posted a message under this id; this replica has not pulled it yet.
+            let posted = try await h.backend.send(
+                .POST, "/api/v1/tickets/tkt_1/messages",
+                json: #"{"id":"\#(id)","content":"theirs","is_internal":false}"#,
+                headers: [("Idempotency-Key", "another-client-1")])
+            #expect(posted.status == 201)
+            // A caller gives the same id for a message of its own: nothing here can tell that it is taken.
+            _ = try await h.engine.createTicketMessage(ticketId: "tkt_1", content: "ours", id: id)
+
+            if pushedFirst {
+                // The push is refused (409 duplicate_id), then the pull brings the other message.
+                let report = await h.engine.sync([.ticketMessages])
+                #expect(report.dead == 1)
+                let entry = try #require(
+                    try h.engine.outboxEntries().first { $0.recordId == id }, "our message is not silently settled")
+                #expect(entry.state == .dead)
+                #expect(entry.fields["content"] == .some("ours"))
+                #expect(entry.lastError?.contains("duplicate_id") == true, "\(entry.lastError ?? "")")
+                #expect(await h.engine.status.dead == 1)
+            } else {
+                // The pull brings the other message while ours still waits (its POST failed on the way).
+                try await h.fault("500", method: "POST", path: "/api/v1/tickets/tkt_1/messages")
+                let report = await h.engine.sync([.ticketMessages])
+                #expect(report.pushFailures == 1)
+                #expect(report.pulled["ticket_messages"] ?? 0 >= 1, "the pull ran: \(report)")
+                let entry = try #require(
+                    try h.engine.outboxEntries().first { $0.recordId == id }, "our message is not silently settled")
+                #expect(entry.state == .failed, "still to be sent: \(entry)")
+                #expect(entry.fields["content"] == .some("ours"))
+                #expect(try h.engine.pendingChangesCount() == 1)
+            }
+            #expect(try h.local(TicketMessage.self, id)?.content == "theirs", "the replica shows the server's message")
+            #expect(try await h.serverRecord(TicketMessage.self, "ticket_messages", id).content == "theirs")
+        }
+    }
+
     @Test("a transient failure keeps the key, counts the attempt, and the change goes through on retry")
     func transientRetry() async throws {
         try await EngineHarness.with { h in

@@ -237,6 +237,36 @@ enum Outbox {
         return count
     }
 
+    /// Messages the server shows: a create of ours under one of their ids, with the same ticket and content, reached
+    /// the server (a create whose reply was lost) and is settled. One with another ticket or content is not ours to
+    /// settle — a caller gave an id the server holds for another message (a server restore can bring one back after
+    /// the id was seen gone): it stays, to be refused as `duplicate_id` and kept dead, visible (seed 50330: it was
+    /// deleted with nothing to show for it). Returns how many creates it settled.
+    @discardableResult
+    static func settleMessageCreates(_ db: Database, messages: [TicketMessage]) throws -> Int {
+        var count = 0
+        for start in stride(from: 0, to: messages.count, by: 500) {
+            let chunk = messages[start..<min(start + 500, messages.count)]
+            let byId = Dictionary(chunk.map { ($0.id, $0) }, uniquingKeysWith: { _, last in last })
+            let creates = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT seq, record_id, fields FROM outbox WHERE collection = 'ticket_messages' AND kind = 'create'
+                    AND record_id IN (\(databaseQuestionMarks(count: byId.count)))
+                    """, arguments: StatementArguments(Array(byId.keys)))
+            for create in creates {
+                guard let server = byId[create["record_id"]] else { continue }
+                let fields = try FieldValuesJSON.decode(create["fields"])
+                guard fields["ticket_id"] == .some(server.ticketId), fields["content"] == .some(server.content) else {
+                    continue
+                }
+                try remove(db, seq: create["seq"])
+                count += 1
+            }
+        }
+        return count
+    }
+
     /// Queues a new ticket message; messages never coalesce and go in order per ticket.
     @discardableResult
     static func enqueueMessage(_ db: Database, message: TicketMessage, now: Timestamp) throws -> OutboxEntry {

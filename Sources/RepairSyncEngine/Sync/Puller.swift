@@ -302,13 +302,9 @@ struct Puller {
             }
             try db.upsert(plain, syncedAt: now)
             applied.records = page.data.count
-            if R.collection == .ticketMessages, !plain.isEmpty {
+            if let messages = plain as? [TicketMessage], !messages.isEmpty {
                 // A new message the server has is no longer pending (a create whose reply was lost).
-                try db.execute(
-                    sql: """
-                        DELETE FROM outbox WHERE collection = 'ticket_messages' AND kind = 'create'
-                        AND record_id IN (\(databaseQuestionMarks(count: plain.count)))
-                        """, arguments: StatementArguments(plain.map(\.id)))
+                try Outbox.settleMessageCreates(db, messages: messages)
             }
             try finish(page, gone: checks.gone, sweeping: sweeping, now: now, db, &applied)
         }

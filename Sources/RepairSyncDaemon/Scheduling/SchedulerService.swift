@@ -68,6 +68,9 @@ public final class SchedulerService: Service, Sendable {
     public let events: EventStreamClient?
     private let mailbox = Mailbox<Event>()
     private let serverChanges = ServerChangeInbox()
+    /// A `.localChange` is in the mailbox, not yet taken: a change queued meanwhile needs no event of its own (the
+    /// one waiting plans the same debounced push, and is taken after it).
+    private let localChangePosted = Atomic<Bool>(false)
     private let schedule: Mutex<SyncSchedule<ContinuousClock.Instant>>
     private let snapshotValue: Mutex<Snapshot>
 
@@ -129,8 +132,12 @@ public final class SchedulerService: Service, Sendable {
         return report
     }
 
-    /// A change was queued locally: push soon (debounced; not while paused).
-    public func localChange() async { await mailbox.post(.localChange) }
+    /// A change was queued locally: push soon (debounced; not while paused). Concurrent callers (20 shop tools
+    /// queueing at once) post one event between them, not one each that the scheduler wakes for.
+    public func localChange() async {
+        guard !localChangePosted.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        await mailbox.post(.localChange)
+    }
 
     public func setPaused(_ paused: Bool) async {
         snapshotValue.withLock { $0.paused = paused }
@@ -241,6 +248,8 @@ public final class SchedulerService: Service, Sendable {
             schedule.withLock { $0.serverChanged(collections, now: .now) }
             return
         }
+        // Taken: a change queued from here on posts again (its push is planned from a later instant).
+        if case .localChange = event { localChangePosted.store(false, ordering: .releasing) }
         let now = ContinuousClock.now
         schedule.withLock { schedule in
             switch event {

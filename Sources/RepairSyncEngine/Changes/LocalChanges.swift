@@ -161,17 +161,24 @@ public struct LocalChanges: Sendable {
     ///
     /// Concurrent calls share one commit (`GroupCommit`); each returns once the commit holding its change is on disk.
     public func queueChange(_ kind: ChangeKind, id: String) async throws -> QueueResult {
+        try await queueChangeTellingCreates(kind, id: id).result
+    }
+
+    /// The same, and whether an "updated" record was queued as a creation (another program inserted it and never
+    /// queued it, or its change joined a create still to be sent) — told by the transaction itself, so the caller
+    /// needs no read of its own to know whether the booked-in counts moved.
+    func queueChangeTellingCreates(_ kind: ChangeKind, id: String) async throws -> (result: QueueResult, create: Bool) {
         switch kind {
         case .orderUpdated: return try await queueUpdate(Order.self, id: id)
         case .deviceUpdated: return try await queueUpdate(Device.self, id: id)
-        case .ticketMessageCreated: return try await queueMessage(id: id)
-        case .clientCreated: return try await queueCreate(.clients, id: id)
-        case .orderCreated: return try await queueCreate(.orders, id: id)
-        case .deviceCreated: return try await queueCreate(.devices, id: id)
+        case .ticketMessageCreated: return (try await queueMessage(id: id), false)
+        case .clientCreated: return (try await queueCreate(.clients, id: id), true)
+        case .orderCreated: return (try await queueCreate(.orders, id: id), true)
+        case .deviceCreated: return (try await queueCreate(.devices, id: id), true)
         }
     }
 
-    private func queueUpdate<R: EditableRecord>(_ type: R.Type, id: String) async throws -> QueueResult {
+    private func queueUpdate<R: EditableRecord>(_ type: R.Type, id: String) async throws -> (result: QueueResult, create: Bool) {
         let now = clock.now()
         let cipher = cipher
         return try await store.groupCommit.write { db in
@@ -188,7 +195,7 @@ public struct LocalChanges: Sendable {
                     == .some(nil)
                 {
                     let entry = try LocalChanges.queueCreateFromRow(R.collection, id: id, cipher: cipher, now: now, db)
-                    return .queued(seq: entry.seq, fields: entry.fields.keys.sorted())
+                    return (.queued(seq: entry.seq, fields: entry.fields.keys.sorted()), entry.kind == .create)
                 }
                 throw EngineError.unknownRecord(collection: R.collection.name + " (server copy)", id: id)
             }
@@ -197,12 +204,12 @@ public struct LocalChanges: Sendable {
             guard !changed.isEmpty else {
                 let pending = stored.filter { base[$0.key] != $0.value }.keys.sorted()
                 if let holding = entries.last(where: { $0.kind == .update && $0.isLive && !$0.fields.keys.filter(pending.contains).isEmpty }) {
-                    return .alreadyQueued(seq: holding.seq, fields: pending)
+                    return (.alreadyQueued(seq: holding.seq, fields: pending), false)
                 }
-                return .nothingChanged("\(R.collection.name) \(id) is the server's copy: nothing to queue")
+                return (.nothingChanged("\(R.collection.name) \(id) is the server's copy: nothing to queue"), false)
             }
             let entry = try Outbox.enqueueUpdate(db, collection: R.collection, id: id, fields: changed, now: now)
-            return .queued(seq: entry.seq, fields: changed.keys.sorted())
+            return (.queued(seq: entry.seq, fields: changed.keys.sorted()), entry.kind == .create)
         }
     }
 

@@ -65,20 +65,12 @@ extension SyncEngine {
     public nonisolated func queueChange(_ kind: LocalChanges.ChangeKind, id: String) async throws
         -> LocalChanges.QueueResult
     {
-        let result = try await changes.queueChange(kind, id: id)
+        let (result, create) = try await changes.queueChangeTellingCreates(kind, id: id)
         await refreshOutboxCounts()
         // A row another program inserted (and any inserted parent queued with it) counts in the status from its
-        // creation's queueing on.
-        switch (kind, result) {
-        case (.clientCreated, _), (.orderCreated, _), (.deviceCreated, _):
-            await recountBookedIn()
-        case (.orderUpdated, .queued(let seq, _)), (.deviceUpdated, .queued(let seq, _)):
-            // An "updated" row that another program inserted and never queued is queued as its creation.
-            if (try? await store.read({ db in try Outbox.entry(db, seq: seq)?.kind })) == .create {
-                await recountBookedIn()
-            }
-        default: break
-        }
+        // creation's queueing on — an "updated" row that another program inserted and never queued too, queued as
+        // its creation.
+        if create { await recountBookedIn() }
         return result
     }
 

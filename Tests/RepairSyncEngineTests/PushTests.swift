@@ -389,6 +389,42 @@ struct PushTests {
         }
     }
 
+    @Test("a replayed 412 is not taken as the record after the record was created again: the record as it is now is (seed 89429)")
+    func replayed412AfterARecreation() async throws {
+        let hourly = EngineConfiguration(
+            pageSize: 40, retry: RetryPolicy(base: .seconds(3600), cap: .seconds(3600), maxAttempts: 10),
+            completedHold: .milliseconds(50), random: { 1 })
+        try await EngineHarness.with(configuration: hourly) { h in
+            #expect(await h.engine.performFullSync().succeeded)
+            let original = try #require(try JSONSerialization.jsonObject(with: try await h.backend.get("/api/v1/devices/dev_3").body) as? [String: Any])
+            // Another user sets the diagnosis; then ours, the same, is refused (412: its If-Match is the old version),
+            // the answer cut: in doubt, to be replayed in an hour.
+            _ = try await h.serverEdit("devices", "dev_3", #"{"diagnosis":"water damage"}"#)
+            try await h.fault("cut", method: "PATCH", path: "/api/v1/devices/dev_3")
+            try await h.engine.update(.devices, id: "dev_3", fields: ["diagnosis": "water damage"])
+            #expect(await h.engine.sync([]).pushed == 0)
+            // The device is deleted and created again as it first was (version 1), announced in the feed, and pulled.
+            var recreated = original
+            recreated["version"] = 1
+            recreated["created_at"] = Timestamp.now().rfc3339
+            recreated["updated_at"] = Timestamp.now().rfc3339
+            let body = String(decoding: try JSONSerialization.data(withJSONObject: recreated), as: UTF8.self)
+            let put = try await h.backend.send(.PUT, "/admin/records/devices/dev_3", json: body)
+            #expect(put.status == 200)
+            _ = await h.engine.sync([.devices])
+
+            // The replay answers 412 with the record as it was when the write was refused: the other user's version,
+            // higher than the new record's, and with our value. Taken, it would settle our edit and keep that copy.
+            let later = try h.reopenedEngine(configuration: hourly, clock: SystemEngineClock(skewMilliseconds: 2 * 3_600_000))
+            _ = await later.sync([])
+            let server = try await h.serverRecord(Device.self, "devices", "dev_3")
+            let local = try #require(try h.local(Device.self, "dev_3"))
+            #expect(local.version == server.version && local.diagnosis == server.diagnosis, "\(local) ≠ \(server)")
+            #expect(server.diagnosis == "water damage", "our edit reached the new record: \(server)")
+            #expect(try later.outboxEntries().isEmpty)
+        }
+    }
+
     @Test("429 with Retry-After: nothing is sent before the time is up, nothing is dropped, then it goes through")
     func rateLimited() async throws {
         try await EngineHarness.with { h in

@@ -362,14 +362,18 @@ struct Pusher {
             outcome = try await {
                 switch entry.collection {
                 case .orders:
-                    let current = try JSONDecoder().decode(VersionConflictBody<Order>.self, from: failure.body).current
+                    let (current, replayed) = await currentAfterRefusal(
+                        try JSONDecoder().decode(VersionConflictBody<Order>.self, from: failure.body).current,
+                        replayed: failure.replayed)
                     return try await store.write { db in
-                        try Self.take(current, for: entry, replayed: failure.replayed, rebase, db)
+                        try Self.take(current, for: entry, replayed: replayed, rebase, db)
                     }
                 default:
-                    let current = try JSONDecoder().decode(VersionConflictBody<Device>.self, from: failure.body).current
+                    let (current, replayed) = await currentAfterRefusal(
+                        try JSONDecoder().decode(VersionConflictBody<Device>.self, from: failure.body).current,
+                        replayed: failure.replayed)
                     return try await store.write { db in
-                        try Self.take(current, for: entry, replayed: failure.replayed, rebase, db)
+                        try Self.take(current, for: entry, replayed: replayed, rebase, db)
                     }
                 }
             }()
@@ -385,6 +389,16 @@ struct Pusher {
             outcome.rewound ? "the server's copy went back; adopted as the new base, change rebased" : "change rebased after 412",
             metadata: ["collection": "\(entry.collection)", "id": "\(entry.recordId)", "conflict": "\(outcome.conflict)"])
         return .rebased(conflict: outcome.conflict)
+    }
+
+    /// A replayed 412's `current` is the record as it was when the write was first refused, which may be long ago —
+    /// before the record was deleted and created again, say, and the new one pulled (seed 89429: the old copy, of a
+    /// higher version, was taken over the new one, and no feed brought the new one again). The record as it is now is
+    /// asked for once, as after a replayed 200, and taken as the server's answer of today; when it cannot be read,
+    /// the replayed copy stands, judged as a replay.
+    private func currentAfterRefusal<R: EditableRecord>(_ current: R, replayed: Bool) async -> (R, replayed: Bool) {
+        guard replayed, let now = await currentAfterReplay(current) else { return (current, replayed) }
+        return (now, false)
     }
 
     /// Applies a 412's `current` and gives the entry (if it is still there) a new key.

@@ -27,13 +27,7 @@ struct SchedulerClockJumpTests {
     @Test("the wall clock jumps 3 h forward, then 5 h back: no storm of runs, and a refused change is still retried at once")
     func clockJumps() async throws {
         try await RunningBackend.with(seed: SeedOptions(orders: 20)) { backend in
-            let directory = try TemporaryDirectory(prefix: "clock-jump")
-            try RunningBackend.token.write(toFile: directory.path("token"), atomically: true, encoding: .utf8)
-            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: directory.path("token"))
-            try """
-                api:
-                  base_url: \(backend.baseURL)
-                  token_file: \(directory.path("token"))
+            let settings = """
                 sync:
                   push_debounce: 50ms
                 retry:
@@ -41,28 +35,12 @@ struct SchedulerClockJumpTests {
                   cap: 3s
                 probe:
                   mode: poll
-                """.write(toFile: directory.path("config.yaml"), atomically: true, encoding: .utf8)
-            let configuration = try await ConfigurationLoader.load(path: directory.path("config.yaml"), environment: [:])
+                """
             let clock = JumpingClock()
-            let store = try ReplicaStore.open(at: directory.path("replica.sqlite"))
-            let api = APIClient(configuration: .init(baseURL: backend.baseURL, token: RunningBackend.token), clock: clock)
-            let engine = try SyncEngine(store: store, api: api, configuration: configuration.engineConfiguration, clock: clock)
-            let scheduler = SchedulerService(
-                engine: engine, policy: configuration.schedulePolicy, probeSettings: configuration.probe,
-                probeAPI: APIClient(configuration: .init(baseURL: backend.baseURL, token: RunningBackend.token), clock: clock),
-                shutdownGrace: .seconds(1), logger: Logger(label: "test.scheduler"))
-
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask { try await scheduler.run() }
-                let updates = await engine.statusUpdates()
+            try await SchedulerHarness.with(backend, settings: settings, clock: clock) { h in
+                let (engine, scheduler) = (h.engine, h.scheduler)
                 func wait(_ condition: @escaping @Sendable (EngineStatus) -> Bool) async throws -> EngineStatus {
-                    try await withThrowingTaskGroup(of: EngineStatus?.self) { race in
-                        race.addTask { for await status in updates where condition(status) { return status }; return nil }
-                        race.addTask { try await Task.sleep(for: .seconds(60)); return nil }
-                        let first = try await race.next() ?? nil
-                        race.cancelAll()
-                        return try #require(first, "no such status within 60 s")
-                    }
+                    try #require(try await h.wait("a status", condition), "no such status within 60 s")
                 }
                 _ = try await wait { $0.lastSuccessAt != nil && $0.phase != .syncing(step: .pulling, progress: 0) }
                 let startup = await engine.status.metrics.runs
@@ -86,7 +64,6 @@ struct SchedulerClockJumpTests {
                 _ = try await wait { $0.pending == 0 && $0.failed == 0 }
                 let retriedAfter = ContinuousClock.now - start
                 let total = await engine.status.metrics.runs - startup
-                group.cancelAll()
 
                 #expect(afterForward == 1, "one run for one change after the jump forward, got \(afterForward)")
                 // The server's Retry-After (1 s) is the only wait left; the bug waited the three hours the retry time

@@ -302,7 +302,7 @@ struct Puller {
             }
             try db.upsert(plain, syncedAt: now)
             applied.records = page.data.count
-            if let messages = plain as? [TicketMessage], !messages.isEmpty {
+            if R.collection == .ticketMessages, let messages = plain as? [TicketMessage], !messages.isEmpty {
                 // A new message the server has is no longer pending (a create whose reply was lost).
                 try Outbox.settleMessageCreates(db, messages: messages)
             }

@@ -397,8 +397,8 @@ struct Pusher {
     /// asked for once, as after a replayed 200, and taken as the server's answer of today; when it cannot be read,
     /// the replayed copy stands, judged as a replay.
     private func currentAfterRefusal<R: EditableRecord>(_ current: R, replayed: Bool) async -> (R, replayed: Bool) {
-        guard replayed, let now = await currentAfterReplay(current) else { return (current, replayed) }
-        return (now, false)
+        guard replayed, let asItIs = await currentAfterReplay(current) else { return (current, replayed) }
+        return (asItIs, false)
     }
 
     /// Applies a 412's `current` and gives the entry (if it is still there) a new key.

@@ -329,9 +329,7 @@ struct PushTests {
     @Test("an edit that puts a field back, behind a change in doubt, survives a stale copy of the record at its base (seed 4447)")
     func restoringEditSurvivesStaleCopy() async throws {
         // Retries an hour apart: the change in doubt, and the edit behind it, wait while the orders are pulled.
-        let hourly = EngineConfiguration(
-            pageSize: 40, retry: RetryPolicy(base: .seconds(3600), cap: .seconds(3600), maxAttempts: 10),
-            completedHold: .milliseconds(50), random: { 1 })
+        let hourly = EngineHarness.hourlyRetries
         try await EngineHarness.with(configuration: hourly) { h in
             #expect(await h.engine.performFullSync().succeeded)
             let before = try #require(try h.local(Order.self, "ord_8"))
@@ -363,9 +361,7 @@ struct PushTests {
 
     @Test("a replayed answer to a write the server has since put back is not taken as the record: the record as it is now is (seed 4311)")
     func replayAfterARewind() async throws {
-        let hourly = EngineConfiguration(
-            pageSize: 40, retry: RetryPolicy(base: .seconds(3600), cap: .seconds(3600), maxAttempts: 10),
-            completedHold: .milliseconds(50), random: { 1 })
+        let hourly = EngineHarness.hourlyRetries
         try await EngineHarness.with(configuration: hourly) { h in
             #expect(await h.engine.performFullSync().succeeded)
             let original = try await h.backend.get("/api/v1/devices/dev_3").body
@@ -391,9 +387,7 @@ struct PushTests {
 
     @Test("a replayed 412 is not taken as the record after the record was created again: the record as it is now is (seed 89429)")
     func replayed412AfterARecreation() async throws {
-        let hourly = EngineConfiguration(
-            pageSize: 40, retry: RetryPolicy(base: .seconds(3600), cap: .seconds(3600), maxAttempts: 10),
-            completedHold: .milliseconds(50), random: { 1 })
+        let hourly = EngineHarness.hourlyRetries
         try await EngineHarness.with(configuration: hourly) { h in
             #expect(await h.engine.performFullSync().succeeded)
             let original = try #require(try JSONSerialization.jsonObject(with: try await h.backend.get("/api/v1/devices/dev_3").body) as? [String: Any])

@@ -160,14 +160,10 @@ public struct LocalChanges: Sendable {
     /// queued) and queues exactly those fields.
     ///
     /// Concurrent calls share one commit (`GroupCommit`); each returns once the commit holding its change is on disk.
-    public func queueChange(_ kind: ChangeKind, id: String) async throws -> QueueResult {
-        try await queueChangeTellingCreates(kind, id: id).result
-    }
-
-    /// The same, and whether an "updated" record was queued as a creation (another program inserted it and never
-    /// queued it, or its change joined a create still to be sent) — told by the transaction itself, so the caller
-    /// needs no read of its own to know whether the booked-in counts moved.
-    func queueChangeTellingCreates(_ kind: ChangeKind, id: String) async throws -> (result: QueueResult, create: Bool) {
+    /// `create` tells whether a creation was queued — an "updated" record too, when another program inserted it and
+    /// never queued it, or when its change joined a create still to be sent — told by the transaction itself, so the
+    /// caller needs no read of its own to know whether the booked-in counts moved.
+    public func queueChange(_ kind: ChangeKind, id: String) async throws -> (result: QueueResult, create: Bool) {
         switch kind {
         case .orderUpdated: return try await queueUpdate(Order.self, id: id)
         case .deviceUpdated: return try await queueUpdate(Device.self, id: id)

@@ -65,7 +65,7 @@ extension SyncEngine {
     public nonisolated func queueChange(_ kind: LocalChanges.ChangeKind, id: String) async throws
         -> LocalChanges.QueueResult
     {
-        let (result, create) = try await changes.queueChangeTellingCreates(kind, id: id)
+        let (result, create) = try await changes.queueChange(kind, id: id)
         await refreshOutboxCounts()
         // A row another program inserted (and any inserted parent queued with it) counts in the status from its
         // creation's queueing on — an "updated" row that another program inserted and never queued too, queued as

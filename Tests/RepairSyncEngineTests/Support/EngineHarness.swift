@@ -27,6 +27,12 @@ struct EngineHarness: Sendable {
             completedHold: .milliseconds(50))
     }
 
+    /// Retries an hour apart (at the top of their jitter): a change that failed or went in doubt waits while the
+    /// test pulls, edits or changes the server, and goes again only from an engine whose clock is set later.
+    static let hourlyRetries = EngineConfiguration(
+        pageSize: 40, retry: RetryPolicy(base: .seconds(3600), cap: .seconds(3600), maxAttempts: 10),
+        completedHold: .milliseconds(50), random: { 1 })
+
     /// Over `scheme`: with HTTPS the engine trusts the backend's throwaway CA the way the daemon does with
     /// `api.ca_file` (the system's CAs plus that one).
     static func with<T: Sendable>(

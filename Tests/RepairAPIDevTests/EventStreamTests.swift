@@ -118,4 +118,15 @@ struct EventStreamTests {
         #expect(hub.snapshot.overflows == 1)
         #expect(hub.snapshot.held == 10)
     }
+
+    @Test("a wait that news ended leaves nothing behind: the next wait sleeps (a stream used to spin after its first change)")
+    func quietAfterNews() async {
+        let hub = ChangeEventHub(ringCapacity: 10, queueCapacity: 5, maxStreams: 2)
+        let (subscription, _) = hub.subscribe(lastEventID: nil)!
+        hub.publish(.init(id: 1, collection: .orders))
+        await subscription.wait(timeout: .seconds(3600))
+        #expect(subscription.drain().items == [.change(.init(id: 1, collection: .orders))])
+        // The wait's timer was cancelled when the news ended it; it must not have signalled the next wait.
+        #expect(!subscription.hasPendingSignal)
+    }
 }

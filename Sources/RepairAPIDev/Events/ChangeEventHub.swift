@@ -243,11 +243,13 @@ final class ChangeEventHub: Sendable {
 
         /// Returns on news, after `timeout`, or on cancellation.
         func wait(timeout: Duration) async {
+            // Wakes the wait only when the timeout has passed: a timer cancelled because news ended the wait first
+            // must not leave a signal behind, or every later wait would return at once and the stream would spin
+            // (it did: two cores at full load and a growing heap for one quiet daemon, after the first change).
             let timer = Task { [weak self] in
-                try? await Task.sleep(for: timeout)
+                guard (try? await Task.sleep(for: timeout)) != nil else { return }
                 self?.wake()
             }
-            defer { timer.cancel() }
             await withTaskCancellationHandler {
                 await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                     let now = queue.withLock { queue -> Bool in
@@ -263,6 +265,13 @@ final class ChangeEventHub: Sendable {
             } onCancel: {
                 wake()
             }
+            // Ended before the timer if news came: the timer is done before the wait returns, so nothing of this
+            // wait is left to act on the next one.
+            timer.cancel()
+            await timer.value
         }
+
+        /// A wake-up is waiting for the next `wait` (news, a close, or a timer that fired with no one waiting).
+        var hasPendingSignal: Bool { queue.withLock { $0.signalled } }
     }
 }

@@ -145,4 +145,43 @@ struct PullTests {
             #expect(remote.status == serverStatus)
         }
     }
+
+    @Test("an order that leaves the replica for a moment keeps its devices: they go by their own tombstones (seed 75063)")
+    func devicesOutliveAnOrderThatComesBack() async throws {
+        try await EngineHarness.with { h in
+            // Deleted and restored on the server before the first pull, so that the first orders page ever served —
+            // what the stale cache below answers with — holds the order's tombstone.
+            let order = try await h.backend.get("/api/v1/orders/ord_5").object()
+            let feed = try await h.backend.get("/api/v1/devices/changes?limit=500").object()
+            let devices = (feed["data"] as? [[String: Any]] ?? []).filter { $0["order_id"] as? String == "ord_5" }
+            #expect(!devices.isEmpty, "ord_5 has devices in the seed")
+            try await h.serverDelete("orders", "ord_5")
+            #expect(await h.engine.performFullSync().succeeded)
+            #expect(try h.local(Order.self, "ord_5") == nil)
+            // The server is put back (a restore); the next pull brings the order and its devices.
+            for (collection, record) in [("orders", order)] + devices.map({ ("devices", $0) }) {
+                let body = String(decoding: try JSONSerialization.data(withJSONObject: record), as: UTF8.self)
+                let id = try #require(record["id"] as? String)
+                #expect(try await h.backend.send(.PUT, "/admin/records/\(collection)/\(id)", json: body).status == 200)
+            }
+            #expect(await h.engine.performFullSync().succeeded)
+            #expect(try h.local(Order.self, "ord_5") != nil)
+            let deviceIds = devices.compactMap { $0["id"] as? String }
+            #expect(try deviceIds.allSatisfy { try h.local(Device.self, $0) != nil })
+
+            // A stale cached orders page: ord_5's tombstone of before the restore. The order leaves the replica;
+            // its devices, unchanged on the server and behind the devices' cursor, must not go with it.
+            try await h.fault("stale_page", method: "GET", path: "/api/v1/orders/changes")
+            _ = await h.engine.sync([.orders])
+            #expect(try h.local(Order.self, "ord_5") == nil)
+            #expect(try deviceIds.allSatisfy { try h.local(Device.self, $0) != nil }, "a device goes by its own tombstone")
+
+            // The stale page took the cursor back: the next pull brings the order again, and nothing is missing.
+            #expect(await h.engine.performFullSync().succeeded)
+            #expect(try h.local(Order.self, "ord_5") != nil)
+            let server = try await h.serverCounts()
+            #expect(try h.localCount("orders") == server["orders"])
+            #expect(try h.localCount("devices") == server["devices"])
+        }
+    }
 }

@@ -40,8 +40,9 @@ import Testing
         try Self.v3Store(at: path)
         let store = try ReplicaStore.open(at: path)
         #expect(
-            try store.appliedMigrations().suffix(4) == [
+            try store.appliedMigrations().suffix(5) == [
                 "v4-local-creates", "v5-list-indexes-and-outbox-counts", "v6-push-priority", "v7-discarded-in-doubt",
+                "v8-children-by-their-own-tombstones",
             ])
         #expect(try store.integrityProblems().isEmpty)
         try store.write { db in
@@ -64,13 +65,19 @@ import Testing
                     VALUES ('new', NULL, 'booked_in', 'c', '2026-11-22T10:00:00.000Z', '2026-11-22T10:00:00.000Z', 0)
                     """)
             #expect(try Order.fetchOne(db, key: "new")?.displayRef == "#pending")
-            // The triggers of the rebuilt table: edits noted, children and base deleted with the order; an insert
-            // not from the server noted.
+            // The triggers of the rebuilt table (and of v8): edits noted; the base and the children not yet on the
+            // server deleted with the order, a child from the server kept for its own tombstone; an insert not from
+            // the server noted.
             #expect(try String.fetchAll(db, sql: "SELECT record_id FROM edited_rows ORDER BY record_id") == ["new"])
             try db.execute(sql: "UPDATE orders SET notes = 'edited' WHERE id = 'ord_1'")
             #expect(try String.fetchAll(db, sql: "SELECT record_id FROM edited_rows ORDER BY record_id") == ["new", "ord_1"])
+            try db.execute(
+                sql: """
+                    INSERT INTO devices (id, order_id, type, status, created_at, updated_at, version)
+                    VALUES ('dev_new', 'ord_1', 'tablet', 'booked_in', '2026-11-22T10:00:00.000Z', '2026-11-22T10:00:00.000Z', 0)
+                    """)
             try db.execute(sql: "DELETE FROM orders WHERE id = 'ord_1'")
-            #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM devices") == 0)
+            #expect(try String.fetchAll(db, sql: "SELECT id FROM devices") == ["dev_1"])
             #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sync_bases") == 0)
         }
     }

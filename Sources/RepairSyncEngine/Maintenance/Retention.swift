@@ -56,8 +56,8 @@ public struct Retention: Sendable {
         return report
     }
 
-    /// Deletes the `table` rows that `eligible` (cutoff, limit) selects, a batch per transaction, and counts the
-    /// `children` rows (`by` their parent column) that the table's delete trigger takes with them.
+    /// Deletes the `table` rows that `eligible` (cutoff, limit) selects, a batch per transaction, with their
+    /// `children` rows (`by` their parent column): the delete triggers take only children not yet on the server.
     private func remove(_ table: String, children: String, by parent: String, cutoff: Timestamp, eligible: String)
         async throws -> (removed: Int, children: Int)
     {
@@ -67,9 +67,9 @@ public struct Retention: Sendable {
                 let ids = try String.fetchAll(db, sql: eligible, arguments: [cutoff, batchSize])
                 guard !ids.isEmpty else { return (removed: 0, children: 0) }
                 let marks = databaseQuestionMarks(count: ids.count)
-                let children = try Int.fetchOne(
-                    db, sql: "SELECT COUNT(*) FROM \(children) WHERE \(parent) IN (\(marks))",
-                    arguments: StatementArguments(ids)) ?? 0
+                try db.execute(
+                    sql: "DELETE FROM \(children) WHERE \(parent) IN (\(marks))", arguments: StatementArguments(ids))
+                let children = db.changesCount
                 try db.execute(sql: "DELETE FROM \(table) WHERE id IN (\(marks))", arguments: StatementArguments(ids))
                 return (removed: ids.count, children: children)
             }

@@ -359,8 +359,11 @@ struct RecordRebase {
     }
 
     /// Deletes a record the server deleted (a tombstone, a sweep's 404, or a 404 to a change of it), and its
-    /// children with changes here (a device booked in on an order another user deleted); pending changes of any of
-    /// them go to the conflict log first. Returns how many pending records were affected.
+    /// children that were created here and are not on the server (a device booked in on an order another user
+    /// deleted): they never can be. Pending changes of any of them go to the conflict log first. A child the server
+    /// has stays: it goes by its own tombstone (the server sends one for each record a deletion takes with it), so
+    /// that a parent that leaves the replica for a moment does not take children nothing would bring back.
+    /// Returns how many pending records were affected.
     static func deleteWithPendingChildren(
         _ collection: SyncCollection, id: String, policy: String, now: Timestamp, _ db: Database
     ) throws -> Int {
@@ -375,7 +378,7 @@ struct RecordRebase {
             ).map { (.orders, $0) }
         case .orders:
             children = try String.fetchAll(
-                db, sql: "SELECT DISTINCT record_id FROM outbox WHERE collection = 'devices' AND record_id IN (SELECT id FROM devices WHERE order_id = ?)",
+                db, sql: "SELECT DISTINCT record_id FROM outbox WHERE collection = 'devices' AND kind = 'create' AND record_id IN (SELECT id FROM devices WHERE order_id = ?)",
                 arguments: [id]
             ).map { (.devices, $0) }
         case .tickets:

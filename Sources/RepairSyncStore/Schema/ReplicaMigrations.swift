@@ -16,6 +16,7 @@ enum ReplicaMigrations {
         migrator.registerMigration("v5-list-indexes-and-outbox-counts", migrate: ScaleMigrations.addListIndexesAndOutboxCounts)
         migrator.registerMigration("v6-push-priority", migrate: PushPriorityMigration.migrate)
         migrator.registerMigration("v7-discarded-in-doubt", migrate: DiscardedInDoubtMigration.migrate)
+        migrator.registerMigration("v8-children-by-their-own-tombstones", migrate: ChildDeletionMigration.migrate)
         return migrator
     }
 
@@ -26,7 +27,8 @@ enum ReplicaMigrations {
     ///   local tool might write into its text instead of a binary floating point value.
     /// - Timestamps are fixed-width RFC 3339 UTC text (`2026-11-22T13:05:09.120Z`), which sorts in time order.
     /// - No FOREIGN KEY constraints: a changes page may bring a device before its order. Deleting a parent deletes
-    ///   its children through the triggers below, so no orphan outlives its parent.
+    ///   its children through the triggers below (since v8 only those not yet on the server: the others go by
+    ///   their own tombstones, `ChildDeletionMigration`).
     static func createReplicaTables(_ db: Database) throws {
         try db.execute(
             sql: """

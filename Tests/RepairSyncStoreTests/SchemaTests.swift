@@ -131,6 +131,32 @@ import Testing
         #expect(try kept() == ["merged": 3, "kept_local": 2])
     }
 
+    @Test("deleting an order or a ticket takes only its children not yet on the server: the others go by their own tombstones")
+    func parentsTakeOnlyLocalChildren() throws {
+        let dir = try TemporaryDirectory()
+        let store = try ReplicaStore.open(at: dir.path("replica.sqlite"))
+        let at = "'2026-11-22T10:00:00.000Z'"
+        try store.write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO orders (id, order_number, status, client_id, created_at, updated_at, version, synced_at)
+                    VALUES ('ord_1', 1001, 'booked_in', 'cli_1', \(at), \(at), 1, \(at));
+                    INSERT INTO devices (id, order_id, type, status, created_at, updated_at, version, synced_at)
+                    VALUES ('dev_server', 'ord_1', 'phone', 'booked_in', \(at), \(at), 1, \(at)),
+                           ('dev_local', 'ord_1', 'phone', 'booked_in', \(at), \(at), 0, NULL);
+                    INSERT INTO tickets (id, ticket_number, subject, status, client_email, created_at, updated_at, version, synced_at)
+                    VALUES ('tkt_1', 1, 'Screen', 'open', 'a@example.com', \(at), \(at), 1, \(at));
+                    INSERT INTO ticket_messages (id, ticket_id, content, sender_type, is_internal, created_at, updated_at, version, synced_at)
+                    VALUES ('msg_server', 'tkt_1', 'hello', 'client', 0, \(at), \(at), 1, \(at)),
+                           ('msg_local', 'tkt_1', 'reply', 'staff', 0, \(at), \(at), 0, NULL);
+                    DELETE FROM orders WHERE id = 'ord_1';
+                    DELETE FROM tickets WHERE id = 'tkt_1';
+                    """)
+            #expect(try String.fetchAll(db, sql: "SELECT id FROM devices") == ["dev_server"])
+            #expect(try String.fetchAll(db, sql: "SELECT id FROM ticket_messages") == ["msg_server"])
+        }
+    }
+
     @Test func indexesExist() throws {
         let store = try ReplicaStore.inMemory()
         let indexed = try store.read { db in

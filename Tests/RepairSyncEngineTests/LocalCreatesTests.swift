@@ -188,8 +188,7 @@ struct LocalCreatesTests {
             json["notes"] = "as first sent"
             json["device_count"] = 0
             json["version"] = 1
-            let body = String(decoding: try JSONSerialization.data(withJSONObject: json), as: UTF8.self)
-            #expect(try await h.backend.send(.PUT, "/admin/records/orders/\(Self.orderId)", json: body).status == 200)
+            try await h.serverRestore("orders", json)
 
             // The id was made here: the record is ours. The create is settled (nothing dead, nothing sent under that
             // id again), and what it held beyond the server's copy goes as a change of the record, in the same run.

@@ -159,11 +159,8 @@ struct PullTests {
             #expect(await h.engine.performFullSync().succeeded)
             #expect(try h.local(Order.self, "ord_5") == nil)
             // The server is put back (a restore); the next pull brings the order and its devices.
-            for (collection, record) in [("orders", order)] + devices.map({ ("devices", $0) }) {
-                let body = String(decoding: try JSONSerialization.data(withJSONObject: record), as: UTF8.self)
-                let id = try #require(record["id"] as? String)
-                #expect(try await h.backend.send(.PUT, "/admin/records/\(collection)/\(id)", json: body).status == 200)
-            }
+            try await h.serverRestore("orders", order)
+            for device in devices { try await h.serverRestore("devices", device) }
             #expect(await h.engine.performFullSync().succeeded)
             #expect(try h.local(Order.self, "ord_5") != nil)
             let deviceIds = devices.compactMap { $0["id"] as? String }

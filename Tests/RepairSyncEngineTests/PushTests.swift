@@ -364,14 +364,13 @@ struct PushTests {
         let hourly = EngineHarness.hourlyRetries
         try await EngineHarness.with(configuration: hourly) { h in
             #expect(await h.engine.performFullSync().succeeded)
-            let original = try await h.backend.get("/api/v1/devices/dev_3").body
+            let original = try await h.backend.get("/api/v1/devices/dev_3").object()
             // Applied by the server, its answer cut: in doubt, to be replayed in an hour.
             try await h.fault("cut", method: "PATCH", path: "/api/v1/devices/dev_3")
             try await h.engine.update(.devices, id: "dev_3", fields: ["diagnosis": "water damage"])
             #expect(await h.engine.sync([]).pushed == 0)
             // The server is put back to the record as it was (a restore), announced in the feed, and pulled.
-            let put = try await h.backend.send(.PUT, "/admin/records/devices/dev_3", json: String(decoding: original, as: UTF8.self))
-            #expect(put.status == 200)
+            try await h.serverRestore("devices", original)
             _ = await h.engine.sync([.devices])
 
             // The replay answers 200 with the record as the write left it, a version the server no longer has.
@@ -390,7 +389,7 @@ struct PushTests {
         let hourly = EngineHarness.hourlyRetries
         try await EngineHarness.with(configuration: hourly) { h in
             #expect(await h.engine.performFullSync().succeeded)
-            let original = try #require(try JSONSerialization.jsonObject(with: try await h.backend.get("/api/v1/devices/dev_3").body) as? [String: Any])
+            let original = try await h.backend.get("/api/v1/devices/dev_3").object()
             // Another user sets the diagnosis; then ours, the same, is refused (412: its If-Match is the old version),
             // the answer cut: in doubt, to be replayed in an hour.
             _ = try await h.serverEdit("devices", "dev_3", #"{"diagnosis":"water damage"}"#)
@@ -402,9 +401,7 @@ struct PushTests {
             recreated["version"] = 1
             recreated["created_at"] = Timestamp.now().rfc3339
             recreated["updated_at"] = Timestamp.now().rfc3339
-            let body = String(decoding: try JSONSerialization.data(withJSONObject: recreated), as: UTF8.self)
-            let put = try await h.backend.send(.PUT, "/admin/records/devices/dev_3", json: body)
-            #expect(put.status == 200)
+            try await h.serverRestore("devices", recreated)
             _ = await h.engine.sync([.devices])
 
             // The replay answers 412 with the record as it was when the write was refused: the other user's version,

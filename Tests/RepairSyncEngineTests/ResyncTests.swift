@@ -20,10 +20,7 @@ struct ResyncTests {
                 with: try await h.backend.get("/api/v1/orders/ord_5").body) as! [String: Any]
             json["notes"] = "changed behind the feed"
             json["version"] = (json["version"] as! Int) + 1
-            let body = try JSONSerialization.data(withJSONObject: json)
-            let restored = try await h.backend.send(
-                .PUT, "/admin/records/orders/ord_5?in_feed=false", json: String(decoding: body, as: UTF8.self))
-            #expect(restored.status == 200)
+            try await h.serverRestore("orders", json, inFeed: false)
             try await Self.insertGhost(h)
             #expect(await h.engine.sync([.orders]).succeeded)
             #expect(try h.local(Order.self, "ord_5")?.notes != "changed behind the feed", "an incremental pull cannot see it")

@@ -86,6 +86,16 @@ struct EngineHarness: Sendable {
         return response
     }
 
+    /// Puts a record back as a restore from a backup would (docs/api.md 7.1): the server takes `record` whole, its
+    /// version included, and announces it in its feed unless `inFeed` is false.
+    func serverRestore(_ collection: String, _ record: [String: Any], inFeed: Bool = true) async throws {
+        let id = record["id"] as? String ?? ""
+        let body = String(decoding: try JSONSerialization.data(withJSONObject: record), as: UTF8.self)
+        let response = try await backend.send(
+            .PUT, "/admin/records/\(collection)/\(id)\(inFeed ? "" : "?in_feed=false")", json: body)
+        guard response.status == 200 else { throw UnexpectedResponse(response: response) }
+    }
+
     func serverDelete(_ collection: String, _ id: String) async throws {
         let response = try await backend.send(.DELETE, "/admin/records/\(collection)/\(id)")
         guard response.status == 200 else { throw UnexpectedResponse(response: response) }

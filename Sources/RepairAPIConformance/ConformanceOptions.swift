@@ -8,6 +8,9 @@ public struct ConformanceOptions: Sendable {
     public var only: [String]
     /// Read-only: run the checks that write nothing and list the writes the others would make.
     public var dryRun: Bool
+    /// Create one client, one order and one device (4.7), which stay: the API deletes no record. Off, the checks of
+    /// successful creates are skipped; the refused creates (which create nothing) run either way.
+    public var creates: Bool
     /// `limit` of the first read of every feed (small, so that a feed spans several pages).
     public var pageLimit: Int
     /// `limit` of the second read, which must give the same records through other page boundaries.
@@ -21,7 +24,8 @@ public struct ConformanceOptions: Sendable {
     public var ticketID: String?
 
     public init(
-        baseURL: String, token: String, only: [String] = [], dryRun: Bool = false, pageLimit: Int = 100,
+        baseURL: String, token: String, only: [String] = [], dryRun: Bool = false, creates: Bool = false,
+        pageLimit: Int = 100,
         secondPageLimit: Int = 1000, maxPages: Int = 100_000, requestTimeout: Duration = .seconds(30),
         orderID: String? = nil, deviceID: String? = nil, ticketID: String? = nil
     ) {
@@ -32,6 +36,7 @@ public struct ConformanceOptions: Sendable {
         self.token = token
         self.only = only
         self.dryRun = dryRun
+        self.creates = creates
         self.pageLimit = pageLimit
         self.secondPageLimit = secondPageLimit
         self.maxPages = maxPages

@@ -1,3 +1,4 @@
+internal import AsyncHTTPClient
 internal import Foundation
 public import RepairSyncEngine
 internal import RepairSyncProtocol
@@ -5,8 +6,9 @@ internal import RepairSyncModels
 
 /// One run of the conformance checks against a server.
 ///
-/// The run reads before it writes: the basic probes, then every feed twice, then — unless `dryRun` — the writes, on
-/// records it picks and announces first (`announce`), restoring the fields it changed. Clauses that only the server
+/// The run reads before it writes: the basic probes, then every feed twice, then it opens the change stream, then —
+/// unless `dryRun` — the writes, on records it picks and announces first (`announce`), restoring the fields it
+/// changed (and, with `creates`, three new records, which stay); then it looks for the writes on the stream. Clauses that only the server
 /// can provoke (tombstones, an expired cursor, a 429) are judged when they occur during the run.
 ///
 /// ```swift
@@ -17,6 +19,9 @@ internal import RepairSyncModels
 public final class ConformanceRun {
     let options: ConformanceOptions
     let client: ConformanceClient
+    /// Streams the change stream (4.8), which the request/response transport cannot: the daemon's default client, or
+    /// the one with `--ca-file` / `--proxy`.
+    let eventsHTTP: HTTPClient
     let findings = Findings()
     var inspector: RecordInspector { RecordInspector(findings: findings) }
     /// Each feed's first read, once done.
@@ -31,9 +36,19 @@ public final class ConformanceRun {
     private var keyCounter = 0
 
     /// `transport` replaces the HTTP transport (nil: AsyncHTTPClient to `options.baseURL`, as the daemon).
-    public init(options: ConformanceOptions, transport: (any APITransport)? = nil) {
+    public convenience init(options: ConformanceOptions, transport: (any APITransport)? = nil) {
+        self.init(options: options, transport: transport, eventsHTTP: HTTPTransport.defaultHTTPClient)
+    }
+
+    /// A run that reaches the server through `transport`'s TLS and proxy settings, the change stream included.
+    public convenience init(options: ConformanceOptions, transport: ConformanceTransport) {
+        self.init(options: options, transport: transport.transport, eventsHTTP: transport.http)
+    }
+
+    private init(options: ConformanceOptions, transport: (any APITransport)?, eventsHTTP: HTTPClient) {
         self.options = options
         self.client = ConformanceClient(options: options, transport: transport)
+        self.eventsHTTP = eventsHTTP
     }
 
     public func run(announce: (String) -> Void = { _ in }) async -> ConformanceReport {
@@ -55,7 +70,13 @@ public final class ConformanceRun {
         } else {
             for collection in SyncCollection.pullOrder { skipAll(feedClauses, collection, "not selected") }
         }
+        // The change stream is opened before the writes, so that it can announce them.
+        let events = wants(Self.eventClauses) ? await openEvents() : nil
         await writeChecks(announce: announce)
+        if let events {
+            await judgeAnnouncements(events.stream, since: events.mark)
+            await probeEventsRefusals()
+        }
         judgeObservations()
         return report(abortedBecause: nil, skipping: nil)
     }

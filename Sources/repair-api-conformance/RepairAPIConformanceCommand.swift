@@ -11,8 +11,9 @@ struct RepairAPIConformanceCommand: AsyncParsableCommand {
         abstract: "Check a Repair Minder API server against the contract repairsyncd relies on (docs/api.md).",
         discussion: """
             Point it at a test tenant: it reads every changes feed twice, then PATCHes one order and one device \
-            (a free-text field, restored at the end) and adds one staff-only message to one ticket, naming them \
-            before it writes. --dry-run makes no write and lists the ones it would make. Each check prints its \
+            (a free-text field, restored at the end), adds one staff-only message to one ticket and sends creates \
+            the contract refuses, naming them before it writes; --creates also creates a client, an order and a \
+            device, which stay. --dry-run makes no write and lists the ones it would make. Each check prints its \
             section of docs/api.md and a one-line reason. Exit status: 0 when every exercised check passes, 1 \
             otherwise (checks that nothing exercised, such as a 429, neither pass nor fail).
             """,
@@ -37,6 +38,11 @@ struct RepairAPIConformanceCommand: AsyncParsableCommand {
 
     @Flag(help: "Write nothing: run the read-only checks and list the records and writes the others would use.")
     var dryRun = false
+
+    @Flag(help: ArgumentHelp(
+        "Also create one client, one order and one device (section 4.7), which stay: the API deletes no record. "
+            + "Without it, only creates the contract refuses are sent (they create nothing)."))
+    var creates = false
 
     @Option(help: "The limit of the first read of each feed; the second read uses 1000.")
     var pageLimit = 100
@@ -92,7 +98,13 @@ struct RepairAPIConformanceCommand: AsyncParsableCommand {
                 throw ValidationError("--ca-file / --proxy: \(error)")
             }
         }
-        let report = await ConformanceRun(options: options(token: token), transport: custom?.transport).run { line in
+        let run =
+            if let custom {
+                ConformanceRun(options: options(token: token), transport: custom)
+            } else {
+                ConformanceRun(options: options(token: token))
+            }
+        let report = await run.run { line in
             let output = json ? FileHandle.standardError : FileHandle.standardOutput
             output.write(Data((line + "\n").utf8))
         }
@@ -103,7 +115,7 @@ struct RepairAPIConformanceCommand: AsyncParsableCommand {
 
     private func options(token: String) -> ConformanceOptions {
         ConformanceOptions(
-            baseURL: baseURL, token: token, only: only, dryRun: dryRun, pageLimit: pageLimit,
+            baseURL: baseURL, token: token, only: only, dryRun: dryRun, creates: creates, pageLimit: pageLimit,
             requestTimeout: .seconds(timeout), orderID: order, deviceID: device, ticketID: ticket)
     }
 

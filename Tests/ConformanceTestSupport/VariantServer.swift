@@ -82,6 +82,14 @@ public enum VariantServer {
                     key: request.headers[HTTPField.Name("Idempotency-Key")!], path: request.uri.path)
             })
         }
+        api.post(":collection") { request, context in
+            guard let collection = collection(context) else { return respond(unknown) }
+            let body = try await collect(request)
+            return respond(shop.state.withLock {
+                $0.create(
+                    collection, body: body, key: request.headers[HTTPField.Name("Idempotency-Key")!], path: request.uri.path)
+            })
+        }
         api.post(":collection/:id/messages") { request, context in
             guard context.parameters.get("collection") == "tickets" else { return respond(unknown) }
             let body = try await collect(request)

@@ -36,6 +36,9 @@ struct VariantShop: Sendable {
     private var tombstones: [SyncCollection: [String: (seq: Int, deletedAt: String)]] = [:]
     private var sequence = 0
     private var keys: [String: Remembered] = [:]
+    /// `collection/id` → the body each create was made with (canonical), to tell a repeat from a duplicate.
+    private var creations: [String: String] = [:]
+    private var nextOrderNumber = 6000
     private let base: Int64 = 1_700_000_000_000
 
     static let orderStatuses = ["booked_in", "in_progress", "awaiting_parts", "ready", "collected", "cancelled", "on_hold"]
@@ -289,6 +292,130 @@ struct VariantShop: Sendable {
         return Reply(status: 201, body: .object(members))
     }
 
+    // MARK: Creates (docs/api.md section 4.7)
+
+    mutating func create(_ collection: SyncCollection, body: Data, key: String?, path: String) -> Reply {
+        remembering(key: key, fingerprint: "POST \(path) \(Self.canonical(body))") { shop in
+            shop.applyCreate(collection, body: body)
+        }
+    }
+
+    /// The keys a create may send (besides `id`), and which of them are money.
+    private static let creatableKeys: [SyncCollection: [String]] = [
+        .clients: ["email", "first_name", "last_name", "phone", "company", "address", "city", "postcode", "notes"],
+        .orders: ["client_id", "status", "notes", "deposit", "location_id", "assigned_user_id"],
+        .devices: [
+            "order_id", "type", "brand", "model", "serial", "imei", "passcode", "status", "issue", "diagnosis",
+            "resolution", "price", "assigned_user_id",
+        ],
+    ]
+
+    private mutating func applyCreate(_ collection: SyncCollection, body: Data) -> Reply {
+        guard let allowed = Self.creatableKeys[collection] else {
+            return Self.error(405, "invalid_request", "\(collection.name) are not created this way")
+        }
+        guard let fields = (try? JSONParser().parse(body))?.objectMembers else {
+            return Self.error(400, "invalid_request", "the body must be a JSON object")
+        }
+        var values: [String: JSONValue] = [:]
+        for (name, value) in fields where name != "id" {
+            guard allowed.contains(name) else {
+                return Self.error(422, "invalid_field", "\(name) is not yours to send", field: name)
+            }
+            if ["deposit", "price"].contains(name), value != .null {
+                let text = value.stringValue ?? (value.numberText ?? "")
+                guard let amount = Decimal(string: text), amount >= 0, text.wholeMatch(of: /-?[0-9]+(\.[0-9]+)?/) != nil else {
+                    return Self.error(422, "invalid_value", "\(name) must be an amount of at least zero", field: name)
+                }
+                values[name] = .number(text)
+            } else {
+                guard value.stringValue != nil || value == .null else {
+                    return Self.error(422, "invalid_value", "\(name) must be text", field: name)
+                }
+                values[name] = value
+            }
+        }
+        guard let id = fields.first(where: { $0.key == "id" })?.value.stringValue, UUID(uuidString: id) != nil else {
+            return Self.error(422, "invalid_value", "id must be a UUID", field: "id")
+        }
+        let required = ["clients": ["email"], "orders": ["client_id"], "devices": ["order_id", "type"]][collection.name] ?? []
+        for name in required where (values[name]?.stringValue ?? "").allSatisfy(\.isWhitespace) {
+            return Self.error(422, "invalid_value", "\(name) is required", field: name)
+        }
+        let creation = Self.canonical(body)
+        let key = id.lowercased()
+        if let existing = records[collection]?[key] {
+            guard creations["\(collection.name)/\(key)"] == creation else {
+                return Self.error(409, "duplicate_id", "\(collection.name) \(id) exists", field: "id")
+            }
+            return Reply(status: 200, body: .object(existing.members))
+        }
+        if tombstones[collection]?[key] != nil {
+            return Self.error(409, "duplicate_id", "\(collection.name) \(id) was deleted", field: "id")
+        }
+        let now = JSONValue.string(Self.rfc3339(.now()))
+        func value(_ name: String) -> JSONValue { values[name] ?? .null }
+        var members: Members
+        switch collection {
+        case .clients:
+            members = [("x_variant_source", .string("api")), ("id", .string(key))]
+                + Self.creatableKeys[.clients]!.map { ($0, value($0)) }
+                + [("order_count", .number("0")), ("total_spent", .number("0.00"))]
+        case .orders:
+            let clientID = value("client_id").stringValue ?? ""
+            guard var client = records[.clients]?[clientID] else {
+                return Self.error(422, "parent_not_found", "no client \(clientID)", field: "client_id")
+            }
+            let parent = JSONValue.object(client.members)
+            nextOrderNumber += 1
+            members = [
+                ("id", .string(key)), ("order_number", .number(String(nextOrderNumber))),
+                ("status", values["status"] ?? .string("booked_in")), ("total", .null), ("deposit", value("deposit")),
+                ("balance", .null), ("notes", value("notes")), ("client_id", .string(clientID)),
+                ("client_name", .string("\(parent["first_name"]?.stringValue ?? "") \(parent["last_name"]?.stringValue ?? "")")),
+                ("client_email", parent["email"] ?? .null), ("client_phone", parent["phone"] ?? .null),
+                ("location_id", value("location_id")), ("location_name", .null),
+                ("assigned_user_id", value("assigned_user_id")), ("assigned_user_name", .null), ("device_count", .number("0")),
+            ]
+            Self.set(&client.members, "order_count", .number(String((parent["order_count"]?.intValue ?? 0) + 1)))
+            bump(&client, at: now)
+            save(.clients, clientID, client.members)
+        default:
+            let orderID = value("order_id").stringValue ?? ""
+            guard var order = records[.orders]?[orderID] else {
+                return Self.error(422, "parent_not_found", "no order \(orderID)", field: "order_id")
+            }
+            members = [("id", .string(key))] + Self.creatableKeys[.devices]!.map { ($0, value($0)) }
+            members.removeAll { $0.key == "status" }
+            members.append(("status", values["status"] ?? .string("booked_in")))
+            // The order's derived figures, over its devices (this one included), in cents.
+            let prices = (records[.devices] ?? [:]).values.map { JSONValue.object($0.members) }
+                .filter { $0["order_id"]?.stringValue == orderID }.map { $0["price"] } + [values["price"]]
+            let cents = prices.compactMap { price -> Int? in
+                guard let text = price?.numberText ?? price?.stringValue, let amount = Decimal(string: text) else { return nil }
+                return NSDecimalNumber(decimal: amount * 100).intValue
+            }
+            let record = JSONValue.object(order.members)
+            let deposit = (record["deposit"]?.numberText).flatMap { Decimal(string: $0) }.map { NSDecimalNumber(decimal: $0 * 100).intValue } ?? 0
+            Self.set(&order.members, "device_count", .number(String(prices.count)))
+            Self.set(&order.members, "total", cents.isEmpty ? .null : .number(Self.amount(cents: cents.reduce(0, +))))
+            Self.set(&order.members, "balance", cents.isEmpty ? .null : .number(Self.amount(cents: cents.reduce(0, +) - deposit)))
+            bump(&order, at: now)
+            save(.orders, orderID, order.members)
+        }
+        members += [("created_at", now), ("updated_at", now), ("version", .number("1"))]
+        save(collection, key, members)
+        creations["\(collection.name)/\(key)"] = creation
+        return Reply(status: 201, body: .object(members), headers: [("ETag", "\"1\"")])
+    }
+
+    /// A server-side write of a parent: version + 1, `updated_at` now.
+    private func bump(_ stored: inout Stored, at now: JSONValue) {
+        let version = JSONValue.object(stored.members)["version"]?.intValue ?? 0
+        Self.set(&stored.members, "version", .number(String(version + 1)))
+        Self.set(&stored.members, "updated_at", now)
+    }
+
     static func dashboard(period: String?) -> Reply {
         let name = period ?? "today"
         let earlier = ["today": "previous_day", "week": "previous_week", "month": "previous_month"]
@@ -379,6 +506,11 @@ struct VariantShop: Sendable {
 extension JSONValue {
     fileprivate var objectMembers: [(key: String, value: JSONValue)]? {
         if case .object(let members) = self { return members }
+        return nil
+    }
+
+    fileprivate var numberText: String? {
+        if case .number(let text) = self { return text }
         return nil
     }
 }

@@ -47,6 +47,7 @@ struct ExecutableTests {
             let directory = try TemporaryDirectory(prefix: "conformance-tls")
             let token = try Self.tokenFile(directory)
             let caFile = try #require(backend.caFile)
+            try await ConformanceHarness.quickHeartbeat(backend)
             let refused = try await Self.run([backend.baseURL, "--token-file", token, "--only", "3"])
             #expect(refused.status == 1, "\(refused.stdout)\(refused.stderr)")
             #expect(refused.stdout.contains("unknown CA"), "\(refused.stdout)")
@@ -65,9 +66,10 @@ struct ExecutableTests {
     @Test("--json against repair-api-dev: exit 0, every check in the document, conforms true")
     func jsonReport() async throws {
         try await RunningBackend.with(seed: ConformanceHarness.seed) { backend in
+            try await ConformanceHarness.quickHeartbeat(backend)
             let directory = try TemporaryDirectory(prefix: "conformance-token")
             let run = try await Self.run([backend.baseURL, "--token-file", try Self.tokenFile(directory), "--json",
-                "--page-limit", "40"])
+                "--page-limit", "40", "--creates"])
             #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
             let document = try run.json()
             #expect(document["conforms"] as? Bool == true)
@@ -100,6 +102,7 @@ struct ExecutableTests {
     func dryRun() async throws {
         try await RunningBackend.with(seed: ConformanceHarness.seed) { backend in
             let directory = try TemporaryDirectory(prefix: "conformance-token")
+            try await ConformanceHarness.quickHeartbeat(backend)
             let run = try await Self.run([backend.baseURL, "--token-file", try Self.tokenFile(directory), "--dry-run",
                 "--order", "ord_5"])
             #expect(run.status == 0, "\(run.stdout)\(run.stderr)")

@@ -21,6 +21,7 @@ struct ObservedClauseTests {
             try #require(queued.status == 200, "\(queued.text)")
             // The 4th request with a cursor is the second page of the orders feed's first read (the clients feed
             // sent 3 before it: one in its read, two sent again).
+            try await ConformanceHarness.quickHeartbeat(backend)
             let transport = ExpiringCursors(backend: backend, afterCursorRequests: 4)
             let report = await ConformanceRun(
                 options: .init(baseURL: backend.baseURL, token: RunningBackend.token, pageLimit: ConformanceHarness.pageLimit),
@@ -32,6 +33,32 @@ struct ObservedClauseTests {
             #expect(rateLimit?.outcome == .passed, "\(rateLimit?.reason ?? "")")
             let expired = report.results.first { $0.id.clause == "feed-expired" }
             #expect(expired?.outcome == .passed, "\(expired?.reason ?? "")")
+        }
+    }
+
+    @Test("a Retry-After given as an HTTP date, on a 429 and on a 503, is read as the daemon reads it and waited out")
+    func retryAfterAsDate() async throws {
+        try await RunningBackend.with(seed: ConformanceHarness.seed) { backend in
+            // The server's clock runs two minutes ahead, so its dates only make sense against its own Date header
+            // (as the daemon reads them): read against this machine's clock they would ask for 121 s, longer than the
+            // tool waits, and both checks would fail.
+            let plan = try await backend.send(
+                .PUT, "/admin/faults",
+                json: #"{"rate":0,"kinds":{},"retry_after":1,"retry_after_date":true,"clock_skew_ms":120000}"#, token: nil)
+            try #require(plan.status == 200, "\(plan.text)")
+            for (kind, path) in [("429", "/api/v1/clients/changes"), ("503_retry_after", "/api/v1/orders/changes")] {
+                let queued = try await backend.send(
+                    .POST, "/admin/faults/next",
+                    json: #"{"kind":"\#(kind)","method":"GET","path_prefix":"\#(path)","count":1}"#, token: nil)
+                try #require(queued.status == 200, "\(queued.text)")
+            }
+            let (report, _) = await ConformanceHarness.run(backend, only: ["4.2", "6"])
+            #expect(report.failed.isEmpty, "\(report.text)")
+            for clause in ["rate-limit", "unavailable"] {
+                let result = report.results.first { $0.id.clause == clause }
+                #expect(result?.outcome == .passed, "\(clause): \(result?.reason ?? "not run")")
+                #expect(result?.reason.contains("1 in an HTTP date") == true, "\(clause): \(result?.reason ?? "")")
+            }
         }
     }
 }

@@ -120,26 +120,37 @@ extension ConformanceRun {
         findings.notExercised(id, "no cursor expired during the run (the server decides when; it cannot be provoked)")
     }
 
-    /// 6: a 429 names `rate_limited` and a `Retry-After` (seconds or an HTTP date), and the request then went through.
+    /// 6: a 429 names `rate_limited` and a `Retry-After` the daemon can read (seconds or an HTTP date), and the
+    /// request then went through; a 503 that carried a `Retry-After` is held to the same (naming `unavailable`).
     private func judgeRateLimits() {
-        let id = CheckID(clause: "rate-limit")
         let observations = client.rateLimits
-        for observation in observations {
-            let exchange = observation.exchange
-            let retryAfter = exchange.header("Retry-After")?.trimmingCharacters(in: .whitespaces)
-            let valid = retryAfter.map { Int($0).map { $0 >= 0 } ?? ($0.hasSuffix("GMT")) } ?? false
-            if exchange.errorCode != "rate_limited" {
-                findings.problem(id, "\(exchange.requestLine) answered 429 \(exchange.errorCode ?? "without the error body"), not rate_limited")
-            } else if !valid {
-                findings.problem(id, "\(exchange.requestLine) answered 429 with Retry-After \(retryAfter ?? "missing")")
-            } else if !observation.retrySucceeded {
-                findings.problem(id, "\(exchange.requestLine) was still refused after waiting out Retry-After three times")
-            } else {
-                findings.examined(id)
+        for (clause, status, code) in [("rate-limit", 429, "rate_limited"), ("unavailable", 503, "unavailable")] {
+            let id = CheckID(clause: clause)
+            var forms: [String: Int] = [:]
+            let met = observations.filter { $0.exchange.status == status }
+            for observation in met {
+                let exchange = observation.exchange
+                let retryAfter = exchange.header("Retry-After")?.trimmingCharacters(in: .whitespaces)
+                if exchange.errorCode != code {
+                    findings.problem(id, "\(exchange.requestLine) answered \(status) \(exchange.errorCode ?? "without the error body"), not \(code)")
+                } else if ConformanceClient.understoodRetryAfter(exchange) == nil {
+                    findings.problem(
+                        id, "\(exchange.requestLine) answered \(status) with Retry-After \(retryAfter.map { "\"\($0)\"" } ?? "missing"), "
+                            + "neither seconds nor an HTTP date")
+                } else if !observation.retrySucceeded {
+                    findings.problem(id, "\(exchange.requestLine) was still refused after waiting out Retry-After three times")
+                } else {
+                    forms[retryAfter.flatMap { Int($0) } == nil ? "an HTTP date" : "seconds", default: 0] += 1
+                    findings.examined(id)
+                }
             }
+            let said = forms.keys.sorted().map { "\(forms[$0]!) in \($0)" }.joined(separator: ", ")
+            findings.summary(
+                id, "\(plural(met.count, "\(status) answer")) with Retry-After (\(said)); every request went through after the wait")
         }
-        findings.summary(
-            id, "\(plural(observations.count, "429 answer")) with Retry-After; every request went through after the wait")
-        findings.notExercised(id, "the server never answered 429 (it cannot be provoked without flooding it)")
+        findings.notExercised(
+            CheckID(clause: "rate-limit"), "the server never answered 429 (it cannot be provoked without flooding it)")
+        findings.notExercised(
+            CheckID(clause: "unavailable"), "the server never answered 503 with Retry-After (it cannot be provoked)")
     }
 }

@@ -3,7 +3,8 @@ internal import RepairSyncProtocol
 internal import RepairSyncEngine
 internal import RepairSyncModels
 
-/// The checks that write: PATCH (4.4, 2.5), idempotency (5) and a ticket message (4.5). Each works on one record it
+/// The checks that write: PATCH (4.4, 2.5), idempotency (5), a ticket message (4.5) and creates (4.7, in
+/// `ConformanceRun+Creates`). Each works on one record it
 /// picks and announces before writing, changes one free-text field, and puts that field back at the end.
 extension ConformanceRun {
     static let patchClauses = [
@@ -50,11 +51,17 @@ extension ConformanceRun {
                 findings.skip(CheckID(clause: "idempotent-replay", collection: .ticketMessages), reason.description)
             }
         }
-        guard !writes.isEmpty else { return }
+        let createPlan = await planCreates()
+        guard !writes.isEmpty || createPlan != nil else { return }
         announce("Writes\(options.dryRun ? " this run would make (--dry-run: none is made)" : ""):")
         for write in writes { announce("  \(write.collection.name) \(write.id): \(write.what)") }
+        if wants(Self.createRefusalClauses) {
+            announce(
+                "  POSTs of clients, orders and devices that the contract refuses, under fresh ids: a conforming server creates nothing")
+        }
         if options.dryRun {
             for index in writes.indices { writes[index].restoration = "not written (--dry-run)" }
+            skipCreates("--dry-run: nothing is written")
             for clause in Self.patchClauses {
                 for collection in ConformanceCatalog.writable {
                     findings.skip(CheckID(clause: clause, collection: collection), "--dry-run: nothing is written")
@@ -64,6 +71,9 @@ extension ConformanceRun {
             findings.skip(CheckID(clause: "idempotent-replay", collection: .ticketMessages), "--dry-run: nothing is written")
             return
         }
+        // The creates come first: the PATCHed records, written after them, stay the last of their feeds, so the next
+        // run picks the same ones.
+        if let createPlan { await createChecks(createPlan.creates, parents: createPlan.parents) }
         for (collection, id) in patchTargets {
             let restoration = await patchScenario(collection, id: id)
             if let index = writes.firstIndex(where: { $0.collection == collection && $0.id == id }) {
@@ -75,6 +85,10 @@ extension ConformanceRun {
             if let index = writes.firstIndex(where: { $0.collection == .tickets && $0.id == ticket }) {
                 writes[index].restoration = outcome
             }
+        }
+        for index in writes.indices where writes[index].restoration == nil {
+            // The records refused creates named as their parents.
+            writes[index].restoration = "named only"
         }
     }
 

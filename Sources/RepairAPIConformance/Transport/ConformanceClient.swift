@@ -3,7 +3,8 @@ internal import RepairSyncEngine
 internal import Synchronization
 
 /// The daemon's `APIClient` over a recording transport: every call returns the exchange it made, headers included,
-/// and a 429 is waited out (its `Retry-After`, as the daemon would) and retried, at most three times.
+/// and a 429 — or a 503 with a `Retry-After` the daemon understands — is waited out (its `Retry-After`, as the
+/// daemon would) and retried, at most three times.
 final class ConformanceClient: Sendable {
     /// The client with the run's token.
     let api: APIClient
@@ -12,7 +13,7 @@ final class ConformanceClient: Sendable {
     let recorder: RecordingTransport
     private let rateLimited = Mutex<[RateLimitObservation]>([])
 
-    /// A 429 the run met, and whether the request went through after the wait.
+    /// A 429 (or a 503 with `Retry-After`) the run met, and whether the request went through after the wait.
     struct RateLimitObservation: Sendable {
         var exchange: Exchange
         var retrySucceeded: Bool
@@ -67,7 +68,13 @@ final class ConformanceClient: Sendable {
                     failure
                 )
             }
-            if exchange.status == 429 {
+            if exchange.status == 503, exchange.header("Retry-After") != nil, Self.understoodRetryAfter(exchange) == nil {
+                // A wait the daemon cannot read is judged (unavailable), not waited out.
+                if let pending { record(pending) }
+                record(RateLimitObservation(exchange: exchange, retrySucceeded: false))
+                return (exchange, failure)
+            }
+            if exchange.status == 429 || (exchange.status == 503 && exchange.header("Retry-After") != nil) {
                 if let pending { record(pending) }
                 pending = RateLimitObservation(exchange: exchange, retrySucceeded: false)
                 continue
@@ -85,6 +92,14 @@ final class ConformanceClient: Sendable {
                 ?? Exchange(method: "?", path: "?", status: nil, headers: [], body: Data(), failure: "rate limited"),
             .http(HTTPFailure(status: 429, code: "rate_limited", message: "still rate limited after three waits"))
         )
+    }
+
+    /// How long the exchange's `Retry-After` asks to wait, read as the daemon reads it (`HTTPDates.retryAfter`, an
+    /// HTTP date measured against the same answer's `Date`); nil when there is none or the daemon cannot read it.
+    static func understoodRetryAfter(_ exchange: Exchange) -> Duration? {
+        guard let value = exchange.header("Retry-After") else { return nil }
+        let serverNow = exchange.header("Date").flatMap(HTTPDates.parse) ?? Date()
+        return HTTPDates.retryAfter(value, now: serverNow)
     }
 
     private func record(_ observation: RateLimitObservation) {

@@ -6,7 +6,7 @@ public import RepairSyncEngine
 /// (`api.ca_file`, `api.proxy`). Shut it down when the run is over.
 public final class ConformanceTransport: Sendable {
     public let transport: HTTPTransport
-    private let http: HTTPClient
+    let http: HTTPClient
 
     /// Fails with the reason when the CA file holds no usable certificate or the proxy is not understood.
     public init(baseURL: String, caFile: String?, proxy: String?) throws(TransportSettingsError) {

@@ -7,8 +7,8 @@ internal import Synchronization
 
 /// Makes the switched-on defects (`Defect`) happen to `/api/v1` requests, around the real handlers: it edits the
 /// request on the way in (drops `If-Match` or `Idempotency-Key`, points a cursor one page back) and the body on the
-/// way out (money through a double, a `next_cursor` that skips an entry). With no defect on it passes everything
-/// through untouched. (`drop_date_header` is done below the router, by `DateHeaderDefectHandler`: the framework
+/// way out (money through a double, a `next_cursor` that skips an entry, a create's 200 made a 201, heartbeats
+/// dropped from the change stream). With no defect on it passes everything through untouched. (`drop_date_header` is done below the router, by `DateHeaderDefectHandler`: the framework
 /// adds `Date` after every middleware.)
 struct DefectMiddleware: RouterMiddleware {
     typealias Context = DevRequestContext
@@ -19,9 +19,16 @@ struct DefectMiddleware: RouterMiddleware {
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
         let active = defects.active
-        // The event stream never ends: no defect reads its body.
-        guard !active.isEmpty, request.uri.path.hasPrefix("/api/v1/"), request.uri.path != "/api/v1/events" else {
-            return try await next(request, context)
+        guard !active.isEmpty, request.uri.path.hasPrefix("/api/v1/") else { return try await next(request, context) }
+        // The event stream never ends: a defect never collects its body, it can only drop what passes through.
+        if request.uri.path == "/api/v1/events" {
+            var response = try await next(request, context)
+            if active.contains(.noHeartbeat) {
+                response.body = response.body.map { buffer in
+                    buffer.readableBytesView.elementsEqual(Self.heartbeat.utf8) ? ByteBuffer() : buffer
+                }
+            }
+            return response
         }
         var head = request.head
         if active.contains(.ignoreIfMatch) { head.headerFields[.ifMatch] = nil }
@@ -40,7 +47,14 @@ struct DefectMiddleware: RouterMiddleware {
             cursor = previous
             repeating = true
         }
-        let response = try await next(Request(head: head, body: request.body), context)
+        var response = try await next(Request(head: head, body: request.body), context)
+        if active.contains(.createTwice), request.method == .post, Self.createCollection(request.uri.path) != nil,
+            response.status == .ok
+        {
+            // 200 is the answer to a create of a record that already exists with that body.
+            response.status = .created
+            return response
+        }
 
         let rewritesBody =
             active.contains(.floatMoney) || (feed != nil && (active.contains(.repeatPage) || active.contains(.skipRecords)))
@@ -70,6 +84,18 @@ struct DefectMiddleware: RouterMiddleware {
         guard parts.count == 4, parts[3] == "changes" else { return nil }
         return SyncCollection(rawValue: String(parts[2]))
     }
+
+    /// `orders` for `POST /api/v1/orders`: the collections created by POST (docs/api.md section 4.7).
+    static func createCollection(_ path: String) -> SyncCollection? {
+        let parts = path.split(separator: "/")
+        guard parts.count == 3, let collection = SyncCollection(rawValue: String(parts[2])),
+            [.clients, .orders, .devices].contains(collection)
+        else { return nil }
+        return collection
+    }
+
+    /// The heartbeat comment the change stream writes, alone in its chunk (`EventRoutes.serve`).
+    static let heartbeat = ": heartbeat\n\n"
 
     static func nextCursor(in text: String) -> String? {
         guard let match = text.firstMatch(of: /"next_cursor":"([^"]*)"/) else { return nil }

@@ -20,6 +20,11 @@ public enum Defect: String, CaseIterable, Codable, Sendable {
     /// A page that has more after it hands out a `next_cursor` past the first entry of the next page, which no
     /// client then ever sees.
     case skipRecords = "skip_records"
+    /// A create sent again with the same id and body (under another key) answers 201, as if it had made the record
+    /// again, instead of 200 with the record it made.
+    case createTwice = "create_twice"
+    /// The change stream (`GET /api/v1/events`) sends no heartbeat: a quiet stream falls silent.
+    case noHeartbeat = "no_heartbeat"
 }
 
 /// Which defects are on, and the bookkeeping `repeat_page` needs: which cursor each cursor was issued after.

@@ -1,10 +1,16 @@
-internal import Foundation
+public import Foundation
 
-/// IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`), as in `Date` and `Retry-After` headers.
-enum HTTPDates {
+/// IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`), as in `Date` and `Retry-After` headers: how the engine reads them,
+/// public so that `repair-api-conformance` judges a server's headers by the same rules.
+///
+/// ```swift
+/// HTTPDates.retryAfter("120", now: Date())                            // .seconds(120)
+/// HTTPDates.retryAfter("Sun, 06 Nov 1994 08:49:37 GMT", now: date)    // the time from `date` to then, or zero
+/// ```
+public enum HTTPDates {
     private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 
-    static func parse(_ text: String) -> Date? {
+    public static func parse(_ text: String) -> Date? {
         // "Sun, 06 Nov 1994 08:49:37 GMT"
         let parts = text.split(separator: " ")
         guard parts.count == 6, parts[5] == "GMT", let day = Int(parts[1]),
@@ -20,8 +26,8 @@ enum HTTPDates {
         return components.date
     }
 
-    /// `Retry-After: 120` or `Retry-After: <HTTP date>` → how long to wait from `now`.
-    static func retryAfter(_ text: String, now: Date) -> Duration? {
+    /// `Retry-After: 120` or `Retry-After: <HTTP date>` → how long to wait from `now`; nil for anything else.
+    public static func retryAfter(_ text: String, now: Date) -> Duration? {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         if let seconds = Int(trimmed), seconds >= 0 { return .seconds(seconds) }
         guard let date = parse(trimmed) else { return nil }

@@ -1,4 +1,5 @@
 import RepairSyncDaemon
+import RepairSyncEngine
 import RepairSyncModels
 import Testing
 

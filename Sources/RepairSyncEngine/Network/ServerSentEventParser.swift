@@ -16,7 +16,8 @@ public struct ServerSentEvent: Sendable, Equatable {
 /// with LF, CRLF or CR (a CRLF split between chunks counts once), `:` lines are comments (heartbeats), fields are
 /// `event`, `data`, `id` and `retry`; unknown fields are ignored. A line longer than `maxLineBytes` or an event whose
 /// data exceeds `maxEventBytes` fails the stream (`Failure`) rather than growing memory: a server that never sends
-/// a newline cannot make the daemon buffer it.
+/// a newline cannot make the daemon buffer it. The daemon's `EventStreamClient` reads the change stream with it, and
+/// `repair-api-conformance` judges a server's stream with it, so that what the tool accepts is what the daemon reads.
 public struct ServerSentEventParser: Sendable {
     public enum Failure: Error, Sendable, Equatable, CustomStringConvertible {
         case lineTooLong(limit: Int)

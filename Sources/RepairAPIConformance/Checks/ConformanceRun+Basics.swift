@@ -31,6 +31,7 @@ extension ConformanceRun {
         if wants("feed-limit-range") { await probeLimits() }
         if wants("feed-unknown-cursor") { await probeUnknownCursor() }
         if wants("dashboard") || wants("money") { await probeDashboard() }
+        if wants(Self.compressionClauses) { await probeCompressionNegotiation() }
     }
 
     /// 2.1: 401 `unauthorized` with `WWW-Authenticate: Bearer`, for a missing token and for one the server never issued.

@@ -9,7 +9,8 @@ internal import RepairSyncModels
 extension ConformanceRun {
     static let patchClauses = [
         "unknown-status", "patch-if-match", "patch-stale", "patch-invalid-field", "edit-in-feed", "idempotent-replay",
-        "idempotency-reuse",
+        "idempotency-reuse", "patch-invalid-value", "patch-not-object", "patch-malformed-if-match", "patch-not-found",
+        "patch-bare-if-match",
     ]
     static let messageClauses = ["message-create", "message-dedupe", "message-in-feed"]
 
@@ -29,8 +30,9 @@ extension ConformanceRun {
                 writes.append(
                     PlannedWrite(
                         collection: collection, id: id,
-                        what: "PATCH \(field) (three times, then back to its value); PATCHes the contract refuses "
-                            + "(an unknown status, \(fixed), a stale If-Match, a reused Idempotency-Key)"))
+                        what: "PATCH \(field) (four times, then back to its value); PATCHes the contract refuses "
+                            + "(an unknown status, \(fixed), a key that does not exist, a number, a body that is no object, "
+                            + "a malformed If-Match, a stale If-Match, a reused Idempotency-Key)"))
             case .failure(let reason):
                 for clause in Self.patchClauses {
                     findings.skip(CheckID(clause: clause, collection: collection), reason.description)
@@ -144,8 +146,13 @@ extension ConformanceRun {
         let (fixedKey, _) = await client.call { [current, key = nextKey()] api throws(APIError) in
             _ = try await api.patch(collection, id: id, fields: [fixed: fixedValue], ifMatch: current, key: key)
         }
-        if judgeFieldError(fixedKey, check("patch-invalid-field"), status: 422, code: "invalid_field", field: fixed) {
-            findings.summary(check("patch-invalid-field"), "422 invalid_field naming \(fixed)")
+        judgeFieldError(fixedKey, check("patch-invalid-field"), status: 422, code: "invalid_field", field: fixed)
+
+        // 4.4: the other refusals — a key that does not exist, a value of the wrong type, a body that is no object,
+        // a malformed If-Match, a record that does not exist.
+        await patchRefusals(collection, id: id, field: field, value: before[field] ?? .null)
+        if !findings.hasProblems(check("patch-invalid-field")) {
+            findings.summary(check("patch-invalid-field"), "422 invalid_field naming \(fixed), and naming \(unknownField) (no such key)")
         }
 
         // 4.4: the current If-Match → 200, the whole record, version + 1, ETag.
@@ -184,6 +191,11 @@ extension ConformanceRun {
         } else {
             findings.skip(check("idempotent-replay"), "the PATCH to replay did not answer 200")
             findings.skip(check("idempotency-reuse"), "the PATCH whose key to reuse did not answer 200")
+        }
+
+        // 4.4: If-Match as a bare integer is accepted.
+        if wants("patch-bare-if-match", collection) {
+            await patchWithBareIfMatch(collection, id: id, field: field, value: "\(marker) (2)")
         }
 
         // 4.4: a stale If-Match → 412 version_mismatch with `current`, the record as it is; nothing changes.

@@ -97,6 +97,7 @@ struct DevBackendConformanceTests {
                         "patch-not-object", "patch-malformed-if-match", "patch-bare-if-match", "patch-not-found",
                         "edit-in-feed",
                         "idempotent-replay", "idempotency-reuse", "message-create", "message-dedupe", "message-in-feed",
+                        "message-invalid-value", "message-not-found", "message-duplicate",
                         "create-not-object", "create-not-creatable", "create-invalid-field", "create-invalid-value",
                         "create-parent-not-found", "create-new", "create-replay", "create-duplicate",
                         "create-parent-write", "create-in-feed", "events-change"))

@@ -95,6 +95,7 @@ struct DevBackendConformanceTests {
                     == ConformanceHarness.checks(
                         "unknown-status", "patch-if-match", "patch-stale", "patch-invalid-field", "patch-invalid-value",
                         "patch-not-object", "patch-malformed-if-match", "patch-bare-if-match", "patch-not-found",
+                        "idempotency-key-format",
                         "edit-in-feed",
                         "idempotent-replay", "idempotency-reuse", "message-create", "message-dedupe", "message-in-feed",
                         "message-invalid-value", "message-not-found", "message-duplicate",

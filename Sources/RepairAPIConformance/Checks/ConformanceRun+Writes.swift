@@ -10,7 +10,7 @@ extension ConformanceRun {
     static let patchClauses = [
         "unknown-status", "patch-if-match", "patch-stale", "patch-invalid-field", "edit-in-feed", "idempotent-replay",
         "idempotency-reuse", "patch-invalid-value", "patch-not-object", "patch-malformed-if-match", "patch-not-found",
-        "patch-bare-if-match",
+        "patch-bare-if-match", "idempotency-key-format",
     ]
     static let messageClauses = [
         "message-create", "message-dedupe", "message-in-feed", "message-invalid-value", "message-not-found",
@@ -35,7 +35,7 @@ extension ConformanceRun {
                         collection: collection, id: id,
                         what: "PATCH \(field) (four times, then back to its value); PATCHes the contract refuses "
                             + "(an unknown status, \(fixed), a key that does not exist, a number, a body that is no object, "
-                            + "a malformed If-Match, a stale If-Match, a reused Idempotency-Key)"))
+                            + "a malformed If-Match, a stale If-Match, a reused Idempotency-Key, keys out of format)"))
             case .failure(let reason):
                 for clause in Self.patchClauses {
                     findings.skip(CheckID(clause: clause, collection: collection), reason.description)
@@ -155,6 +155,8 @@ extension ConformanceRun {
         // 4.4: the other refusals — a key that does not exist, a value of the wrong type, a body that is no object,
         // a malformed If-Match, a record that does not exist.
         await patchRefusals(collection, id: id, field: field, value: before[field] ?? .null)
+        // 5: keys out of format.
+        await probeKeyFormat(collection, id: id, field: field, value: before[field] ?? .null)
         if !findings.hasProblems(check("patch-invalid-field")) {
             findings.summary(check("patch-invalid-field"), "422 invalid_field naming \(fixed), and naming \(unknownField) (no such key)")
         }
@@ -190,7 +192,12 @@ extension ConformanceRun {
             }.exchange
             if judgeFieldError(reuse, check("idempotency-reuse"), status: 422, code: "idempotency_key_reused", field: nil) {
                 await expectVersion(collection, id, current, check("idempotency-reuse"), after: "the refused reuse")
-                findings.summary(check("idempotency-reuse"), "422 idempotency_key_reused; nothing written")
+            }
+            // 5: the same key and body on another path (an id no server holds).
+            await reuseKeyOnAnotherPath(collection, key: key, fields: [field: "\(marker) (1)"], ifMatch: v1)
+            if !findings.hasProblems(check("idempotency-reuse")) {
+                findings.summary(
+                    check("idempotency-reuse"), "422 idempotency_key_reused for another body, and for the same body on another path; nothing written")
             }
         } else {
             findings.skip(check("idempotent-replay"), "the PATCH to replay did not answer 200")

@@ -118,7 +118,7 @@ public enum ConformanceCatalog {
         Clause("message-invalid-value", "4.5", "a message whose id is not a UUID, or whose content is blank, answers 422 invalid_value naming it; nothing is written"),
         Clause("message-not-found", "4.5", "a message to a ticket that does not exist answers 404 not_found; nothing is written"),
         Clause("message-duplicate", "4.5", "the id of an existing message with other content answers 409 duplicate_id; the message and its ticket are unchanged"),
-        Clause("dashboard", "4.6", "GET /dashboard/stats answers every metric; an unknown period answers 400 invalid_request (field period)"),
+        Clause("dashboard", "4.6", "GET /dashboard/stats answers every metric for today, week and month; an unknown period answers 400 invalid_request (field period)"),
         Clause("create-not-object", "4.7", "a create whose body is not a JSON object answers 400 invalid_request"),
         Clause("create-not-creatable", "4.7", "POST /tickets and /ticket_messages answer 405 invalid_request and create nothing"),
         Clause("create-invalid-field", "4.7", "a create that sets a key the server sets (total_spent, order_number, version) answers 422 invalid_field naming it, and creates nothing",

@@ -59,7 +59,7 @@ public final class ConformanceRun {
         }
         judgeHealth(health)
         if wants(["auth-missing", "auth-invalid", "unknown-collection", "feed-limit-range", "feed-unknown-cursor",
-            "dashboard"])
+            "dashboard"] + Self.compressionClauses)
         {
             await basicProbes()
         }

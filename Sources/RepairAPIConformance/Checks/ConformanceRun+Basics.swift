@@ -31,6 +31,7 @@ extension ConformanceRun {
         if wants("feed-limit-range") { await probeLimits() }
         if wants("feed-unknown-cursor") { await probeUnknownCursor() }
         if wants("dashboard") || wants("money") { await probeDashboard() }
+        if wants(Self.compressionClauses) { await probeCompressionNegotiation() }
     }
 
     /// 2.1: 401 `unauthorized` with `WWW-Authenticate: Bearer`, for a missing token and for one the server never issued.
@@ -104,10 +105,11 @@ extension ConformanceRun {
         }
     }
 
-    /// 4.6: every metric for `week` and for the default period (`today`); an unknown period → 400 naming `period`.
+    /// 4.6: every metric for `week`, `month` and the default period (`today`); an unknown period → 400 naming
+    /// `period`. Reads only.
     private func probeDashboard() async {
         let id = CheckID(clause: "dashboard")
-        for (period, expected) in [("week", "week"), (nil, "today")] as [(String?, String)] {
+        for (period, expected) in [("week", "week"), ("month", "month"), (nil, "today")] as [(String?, String)] {
             let (exchange, _) = await client.call { api throws(APIError) in
                 if let period {
                     _ = try await api.dashboard(period: period)
@@ -145,7 +147,7 @@ extension ConformanceRun {
         }
         let (exchange, _) = await client.call { api throws(APIError) in _ = try await api.dashboard(period: "fortnight") }
         judgeFieldError(exchange, id, status: 400, code: "invalid_request", field: "period")
-        findings.summary(id, "every metric for week and today; 400 invalid_request (field period) for \"fortnight\"")
+        findings.summary(id, "every metric for week, month and today; 400 invalid_request (field period) for \"fortnight\"")
     }
 
     /// An error answer with this status, code and field; anything else is a problem of `id`.

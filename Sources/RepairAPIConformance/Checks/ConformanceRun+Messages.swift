@@ -16,16 +16,16 @@ extension ConformanceRun {
         guard case .success(let before) = await currentRecord(.tickets, ticket),
             let v0 = before["version"]?.intValue
         else {
-            for id in [create, dedupe, inFeed, replayCheck] { findings.skip(id, "ticket \(ticket) cannot be read") }
+            for id in [create, dedupe, inFeed, replayCheck] + Self.messageClauses.dropFirst(3).map({ CheckID(clause: $0) }) {
+                findings.skip(id, "ticket \(ticket) cannot be read")
+            }
             return "nothing written: the ticket cannot be read"
         }
         let count0 = before["message_count"]?.intValue
 
         let messageID = UUID().uuidString.lowercased()
         let content = "repair-api-conformance \(runID): a staff-only check note; safe to ignore."
-        // The daemon's own type and encoder, as `replyToTicket` sends it.
-        let body = (try? JSONEncoder().encode(NewTicketMessage(id: messageID, content: content, isInternal: true)))
-            ?? Data()
+        let body = messageBody(messageID, content)
 
         // 4.5: 201 with the message.
         let key = nextKey()
@@ -35,6 +35,7 @@ extension ConformanceRun {
         guard first.status == 201, let created = try? JSONText.parse(first.body) else {
             findings.problem(create, "\(first.requestLine) \(first.answer), not 201")
             for id in [dedupe, inFeed, replayCheck] { findings.skip(id, "the message was not created") }
+            await messageRefusals(ticket: ticket, existing: nil)
             return "POST answered \(first.status.map { String($0) } ?? "nothing"): no message was created"
         }
         inspector.inspect(created, of: .ticketMessages, origin: first.requestLine)
@@ -110,6 +111,9 @@ extension ConformanceRun {
         } else {
             findings.skip(inFeed, "the feeds could not be read to their end before the POST")
         }
+        // 4.5: what the contract refuses, the same id with other content among it (after the checks above, so that a
+        // server that wrongly takes one does not make them fail too).
+        await messageRefusals(ticket: ticket, existing: (messageID, content))
         return "message \(messageID) added; it stays (the API deletes no message) and is staff-only"
     }
 }

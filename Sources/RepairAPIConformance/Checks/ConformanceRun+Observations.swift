@@ -10,6 +10,7 @@ extension ConformanceRun {
         judgeDates(exchanges)
         judgeContentTypes(exchanges)
         judgeCompression(exchanges)
+        judgeVary(exchanges)
         judgeErrorBodies(exchanges)
         judgeExpiredCursors()
         judgeRateLimits()

@@ -9,9 +9,13 @@ internal import RepairSyncModels
 extension ConformanceRun {
     static let patchClauses = [
         "unknown-status", "patch-if-match", "patch-stale", "patch-invalid-field", "edit-in-feed", "idempotent-replay",
-        "idempotency-reuse",
+        "idempotency-reuse", "patch-invalid-value", "patch-not-object", "patch-malformed-if-match", "patch-not-found",
+        "patch-bare-if-match", "idempotency-key-format",
     ]
-    static let messageClauses = ["message-create", "message-dedupe", "message-in-feed"]
+    static let messageClauses = [
+        "message-create", "message-dedupe", "message-in-feed", "message-invalid-value", "message-not-found",
+        "message-duplicate",
+    ]
 
     /// The free-text field a PATCH check changes and restores, and a key the contract says cannot be changed.
     static func editable(_ collection: SyncCollection) -> (field: String, fixed: String) {
@@ -29,8 +33,9 @@ extension ConformanceRun {
                 writes.append(
                     PlannedWrite(
                         collection: collection, id: id,
-                        what: "PATCH \(field) (three times, then back to its value); PATCHes the contract refuses "
-                            + "(an unknown status, \(fixed), a stale If-Match, a reused Idempotency-Key)"))
+                        what: "PATCH \(field) (four times, then back to its value); PATCHes the contract refuses "
+                            + "(an unknown status, \(fixed), a key that does not exist, a number, a body that is no object, "
+                            + "a malformed If-Match, a stale If-Match, a reused Idempotency-Key, keys out of format)"))
             case .failure(let reason):
                 for clause in Self.patchClauses {
                     findings.skip(CheckID(clause: clause, collection: collection), reason.description)
@@ -45,7 +50,8 @@ extension ConformanceRun {
                 writes.append(
                     PlannedWrite(
                         collection: .tickets, id: id,
-                        what: "POST one staff-only message (is_internal: true) three times with one id"))
+                        what: "POST one staff-only message (is_internal: true) three times with one id; POSTs the contract "
+                            + "refuses (that id with other content, an id that is not a UUID, blank content)"))
             case .failure(let reason):
                 for clause in Self.messageClauses { findings.skip(CheckID(clause: clause), reason.description) }
                 findings.skip(CheckID(clause: "idempotent-replay", collection: .ticketMessages), reason.description)
@@ -144,8 +150,15 @@ extension ConformanceRun {
         let (fixedKey, _) = await client.call { [current, key = nextKey()] api throws(APIError) in
             _ = try await api.patch(collection, id: id, fields: [fixed: fixedValue], ifMatch: current, key: key)
         }
-        if judgeFieldError(fixedKey, check("patch-invalid-field"), status: 422, code: "invalid_field", field: fixed) {
-            findings.summary(check("patch-invalid-field"), "422 invalid_field naming \(fixed)")
+        judgeFieldError(fixedKey, check("patch-invalid-field"), status: 422, code: "invalid_field", field: fixed)
+
+        // 4.4: the other refusals — a key that does not exist, a value of the wrong type, a body that is no object,
+        // a malformed If-Match, a record that does not exist.
+        await patchRefusals(collection, id: id, field: field, value: before[field] ?? .null)
+        // 5: keys out of format.
+        await probeKeyFormat(collection, id: id, field: field, value: before[field] ?? .null)
+        if !findings.hasProblems(check("patch-invalid-field")) {
+            findings.summary(check("patch-invalid-field"), "422 invalid_field naming \(fixed), and naming \(unknownField) (no such key)")
         }
 
         // 4.4: the current If-Match → 200, the whole record, version + 1, ETag.
@@ -179,11 +192,21 @@ extension ConformanceRun {
             }.exchange
             if judgeFieldError(reuse, check("idempotency-reuse"), status: 422, code: "idempotency_key_reused", field: nil) {
                 await expectVersion(collection, id, current, check("idempotency-reuse"), after: "the refused reuse")
-                findings.summary(check("idempotency-reuse"), "422 idempotency_key_reused; nothing written")
+            }
+            // 5: the same key and body on another path (an id no server holds).
+            await reuseKeyOnAnotherPath(collection, key: key, fields: [field: "\(marker) (1)"], ifMatch: v1)
+            if !findings.hasProblems(check("idempotency-reuse")) {
+                findings.summary(
+                    check("idempotency-reuse"), "422 idempotency_key_reused for another body, and for the same body on another path; nothing written")
             }
         } else {
             findings.skip(check("idempotent-replay"), "the PATCH to replay did not answer 200")
             findings.skip(check("idempotency-reuse"), "the PATCH whose key to reuse did not answer 200")
+        }
+
+        // 4.4: If-Match as a bare integer is accepted.
+        if wants("patch-bare-if-match", collection) {
+            await patchWithBareIfMatch(collection, id: id, field: field, value: "\(marker) (2)")
         }
 
         // 4.4: a stale If-Match → 412 version_mismatch with `current`, the record as it is; nothing changes.

@@ -1,3 +1,4 @@
+internal import CompressNIO
 internal import Foundation
 internal import HTTPTypes
 internal import Hummingbird
@@ -8,7 +9,9 @@ internal import Synchronization
 /// Makes the switched-on defects (`Defect`) happen to `/api/v1` requests, around the real handlers: it edits the
 /// request on the way in (drops `If-Match` or `Idempotency-Key`, points a cursor one page back) and the body on the
 /// way out (money through a double, a `next_cursor` that skips an entry, a create's 200 made a 201, heartbeats
-/// dropped from the change stream). With no defect on it passes everything through untouched. (`drop_date_header` is done below the router, by `DateHeaderDefectHandler`: the framework
+/// dropped from the change stream, a body gzipped without `Vary` or for a client that did not ask). Compressing
+/// here, below `CompressionMiddleware`, leaves that middleware nothing to do: it passes an encoded answer through.
+/// With no defect on it passes everything through untouched. (`drop_date_header` is done below the router, by `DateHeaderDefectHandler`: the framework
 /// adds `Date` after every middleware.)
 struct DefectMiddleware: RouterMiddleware {
     typealias Context = DevRequestContext
@@ -20,6 +23,18 @@ struct DefectMiddleware: RouterMiddleware {
     ) async throws -> Response {
         let active = defects.active
         guard !active.isEmpty, request.uri.path.hasPrefix("/api/v1/") else { return try await next(request, context) }
+        let response = try await rewrite(request, context: context, active: active, next: next)
+        guard request.uri.path != "/api/v1/events" else { return response }
+        if active.contains(.compressAlways) { return try await Self.gzip(response, vary: true) }
+        if active.contains(.noVary), CompressionMiddleware.acceptsGzip(request.headers[values: .acceptEncoding]) {
+            return try await Self.gzip(response, vary: false)
+        }
+        return response
+    }
+
+    private func rewrite(
+        _ request: Request, context: Context, active: Set<Defect>, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
         // The event stream never ends: a defect never collects its body, it can only drop what passes through.
         if request.uri.path == "/api/v1/events" {
             var response = try await next(request, context)
@@ -76,6 +91,24 @@ struct DefectMiddleware: RouterMiddleware {
         var headers = response.headers
         headers[.contentLength] = nil
         return Response(status: response.status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+    }
+
+    /// The smallest answer the compression defects gzip (as `repair-api-dev` compresses by default).
+    static let compressionThreshold = 1024
+
+    /// The answer gzipped, with `Vary: Accept-Encoding` or without; one under the threshold (or already encoded) as
+    /// it is.
+    private static func gzip(_ response: Response, vary: Bool) async throws -> Response {
+        guard let length = response.body.contentLength, length >= compressionThreshold,
+            response.headers[.contentEncoding] == nil
+        else { return response }
+        var plain = try await collect(response.body)
+        let compressed = try plain.compress(with: .gzip())
+        var headers = response.headers
+        headers[.contentEncoding] = "gzip"
+        headers[.vary] = vary ? "Accept-Encoding" : nil
+        headers[.contentLength] = nil
+        return Response(status: response.status, headers: headers, body: ResponseBody(byteBuffer: compressed))
     }
 
     /// `orders` for `/api/v1/orders/changes`.

@@ -25,6 +25,12 @@ public enum Defect: String, CaseIterable, Codable, Sendable {
     case createTwice = "create_twice"
     /// The change stream (`GET /api/v1/events`) sends no heartbeat: a quiet stream falls silent.
     case noHeartbeat = "no_heartbeat"
+    /// Answers of 1 KiB or more are gzipped for a client that takes gzip, as usual, but without
+    /// `Vary: Accept-Encoding`, so a cache in between could hand the compressed copy to a client that cannot inflate.
+    case noVary = "no_vary"
+    /// Answers of 1 KiB or more are gzipped whatever the client's `Accept-Encoding` says (`identity` and `gzip;q=0`
+    /// included).
+    case compressAlways = "compress_always"
 }
 
 /// Which defects are on, and the bookkeeping `repeat_page` needs: which cursor each cursor was issued after.

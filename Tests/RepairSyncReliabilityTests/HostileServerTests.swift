@@ -142,6 +142,62 @@ struct HostileServerTests {
         }
     }
 
+    @Test("a held change (manual policy, waiting for a decision): a later edit of the field supersedes its value; the replica never shows it again, and neither retry nor the decision sends it")
+    func heldChangeIsSuperseded() async throws {
+        try await HostileStack.with("held", config: "conflicts:\n  orders: manual\n") { s in
+            try await s.sync()
+            try await s.admin.edit("orders", "ord_14", ["notes": "server notes"])
+            _ = try await s.updateOrder("ord_14", ["notes": .string("held value"), "status": .string("awaiting_parts")])
+            try await s.sync()  // the PATCH meets a 412; notes changed on both sides: held for a decision
+            let status = try await s.daemon.call("status")
+            #expect(status["held"]?.intValue == 1 && status["openConflicts"]?.intValue == 1, "\(status)")
+            let held = try s.outboxEntries("orders", "ord_14")
+            #expect(held.count == 1 && held.first?.state == "held", "\(held)")
+
+            // A later edit of the field while the conflict waits: the held value is superseded at once.
+            _ = try await s.updateOrder("ord_14", ["notes": .string("later value")])
+            let entries = try s.outboxEntries("orders", "ord_14")
+            #expect(entries.allSatisfy { $0.state == "held" }, "the conflict still waits: \(entries)")
+            #expect(!entries.contains { $0.fields.contains("held value") }, "the held value is gone: \(entries)")
+            #expect(entries.first?.fields.contains("awaiting_parts") == true, "the held status stays: \(entries)")
+            #expect(entries.last?.fields.contains("later value") == true, "\(entries)")
+            #expect(try s.replica("orders", "ord_14", "notes") == .some("later value"))
+            let open = try await s.daemon.call("conflicts", .object(["open": .bool(true)]))
+            guard case .array(let conflicts) = open, let conflict = conflicts.first else {
+                Issue.record("no open conflict: \(open)")
+                return
+            }
+            #expect(conflict["local"]?["notes"]?.stringValue == "later value", "the decision sees the latest: \(conflict)")
+
+            // A pull while it waits shows the later value still; nothing held is sent, and retry sends nothing.
+            try await s.sync()
+            #expect(try s.replica("orders", "ord_14", "notes") == .some("later value"))
+            #expect(try await s.daemon.call("retry")["retried"]?.intValue == 0)
+            try await s.sync()
+            #expect(try await s.writes("orders", "ord_14").count == 1, "only the PATCH that met the 412")
+
+            // Decided: local. What goes is the held status and the later notes — never the superseded value.
+            _ = try await s.daemon.call(
+                "resolveConflict", .object(["id": conflict["id"] ?? .null, "keep": .string("local")]))
+            try await s.sync()
+            let server = try await s.serverRecord("orders", "ord_14")
+            #expect(server["notes"] as? String == "later value")
+            #expect(server["status"] as? String == "awaiting_parts")
+            let writes = try await s.writes("orders", "ord_14")
+            #expect(writes.first?.status == 412, "\(writes)")
+            for write in writes.dropFirst() {
+                #expect(write.body?["notes"]?.stringValue != "held value", "the superseded value went out: \(write)")
+                #expect(write.status == 200, "\(write)")
+            }
+            #expect(try s.replica("orders", "ord_14", "notes") == .some("later value"))
+            #expect(try s.outbox().isEmpty)
+            #expect(try await s.daemon.call("retry")["retried"]?.intValue == 0)
+            try await s.sync()
+            #expect(try await s.serverRecord("orders", "ord_14")["notes"] as? String == "later value")
+            #expect(try s.auditOutcomes("orders", "ord_14").contains("kept_local"))
+        }
+    }
+
     @Test("a change refused and then retried goes out as a new request against the current base, not as a replay of the refusal")
     func retriedRefusalIsANewRequest() async throws {
         try await HostileStack.with("retry-refused") { s in

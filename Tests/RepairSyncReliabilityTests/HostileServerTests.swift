@@ -198,20 +198,34 @@ struct HostileServerTests {
         }
     }
 
-    @Test("a change refused and then retried goes out as a new request against the current base, not as a replay of the refusal")
+    @Test("a change refused and then retried goes out as a new request (a new key) against the current base, not as a replay of the refusal")
     func retriedRefusalIsANewRequest() async throws {
         try await HostileStack.with("retry-refused") { s in
             try await s.sync()
+            // repair-api-dev remembers the refusal under its key, as docs/api.md section 5 says every 422 is: the same
+            // key again would only get the refusal replayed.
             try await s.fault("422", "PATCH", "/api/v1/orders/ord_4")
             _ = try await s.updateOrder("ord_4", ["status": .string("awaiting_parts")])
             try await s.sync()
+            // Edited elsewhere and pulled while the change is dead: the base the retry must go against is version 2.
             try await s.admin.edit("orders", "ord_4", ["notes": "edited elsewhere"])
+            try await s.sync()
+            #expect(try StoreInspector.versions(s.store)["orders"]?["ord_4"] == 2)
             _ = try await s.daemon.call("retry")
             let report = try await s.sync()
             #expect(report["dead"]?.intValue == 0, "\(report)")
             let server = try await s.serverRecord("orders", "ord_4")
             #expect(server["status"] as? String == "awaiting_parts")
             #expect(server["notes"] as? String == "edited elsewhere")
+            let writes = try await s.writes("orders", "ord_4")
+            #expect(writes.count == 2, "the refusal and one new request, no 412 in between: \(writes)")
+            guard writes.count == 2 else { return }
+            #expect(writes[0].status == 422 && writes[0].ifMatchVersion == 1, "\(writes[0])")
+            #expect(writes[1].status == 200 && !writes[1].replayed, "\(writes[1])")
+            #expect(writes[1].idempotencyKey != nil && writes[1].idempotencyKey != writes[0].idempotencyKey, "a new key")
+            #expect(writes[1].ifMatchVersion == 2, "against the current base: \(writes[1])")
+            #expect(try await s.admin.counters().versionConflicts == 0)
+            #expect(try s.outbox().isEmpty)
         }
     }
 

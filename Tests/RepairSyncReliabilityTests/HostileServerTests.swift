@@ -443,7 +443,11 @@ struct HostileServerTests {
             try await s.sync()
             let queued = try await s.daemon.call(
                 "queueChange", .object(["kind": .string("order-updated"), "id": .string("ord_13")]))
+            // The run queued the row's edit and judged it (merged and pushed, or dropped): nothing is left to queue,
+            // and the answer says why (docs/rpc.md, queueChange).
             #expect(queued["queued"] == .bool(false), "\(queued)")
+            #expect(queued["reason"]?.stringValue?.contains("is the server's copy") == true, "\(queued)")
+            #expect(try s.outbox().isEmpty)
             try await s.sync()
             let server = try await s.serverRecord("orders", "ord_13")
             #expect(server["status"] as? String == "in_progress")
@@ -454,6 +458,34 @@ struct HostileServerTests {
                 #expect(try s.auditOutcomes("orders", "ord_13") == ["kept_remote"], "not overwritten silently")
                 #expect(try s.replica("orders", "ord_13", "notes") == .some(server["notes"] as? String))
             }
+        }
+    }
+
+    @Test("a row another program wrote, queued by a run whose push did not get through: the later queueChange answers \"already queued\" with the change holding it and queues nothing more")
+    func unqueuedRowAlreadyQueued() async throws {
+        try await HostileStack.with("already-queued", config: "retry:\n  base: 1s\n  cap: 2s\n") { s in
+            try await s.sync()
+            // Paused: no automatic run (a retry of the change) between the run and the call.
+            _ = try await s.daemon.call("pause")
+            try await s.fault("500", "PATCH", "/api/v1/orders/ord_16")
+            try ExternalStoreWriter.setNotes("written by a shop tool", order: "ord_16", store: s.store)
+            let report = try await s.sync()
+            #expect(report["pushFailures"]?.intValue == 1, "the run queued the edit and tried it: \(report)")
+            let before = try s.outboxEntries("orders", "ord_16")
+            #expect(before.count == 1 && before.first?.fields.contains("written by a shop tool") == true, "\(before)")
+            let queued = try await s.daemon.call(
+                "queueChange", .object(["kind": .string("order-updated"), "id": .string("ord_16")]))
+            #expect(queued["queued"] == .bool(true), "\(queued)")
+            #expect(queued["reason"]?.stringValue == "already queued", "\(queued)")
+            #expect(queued["seq"]?.intValue == before.first?.seq, "the change holding it: \(queued)")
+            #expect(queued["fields"] == .array([.string("notes")]), "\(queued)")
+            let after = try s.outboxEntries("orders", "ord_16")
+            #expect(after.map(\.seq) == before.map(\.seq), "nothing more queued: \(after)")
+            _ = try await s.daemon.call("resume")
+            let drained = try await s.daemon.waitForStatus(timeout: 30) { DaemonProcess.drained($0) }
+            #expect(drained != nil)
+            #expect(try await s.serverRecord("orders", "ord_16")["notes"] as? String == "written by a shop tool")
+            #expect(try await s.admin.counters().patchesApplied == 1)
         }
     }
 

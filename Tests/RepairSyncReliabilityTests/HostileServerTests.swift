@@ -416,19 +416,33 @@ struct HostileServerTests {
     func olderCopiesNeverOverwrite() async throws {
         try await HostileStack.with("stale") { s in
             try await s.sync()
+            let message = try StoreInspector.strings(s.store, "SELECT id FROM ticket_messages ORDER BY id LIMIT 1").first ?? ""
+            #expect(!message.isEmpty)
             try await s.admin.edit("clients", "cli_3", ["notes": "newer client"])
             try await s.admin.edit("tickets", "tkt_3", ["subject": "newer subject"])
             try await s.admin.edit("orders", "ord_12", ["notes": "newer order"])
+            try await s.admin.edit("devices", "dev_12", ["diagnosis": "newer diagnosis"])
+            try await s.admin.edit("ticket_messages", message, ["content": "newer message"])
             try await s.sync()
-            for collection in ["clients", "tickets", "orders"] {
+            let collections = ["clients", "tickets", "orders", "devices", "ticket_messages"]
+            for collection in collections {
                 try await s.fault("stale_page", "GET", "/api/v1/\(collection)/changes")
             }
             let report = try await s.sync()
-            #expect((report["staleCopies"]?.intValue ?? 0) >= 3, "\(report)")
+            let served = try await s.admin.counters().faultsInjected["stale_page"] ?? 0
+            #expect(served == collections.count, "every collection got its stale page")
+            #expect((report["staleCopies"]?.intValue ?? 0) >= collections.count, "\(report)")
             #expect(try s.replica("clients", "cli_3", "notes") == .some("newer client"))
             #expect(try s.replica("tickets", "tkt_3", "subject") == .some("newer subject"))
             #expect(try s.replica("orders", "ord_12", "notes") == .some("newer order"))
-            #expect(try StoreInspector.versions(s.store)["clients"]?["cli_3"] == 2)
+            #expect(try s.replica("devices", "dev_12", "diagnosis") == .some("newer diagnosis"))
+            #expect(try s.replica("ticket_messages", message, "content") == .some("newer message"))
+            let versions = try StoreInspector.versions(s.store)
+            #expect(versions["clients"]?["cli_3"] == 2)
+            #expect(versions["tickets"]?["tkt_3"] == 2)
+            #expect(versions["orders"]?["ord_12"] == 2)
+            #expect(versions["devices"]?["dev_12"] == 2)
+            #expect(versions["ticket_messages"]?[message] == 2)
         }
     }
 

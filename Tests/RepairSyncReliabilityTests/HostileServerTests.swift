@@ -505,20 +505,39 @@ struct HostileServerTests {
 
     // MARK: 13: one daemon per store
 
-    @Test("a second daemon on the same store refuses to start, naming the store and the first one's pid; the first carries on")
+    @Test("a second daemon with the same configuration refuses to start before touching anything — the store's files and the first one's socket as they were — naming the store and the first one's pid; the first carries on")
     func oneDaemonPerStore() async throws {
         try await HostileStack.with("lock") { s in
+            try await s.sync()
+            // Paused, and no run in progress: the first daemon writes nothing while the second tries its start.
+            _ = try await s.daemon.call("pause")
+            let settled = try await s.daemon.waitForStatus(timeout: 30) {
+                ["idle", "completed"].contains($0["state"]?.stringValue ?? "")
+            }
+            #expect(settled != nil)
             let second = try DaemonProcess(
                 directory: s.workspace.file("second"), baseURL: s.server.baseURL, token: APIServerProcess.token)
             defer { second.notify.close() }
-            let config = try String(contentsOfFile: s.daemon.configPath, encoding: .utf8)
-            try config.replacingOccurrences(of: s.daemon.socketPath, with: second.socketPath)
-                .write(toFile: second.configPath, atomically: true, encoding: .utf8)
+            // The same file as the first's: the same store and the same control socket.
+            try FileManager.default.removeItem(atPath: second.configPath)
+            try FileManager.default.copyItem(atPath: s.daemon.configPath, toPath: second.configPath)
+            let storeDirectory = (s.store as NSString).deletingLastPathComponent
+            let socketDirectory = (s.daemon.socketPath as NSString).deletingLastPathComponent
+            let shm: (String) -> Bool = { $0.hasSuffix("-shm") }
+            let storeBefore = try DirectorySnapshot(storeDirectory, presenceOnly: shm)
+            let socketBefore = try DirectorySnapshot(socketDirectory)
             await #expect(throws: (any Error).self) { try await second.start(timeout: 20) }
+            #expect(second.process?.isRunning == false, "it exited")
             let log = second.log()
             #expect(log.contains(s.store), "\(log)")
             #expect(log.contains("pid \(s.daemon.pid)"), "\(log)")
+            let storeAfter = try DirectorySnapshot(storeDirectory, presenceOnly: shm)
+            #expect(storeAfter == storeBefore, "the store's files: before \(storeBefore); after \(storeAfter)")
+            #expect(try DirectorySnapshot(socketDirectory) == socketBefore, "the first one's socket stays as it was")
             #expect(try await s.daemon.call("ping") == .string("pong"))
+            _ = try await s.daemon.call("resume")
+            let report = try await s.sync()
+            #expect(report["stop"] == nil || report["stop"] == .null, "the first one still syncs its store: \(report)")
         }
     }
 

@@ -14,9 +14,11 @@ struct HostileServerTests {
 
     @Test("a feed that does not advance (same cursor, or empty pages forever) stops after a few pages with an error naming it; the other collections pull", arguments: ["stuck_feed", "empty_feed"])
     func feedThatDoesNotAdvance(fault: String) async throws {
-        // A long backoff: the retry of the failed collection (due a few seconds after a failed run with the default
-        // 1 s base) must not start while the test reads `status`, or "syncing" would be that retry, not a stuck state.
-        try await HostileStack.with("stuck-\(fault)", config: "retry:\n  base: 10m\n  cap: 20m\n", before: { s in
+        // A failed run is retried after 5 × retry.base (capped at sync.interval, 15 min here), doubled per failure in
+        // a row, with equal jitter (SyncSchedule). retry.base 1m: the retry is due minutes away, so it cannot start
+        // while the test reads `status` ("syncing" would be that retry, not a stuck state), and is told apart from
+        // the next periodic run (13.5–16.5 min).
+        try await HostileStack.with("stuck-\(fault)", config: "retry:\n  base: 1m\n  cap: 20m\n", before: { s in
             try await s.fault(fault, "GET", "/api/v1/orders/changes", count: 10_000)
         }) { s in
             let report = try await s.sync()
@@ -29,9 +31,15 @@ struct HostileServerTests {
             #expect(status["state"]?.stringValue != "syncing", "the run ended: \(status)")
             let runs = status["metrics"]?["runs"]?.intValue ?? 0
             let served = try await s.admin.counters().faultsInjected[fault] ?? 0
-            // At most a few pages per run (the first, whose cursor is new; 3 that do not advance; one fetched ahead),
-            // never an endless loop.
-            #expect(served <= 5 * max(runs, 1) && served > 0, "\(served) damaged pages served in \(runs) runs")
+            // At most 4 pages per run — the first, whose cursor is new, then the engine's maxStalledPages (3) that do
+            // not advance; none is fetched ahead of the third, which ends the pull — never an endless loop.
+            #expect(served <= 4 * max(runs, 1) && served > 0, "\(served) damaged pages served in \(runs) runs")
+            // Retried on the normal backoff: the next run planned is a retry, 0.5–2 × 5 min away (one or two failed
+            // runs in a row), not the periodic run nor at once.
+            let next = try await s.nextRun { $0 == "retry" }
+            #expect(next?.reason == "retry", "\(String(describing: next))")
+            let wait = next?.at.timeIntervalSinceNow ?? 0
+            #expect(wait > 150 - 60 && wait <= 600, "the retry is due in \(Int(wait)) s")
             for collection in ["devices", "clients", "tickets", "ticket_messages"] {
                 let entry = try await s.collectionStatus(collection)
                 #expect(entry?["lastError"] == .null, "\(collection): \(String(describing: entry))")

@@ -126,6 +126,40 @@ struct HostileServerTests {
         }
     }
 
+    @Test("a PATCH answered 401 (the token expired mid-push) stays \"may have been sent\"; an edit made before the token works again is its own change under its own key, after it")
+    func changeKeepsItsSentMarkAcrossA401() async throws {
+        try await HostileStack.with("in-doubt-401") { s in
+            try await s.sync()
+            // Paused: only the runs the test asks for, so the outbox is read between them.
+            _ = try await s.daemon.call("pause")
+            try await s.fault("401", "PATCH", "/api/v1/orders/ord_15")
+            _ = try await s.updateOrder("ord_15", ["notes": .string("first")])
+            let stopped = try await s.sync()
+            #expect(stopped["stop"]?.stringValue?.contains("authentication") == true, "\(stopped)")
+            let waiting = try s.outboxEntries("orders", "ord_15")
+            #expect(waiting.count == 1 && waiting.first?.sent == true, "still may have been sent: \(waiting)")
+            #expect(waiting.first?.state == "pending", "not counted as failed: \(waiting)")
+            _ = try await s.updateOrder("ord_15", ["notes": .string("second")])
+            let entries = try s.outboxEntries("orders", "ord_15")
+            #expect(entries.count == 2, "a new entry, not merged into the one that may have been sent: \(entries)")
+            #expect(entries.first?.fields.contains("\"first\"") == true && entries.first?.key == waiting.first?.key)
+            #expect(entries.last?.fields.contains("\"second\"") == true && entries.last?.key != waiting.first?.key)
+            // The token works again (the 401 was the only one).
+            let report = try await s.sync()
+            #expect(report["stop"] == nil || report["stop"] == .null, "\(report)")
+            #expect(report["dead"]?.intValue == 0, "\(report)")
+            #expect(try s.outbox().isEmpty)
+            #expect(try await s.serverRecord("orders", "ord_15")["notes"] as? String == "second")
+            let writes = try await s.writes("orders", "ord_15")
+            #expect(writes.map(\.status) == [401, 200, 200], "\(writes)")
+            // Each key went out with one body only: never the old key with the later edit.
+            let bodies = Dictionary(grouping: writes) { $0.idempotencyKey ?? "" }.mapValues { Set($0.map { "\($0.body ?? .null)" }) }
+            #expect(bodies.values.allSatisfy { $0.count == 1 }, "\(writes)")
+            #expect(writes.last?.body?["notes"]?.stringValue == "second" && writes.last?.idempotencyKey != waiting.first?.key)
+            #expect(try await s.admin.counters().patchesApplied == 2)
+        }
+    }
+
     // MARK: 5 and 6: refused changes, 412s
 
     @Test("a refused note leaves the record; a later edit of the field supersedes it; retry never brings the refused value back")

@@ -74,6 +74,41 @@ struct AuthAndFaultTests {
         }
     }
 
+    @Test("an injected 422 on a write is remembered under its key: the same key replays the refusal, a new key is processed; the write log shows each request as it came and went")
+    func injectedRefusalIsRememberedAndLogged() async throws {
+        try await RunningBackend.with(seed: SeedOptions(orders: 2)) { backend in
+            let path = "/api/v1/orders/ord_1"
+            let queued = try await backend.send(
+                .POST, "/admin/faults/next", json: #"{"kind":"422","method":"PATCH","path_prefix":"/api/v1/orders/ord_1"}"#)
+            #expect(queued.status == 200)
+            let body = #"{"notes":"refused"}"#
+            let refused = try await backend.send(
+                .PATCH, path, json: body, headers: [("Idempotency-Key", "key-1"), ("If-Match", "\"1\"")])
+            #expect(refused.status == 422)
+            #expect(try refused.errorCode() == "invalid_value")
+            // The fault is spent; the same key still gets the refusal, replayed.
+            let again = try await backend.send(
+                .PATCH, path, json: body, headers: [("Idempotency-Key", "key-1"), ("If-Match", "\"1\"")])
+            #expect(again.status == 422)
+            #expect(again.headers.first(name: "Idempotent-Replayed") == "true")
+            let fresh = try await backend.send(
+                .PATCH, path, json: body, headers: [("Idempotency-Key", "key-2"), ("If-Match", "\"1\"")])
+            #expect(fresh.status == 200, "\(fresh.text)")
+            _ = try await backend.send(.PATCH, "/api/v1/orders/ord_2", json: #"{"notes":"other"}"#)
+            let log = try await backend.get("/admin/writes?path=/api/v1/orders/ord_1").object()
+            let writes = log["writes"] as? [[String: Any]] ?? []
+            #expect(writes.map { $0["idempotency_key"] as? String } == ["key-1", "key-1", "key-2"])
+            #expect(writes.map { $0["status"] as? Int } == [422, 422, 200])
+            #expect(writes.map { $0["replayed"] as? Bool } == [false, true, false])
+            #expect(writes.allSatisfy { $0["if_match"] as? String == "\"1\"" && $0["method"] as? String == "PATCH" })
+            #expect(writes.allSatisfy { ($0["body"] as? [String: Any])?["notes"] as? String == "refused" })
+            #expect(log["dropped"] as? Int == 0)
+            let all = try await backend.get("/admin/writes").object()["writes"] as? [[String: Any]] ?? []
+            #expect(all.count == 4)
+            #expect(all.last?["idempotency_key"] == nil, "a write without a key")
+        }
+    }
+
     @Test("a fault plan with the same seed injects the same faults in the same order")
     func deterministicFaults() async throws {
         func run() async throws -> [Int] {

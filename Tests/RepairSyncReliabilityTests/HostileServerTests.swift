@@ -14,9 +14,11 @@ struct HostileServerTests {
 
     @Test("a feed that does not advance (same cursor, or empty pages forever) stops after a few pages with an error naming it; the other collections pull", arguments: ["stuck_feed", "empty_feed"])
     func feedThatDoesNotAdvance(fault: String) async throws {
-        // A long backoff: the retry of the failed collection (due a few seconds after a failed run with the default
-        // 1 s base) must not start while the test reads `status`, or "syncing" would be that retry, not a stuck state.
-        try await HostileStack.with("stuck-\(fault)", config: "retry:\n  base: 10m\n  cap: 20m\n", before: { s in
+        // A failed run is retried after 5 × retry.base (capped at sync.interval, 15 min here), doubled per failure in
+        // a row, with equal jitter (SyncSchedule). retry.base 1m: the retry is due minutes away, so it cannot start
+        // while the test reads `status` ("syncing" would be that retry, not a stuck state), and is told apart from
+        // the next periodic run (13.5–16.5 min).
+        try await HostileStack.with("stuck-\(fault)", config: "retry:\n  base: 1m\n  cap: 20m\n", before: { s in
             try await s.fault(fault, "GET", "/api/v1/orders/changes", count: 10_000)
         }) { s in
             let report = try await s.sync()
@@ -29,9 +31,15 @@ struct HostileServerTests {
             #expect(status["state"]?.stringValue != "syncing", "the run ended: \(status)")
             let runs = status["metrics"]?["runs"]?.intValue ?? 0
             let served = try await s.admin.counters().faultsInjected[fault] ?? 0
-            // At most a few pages per run (the first, whose cursor is new; 3 that do not advance; one fetched ahead),
-            // never an endless loop.
-            #expect(served <= 5 * max(runs, 1) && served > 0, "\(served) damaged pages served in \(runs) runs")
+            // At most 4 pages per run — the first, whose cursor is new, then the engine's maxStalledPages (3) that do
+            // not advance; none is fetched ahead of the third, which ends the pull — never an endless loop.
+            #expect(served <= 4 * max(runs, 1) && served > 0, "\(served) damaged pages served in \(runs) runs")
+            // Retried on the normal backoff: the next run planned is a retry, 0.5–2 × 5 min away (one or two failed
+            // runs in a row), not the periodic run nor at once.
+            let next = try await s.nextRun { $0 == "retry" }
+            #expect(next?.reason == "retry", "\(String(describing: next))")
+            let wait = next?.at.timeIntervalSinceNow ?? 0
+            #expect(wait > 150 - 60 && wait <= 600, "the retry is due in \(Int(wait)) s")
             for collection in ["devices", "clients", "tickets", "ticket_messages"] {
                 let entry = try await s.collectionStatus(collection)
                 #expect(entry?["lastError"] == .null, "\(collection): \(String(describing: entry))")
@@ -118,6 +126,40 @@ struct HostileServerTests {
         }
     }
 
+    @Test("a PATCH answered 401 (the token expired mid-push) stays \"may have been sent\"; an edit made before the token works again is its own change under its own key, after it")
+    func changeKeepsItsSentMarkAcrossA401() async throws {
+        try await HostileStack.with("in-doubt-401") { s in
+            try await s.sync()
+            // Paused: only the runs the test asks for, so the outbox is read between them.
+            _ = try await s.daemon.call("pause")
+            try await s.fault("401", "PATCH", "/api/v1/orders/ord_15")
+            _ = try await s.updateOrder("ord_15", ["notes": .string("first")])
+            let stopped = try await s.sync()
+            #expect(stopped["stop"]?.stringValue?.contains("authentication") == true, "\(stopped)")
+            let waiting = try s.outboxEntries("orders", "ord_15")
+            #expect(waiting.count == 1 && waiting.first?.sent == true, "still may have been sent: \(waiting)")
+            #expect(waiting.first?.state == "pending", "not counted as failed: \(waiting)")
+            _ = try await s.updateOrder("ord_15", ["notes": .string("second")])
+            let entries = try s.outboxEntries("orders", "ord_15")
+            #expect(entries.count == 2, "a new entry, not merged into the one that may have been sent: \(entries)")
+            #expect(entries.first?.fields.contains("\"first\"") == true && entries.first?.key == waiting.first?.key)
+            #expect(entries.last?.fields.contains("\"second\"") == true && entries.last?.key != waiting.first?.key)
+            // The token works again (the 401 was the only one).
+            let report = try await s.sync()
+            #expect(report["stop"] == nil || report["stop"] == .null, "\(report)")
+            #expect(report["dead"]?.intValue == 0, "\(report)")
+            #expect(try s.outbox().isEmpty)
+            #expect(try await s.serverRecord("orders", "ord_15")["notes"] as? String == "second")
+            let writes = try await s.writes("orders", "ord_15")
+            #expect(writes.map(\.status) == [401, 200, 200], "\(writes)")
+            // Each key went out with one body only: never the old key with the later edit.
+            let bodies = Dictionary(grouping: writes) { $0.idempotencyKey ?? "" }.mapValues { Set($0.map { "\($0.body ?? .null)" }) }
+            #expect(bodies.values.allSatisfy { $0.count == 1 }, "\(writes)")
+            #expect(writes.last?.body?["notes"]?.stringValue == "second" && writes.last?.idempotencyKey != waiting.first?.key)
+            #expect(try await s.admin.counters().patchesApplied == 2)
+        }
+    }
+
     // MARK: 5 and 6: refused changes, 412s
 
     @Test("a refused note leaves the record; a later edit of the field supersedes it; retry never brings the refused value back")
@@ -142,20 +184,90 @@ struct HostileServerTests {
         }
     }
 
-    @Test("a change refused and then retried goes out as a new request against the current base, not as a replay of the refusal")
+    @Test("a held change (manual policy, waiting for a decision): a later edit of the field supersedes its value; the replica never shows it again, and neither retry nor the decision sends it")
+    func heldChangeIsSuperseded() async throws {
+        try await HostileStack.with("held", config: "conflicts:\n  orders: manual\n") { s in
+            try await s.sync()
+            try await s.admin.edit("orders", "ord_14", ["notes": "server notes"])
+            _ = try await s.updateOrder("ord_14", ["notes": .string("held value"), "status": .string("awaiting_parts")])
+            try await s.sync()  // the PATCH meets a 412; notes changed on both sides: held for a decision
+            let status = try await s.daemon.call("status")
+            #expect(status["held"]?.intValue == 1 && status["openConflicts"]?.intValue == 1, "\(status)")
+            let held = try s.outboxEntries("orders", "ord_14")
+            #expect(held.count == 1 && held.first?.state == "held", "\(held)")
+
+            // A later edit of the field while the conflict waits: the held value is superseded at once.
+            _ = try await s.updateOrder("ord_14", ["notes": .string("later value")])
+            let entries = try s.outboxEntries("orders", "ord_14")
+            #expect(entries.allSatisfy { $0.state == "held" }, "the conflict still waits: \(entries)")
+            #expect(!entries.contains { $0.fields.contains("held value") }, "the held value is gone: \(entries)")
+            #expect(entries.first?.fields.contains("awaiting_parts") == true, "the held status stays: \(entries)")
+            #expect(entries.last?.fields.contains("later value") == true, "\(entries)")
+            #expect(try s.replica("orders", "ord_14", "notes") == .some("later value"))
+            let open = try await s.daemon.call("conflicts", .object(["open": .bool(true)]))
+            guard case .array(let conflicts) = open, let conflict = conflicts.first else {
+                Issue.record("no open conflict: \(open)")
+                return
+            }
+            #expect(conflict["local"]?["notes"]?.stringValue == "later value", "the decision sees the latest: \(conflict)")
+
+            // A pull while it waits shows the later value still; nothing held is sent, and retry sends nothing.
+            try await s.sync()
+            #expect(try s.replica("orders", "ord_14", "notes") == .some("later value"))
+            #expect(try await s.daemon.call("retry")["retried"]?.intValue == 0)
+            try await s.sync()
+            #expect(try await s.writes("orders", "ord_14").count == 1, "only the PATCH that met the 412")
+
+            // Decided: local. What goes is the held status and the later notes — never the superseded value.
+            _ = try await s.daemon.call(
+                "resolveConflict", .object(["id": conflict["id"] ?? .null, "keep": .string("local")]))
+            try await s.sync()
+            let server = try await s.serverRecord("orders", "ord_14")
+            #expect(server["notes"] as? String == "later value")
+            #expect(server["status"] as? String == "awaiting_parts")
+            let writes = try await s.writes("orders", "ord_14")
+            #expect(writes.first?.status == 412, "\(writes)")
+            for write in writes.dropFirst() {
+                #expect(write.body?["notes"]?.stringValue != "held value", "the superseded value went out: \(write)")
+                #expect(write.status == 200, "\(write)")
+            }
+            #expect(try s.replica("orders", "ord_14", "notes") == .some("later value"))
+            #expect(try s.outbox().isEmpty)
+            #expect(try await s.daemon.call("retry")["retried"]?.intValue == 0)
+            try await s.sync()
+            #expect(try await s.serverRecord("orders", "ord_14")["notes"] as? String == "later value")
+            #expect(try s.auditOutcomes("orders", "ord_14").contains("kept_local"))
+        }
+    }
+
+    @Test("a change refused and then retried goes out as a new request (a new key) against the current base, not as a replay of the refusal")
     func retriedRefusalIsANewRequest() async throws {
         try await HostileStack.with("retry-refused") { s in
             try await s.sync()
+            // repair-api-dev remembers the refusal under its key, as docs/api.md section 5 says every 422 is: the same
+            // key again would only get the refusal replayed.
             try await s.fault("422", "PATCH", "/api/v1/orders/ord_4")
             _ = try await s.updateOrder("ord_4", ["status": .string("awaiting_parts")])
             try await s.sync()
+            // Edited elsewhere and pulled while the change is dead: the base the retry must go against is version 2.
             try await s.admin.edit("orders", "ord_4", ["notes": "edited elsewhere"])
+            try await s.sync()
+            #expect(try StoreInspector.versions(s.store)["orders"]?["ord_4"] == 2)
             _ = try await s.daemon.call("retry")
             let report = try await s.sync()
             #expect(report["dead"]?.intValue == 0, "\(report)")
             let server = try await s.serverRecord("orders", "ord_4")
             #expect(server["status"] as? String == "awaiting_parts")
             #expect(server["notes"] as? String == "edited elsewhere")
+            let writes = try await s.writes("orders", "ord_4")
+            #expect(writes.count == 2, "the refusal and one new request, no 412 in between: \(writes)")
+            guard writes.count == 2 else { return }
+            #expect(writes[0].status == 422 && writes[0].ifMatchVersion == 1, "\(writes[0])")
+            #expect(writes[1].status == 200 && !writes[1].replayed, "\(writes[1])")
+            #expect(writes[1].idempotencyKey != nil && writes[1].idempotencyKey != writes[0].idempotencyKey, "a new key")
+            #expect(writes[1].ifMatchVersion == 2, "against the current base: \(writes[1])")
+            #expect(try await s.admin.counters().versionConflicts == 0)
+            #expect(try s.outbox().isEmpty)
         }
     }
 
@@ -273,24 +385,55 @@ struct HostileServerTests {
         }
     }
 
-    @Test("a 503 with Retry-After on a page holds every request until the time is up; a Retry-After beyond api.retry_after_cap is cut to it")
+    @Test("a 503 with Retry-After on a page holds every request until the time is up (the server counts none early); a Retry-After beyond api.retry_after_cap is cut to it")
     func retryAfterOn503AndCapped() async throws {
         try await HostileStack.with("retry-after-503", before: { s in
             s.daemon.environment["REPAIRSYNCD_API_RETRY_AFTER_CAP"] = "3s"
         }) { s in
             try await s.sync()
-            let plan = #"{"rate":0,"kinds":{},"retry_after":7200}"#
+            // Within the cap: honoured as it is. The server notes when the wait ends and counts every request of the
+            // token that comes before (docs/api.md section 7.1).
+            let plan = #"{"rate":0,"kinds":{},"retry_after":2}"#
             #expect(try await s.admin.send("PUT", "/admin/faults", json: plan).status == 200)
             try await s.fault("503_retry_after", "GET", "/api/v1/devices/changes")
+            let successes = try await s.successes()
+            let waited = try await s.sync()  // its outcome plans the next run, as a scheduled run's would
+            #expect(waited["stop"]?.stringValue?.contains("rate limited") == true, "\(waited)")
+            let resumed = try await s.daemon.waitForStatus(timeout: 30) { HostileStack.successes($0) > successes }
+            #expect(resumed != nil, "the scheduler came back after the wait and completed a run")
+            #expect(try await s.admin.counters().retryAfterViolations == 0, "no request before the 503's time was up")
+
+            // Beyond the cap: two hours cut to 3 s (the server counts the requests after 3 s as early: the cap is the
+            // daemon's decision, docs/operations.md api.retry_after_cap).
+            let long = #"{"rate":0,"kinds":{},"retry_after":7200}"#
+            #expect(try await s.admin.send("PUT", "/admin/faults", json: long).status == 200)
+            try await s.fault("503_retry_after", "GET", "/api/v1/devices/changes")
             let started = ContinuousClock.now
-            _ = try await s.daemon.call("sync")  // a scheduled run: its outcome plans the next one
-            let stopped = try await s.daemon.waitForStatus(timeout: 30) { $0["state"]?.stringValue == "error" }
-            #expect(stopped?["message"]?.stringValue?.contains("rate limited") == true, "\(String(describing: stopped))")
-            let after = try await s.daemon.waitForStatus(timeout: 30) { status in
-                status["state"]?.stringValue == "completed" || status["state"]?.stringValue == "idle"
-            }
-            #expect(after != nil, "the scheduler came back after the capped wait and completed")
+            let successesBefore = try await s.successes()
+            let stopped = try await s.sync()
+            #expect(stopped["stop"]?.stringValue?.contains("rate limited") == true, "\(stopped)")
+            let after = try await s.daemon.waitForStatus(timeout: 30) { HostileStack.successes($0) > successesBefore }
+            #expect(after != nil, "the scheduler came back after the capped wait and completed a run")
             #expect(ContinuousClock.now - started < .seconds(30), "two hours cut to the 3 s cap")
+        }
+    }
+
+    @Test("Retry-After as an HTTP date on a pull (a 503 from a server whose clock is an hour ahead) is measured against its Date header: the pull resumes after seconds, by itself")
+    func retryAfterDateOnAPull() async throws {
+        try await HostileStack.with("retry-after-date-pull") { s in
+            try await s.sync()
+            let plan = #"{"rate":0,"kinds":{},"retry_after":2,"retry_after_date":true,"clock_skew_ms":3600000}"#
+            #expect(try await s.admin.send("PUT", "/admin/faults", json: plan).status == 200)
+            try await s.fault("503_retry_after", "GET", "/api/v1/tickets/changes")
+            try await s.admin.edit("tickets", "tkt_4", ["subject": "after the wait"])
+            let successes = try await s.successes()
+            let report = try await s.sync()
+            #expect(report["stop"]?.stringValue?.contains("rate limited") == true, "\(report)")
+            let wait = report["retryAfterMilliseconds"]?.intValue ?? -1
+            #expect(wait > 0 && wait <= 3000, "waits \(wait) ms, not an hour: \(report)")
+            let after = try await s.daemon.waitForStatus(timeout: 30) { HostileStack.successes($0) > successes }
+            #expect(after != nil, "the scheduler came back by itself after the wait")
+            #expect(try s.replica("tickets", "tkt_4", "subject") == .some("after the wait"))
         }
     }
 
@@ -346,19 +489,33 @@ struct HostileServerTests {
     func olderCopiesNeverOverwrite() async throws {
         try await HostileStack.with("stale") { s in
             try await s.sync()
+            let message = try StoreInspector.strings(s.store, "SELECT id FROM ticket_messages ORDER BY id LIMIT 1").first ?? ""
+            #expect(!message.isEmpty)
             try await s.admin.edit("clients", "cli_3", ["notes": "newer client"])
             try await s.admin.edit("tickets", "tkt_3", ["subject": "newer subject"])
             try await s.admin.edit("orders", "ord_12", ["notes": "newer order"])
+            try await s.admin.edit("devices", "dev_12", ["diagnosis": "newer diagnosis"])
+            try await s.admin.edit("ticket_messages", message, ["content": "newer message"])
             try await s.sync()
-            for collection in ["clients", "tickets", "orders"] {
+            let collections = ["clients", "tickets", "orders", "devices", "ticket_messages"]
+            for collection in collections {
                 try await s.fault("stale_page", "GET", "/api/v1/\(collection)/changes")
             }
             let report = try await s.sync()
-            #expect((report["staleCopies"]?.intValue ?? 0) >= 3, "\(report)")
+            let served = try await s.admin.counters().faultsInjected["stale_page"] ?? 0
+            #expect(served == collections.count, "every collection got its stale page")
+            #expect((report["staleCopies"]?.intValue ?? 0) >= collections.count, "\(report)")
             #expect(try s.replica("clients", "cli_3", "notes") == .some("newer client"))
             #expect(try s.replica("tickets", "tkt_3", "subject") == .some("newer subject"))
             #expect(try s.replica("orders", "ord_12", "notes") == .some("newer order"))
-            #expect(try StoreInspector.versions(s.store)["clients"]?["cli_3"] == 2)
+            #expect(try s.replica("devices", "dev_12", "diagnosis") == .some("newer diagnosis"))
+            #expect(try s.replica("ticket_messages", message, "content") == .some("newer message"))
+            let versions = try StoreInspector.versions(s.store)
+            #expect(versions["clients"]?["cli_3"] == 2)
+            #expect(versions["tickets"]?["tkt_3"] == 2)
+            #expect(versions["orders"]?["ord_12"] == 2)
+            #expect(versions["devices"]?["dev_12"] == 2)
+            #expect(versions["ticket_messages"]?[message] == 2)
         }
     }
 
@@ -373,7 +530,11 @@ struct HostileServerTests {
             try await s.sync()
             let queued = try await s.daemon.call(
                 "queueChange", .object(["kind": .string("order-updated"), "id": .string("ord_13")]))
+            // The run queued the row's edit and judged it (merged and pushed, or dropped): nothing is left to queue,
+            // and the answer says why (docs/rpc.md, queueChange).
             #expect(queued["queued"] == .bool(false), "\(queued)")
+            #expect(queued["reason"]?.stringValue?.contains("is the server's copy") == true, "\(queued)")
+            #expect(try s.outbox().isEmpty)
             try await s.sync()
             let server = try await s.serverRecord("orders", "ord_13")
             #expect(server["status"] as? String == "in_progress")
@@ -387,22 +548,69 @@ struct HostileServerTests {
         }
     }
 
+    @Test("a row another program wrote, queued by a run whose push did not get through: the later queueChange answers \"already queued\" with the change holding it and queues nothing more")
+    func unqueuedRowAlreadyQueued() async throws {
+        try await HostileStack.with("already-queued", config: "retry:\n  base: 1s\n  cap: 2s\n") { s in
+            try await s.sync()
+            // Paused: no automatic run (a retry of the change) between the run and the call.
+            _ = try await s.daemon.call("pause")
+            try await s.fault("500", "PATCH", "/api/v1/orders/ord_16")
+            try ExternalStoreWriter.setNotes("written by a shop tool", order: "ord_16", store: s.store)
+            let report = try await s.sync()
+            #expect(report["pushFailures"]?.intValue == 1, "the run queued the edit and tried it: \(report)")
+            let before = try s.outboxEntries("orders", "ord_16")
+            #expect(before.count == 1 && before.first?.fields.contains("written by a shop tool") == true, "\(before)")
+            let queued = try await s.daemon.call(
+                "queueChange", .object(["kind": .string("order-updated"), "id": .string("ord_16")]))
+            #expect(queued["queued"] == .bool(true), "\(queued)")
+            #expect(queued["reason"]?.stringValue == "already queued", "\(queued)")
+            #expect(queued["seq"]?.intValue == before.first?.seq, "the change holding it: \(queued)")
+            #expect(queued["fields"] == .array([.string("notes")]), "\(queued)")
+            let after = try s.outboxEntries("orders", "ord_16")
+            #expect(after.map(\.seq) == before.map(\.seq), "nothing more queued: \(after)")
+            _ = try await s.daemon.call("resume")
+            let drained = try await s.daemon.waitForStatus(timeout: 30) { DaemonProcess.drained($0) }
+            #expect(drained != nil)
+            #expect(try await s.serverRecord("orders", "ord_16")["notes"] as? String == "written by a shop tool")
+            #expect(try await s.admin.counters().patchesApplied == 1)
+        }
+    }
+
     // MARK: 13: one daemon per store
 
-    @Test("a second daemon on the same store refuses to start, naming the store and the first one's pid; the first carries on")
+    @Test("a second daemon with the same configuration refuses to start before touching anything — the store's files and the first one's socket as they were — naming the store and the first one's pid; the first carries on")
     func oneDaemonPerStore() async throws {
         try await HostileStack.with("lock") { s in
+            try await s.sync()
+            // Paused, and no run in progress: the first daemon writes nothing while the second tries its start.
+            _ = try await s.daemon.call("pause")
+            let settled = try await s.daemon.waitForStatus(timeout: 30) {
+                ["idle", "completed"].contains($0["state"]?.stringValue ?? "")
+            }
+            #expect(settled != nil)
             let second = try DaemonProcess(
                 directory: s.workspace.file("second"), baseURL: s.server.baseURL, token: APIServerProcess.token)
             defer { second.notify.close() }
-            let config = try String(contentsOfFile: s.daemon.configPath, encoding: .utf8)
-            try config.replacingOccurrences(of: s.daemon.socketPath, with: second.socketPath)
-                .write(toFile: second.configPath, atomically: true, encoding: .utf8)
+            // The same file as the first's: the same store and the same control socket.
+            try FileManager.default.removeItem(atPath: second.configPath)
+            try FileManager.default.copyItem(atPath: s.daemon.configPath, toPath: second.configPath)
+            let storeDirectory = (s.store as NSString).deletingLastPathComponent
+            let socketDirectory = (s.daemon.socketPath as NSString).deletingLastPathComponent
+            let shm: (String) -> Bool = { $0.hasSuffix("-shm") }
+            let storeBefore = try DirectorySnapshot(storeDirectory, presenceOnly: shm)
+            let socketBefore = try DirectorySnapshot(socketDirectory)
             await #expect(throws: (any Error).self) { try await second.start(timeout: 20) }
+            #expect(second.process?.isRunning == false, "it exited")
             let log = second.log()
             #expect(log.contains(s.store), "\(log)")
             #expect(log.contains("pid \(s.daemon.pid)"), "\(log)")
+            let storeAfter = try DirectorySnapshot(storeDirectory, presenceOnly: shm)
+            #expect(storeAfter == storeBefore, "the store's files: before \(storeBefore); after \(storeAfter)")
+            #expect(try DirectorySnapshot(socketDirectory) == socketBefore, "the first one's socket stays as it was")
             #expect(try await s.daemon.call("ping") == .string("pong"))
+            _ = try await s.daemon.call("resume")
+            let report = try await s.sync()
+            #expect(report["stop"] == nil || report["stop"] == .null, "the first one still syncs its store: \(report)")
         }
     }
 

@@ -28,6 +28,8 @@ final class DevCounters: Sendable {
     }
 
     private let values = Mutex(Values())
+    /// The write requests received, with their keys and answers (`GET /admin/writes`).
+    let writes = WriteLog()
     /// Every (collection, cursor) answered so far.
     private let servedCursors = Mutex(Set<String>())
 

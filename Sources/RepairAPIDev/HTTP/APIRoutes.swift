@@ -79,9 +79,15 @@ struct APIRoutes {
             case .success(let value): key = value
             case .failure(let reply): return reply.response(fault: context.responseFault)
             }
+            let fingerprint = requestFingerprint(method: "PATCH", path: request.uri.path, body: body)
+            if context.responseFault == .invalidValue {
+                return try await store.refuseInjected(
+                    idempotencyKey: key, token: context.token ?? "", fingerprint: fingerprint
+                ).response()
+            }
             return try await store.patch(
                 collection, id: id, body: body, ifMatch: ifMatch, idempotencyKey: key, token: context.token ?? "",
-                fingerprint: requestFingerprint(method: "PATCH", path: request.uri.path, body: body)
+                fingerprint: fingerprint
             ).response(fault: context.responseFault)
         }
         api.post(":collection") { request, context in
@@ -94,9 +100,14 @@ struct APIRoutes {
             case .success(let value): key = value
             case .failure(let reply): return reply.response(fault: context.responseFault)
             }
+            let fingerprint = requestFingerprint(method: "POST", path: request.uri.path, body: body)
+            if context.responseFault == .invalidValue {
+                return try await store.refuseInjected(
+                    idempotencyKey: key, token: context.token ?? "", fingerprint: fingerprint
+                ).response()
+            }
             return try await store.createNew(
-                collection, body: body, idempotencyKey: key, token: context.token ?? "",
-                fingerprint: requestFingerprint(method: "POST", path: request.uri.path, body: body)
+                collection, body: body, idempotencyKey: key, token: context.token ?? "", fingerprint: fingerprint
             ).response(fault: context.responseFault)
         }
         // Registered under `:collection` rather than a literal `tickets`: the router does not backtrack, and a
@@ -112,10 +123,15 @@ struct APIRoutes {
             case .success(let value): key = value
             case .failure(let reply): return reply.response(fault: context.responseFault)
             }
+            let fingerprint = requestFingerprint(method: "POST", path: request.uri.path, body: body)
+            if context.responseFault == .invalidValue {
+                return try await store.refuseInjected(
+                    idempotencyKey: key, token: context.token ?? "", fingerprint: fingerprint
+                ).response()
+            }
             return try await store.createMessage(
                 ticketId: ticketId, body: body, idempotencyKey: key, token: context.token ?? "",
-                user: context.user ?? .init(id: "usr_api", name: "API user"),
-                fingerprint: requestFingerprint(method: "POST", path: request.uri.path, body: body)
+                user: context.user ?? .init(id: "usr_api", name: "API user"), fingerprint: fingerprint
             ).response(fault: context.responseFault)
         }
     }

@@ -49,6 +49,12 @@ struct AdminRoutes {
         }
     }
 
+    /// `GET /admin/writes`: the write log, oldest first.
+    struct WritesBody: Encodable {
+        var writes: [WriteLog.Entry]
+        var dropped: Int
+    }
+
     func register(on router: Router<DevRequestContext>) {
         let admin = router.group("admin")
         admin.get("counters") { _, _ in
@@ -66,6 +72,11 @@ struct AdminRoutes {
                 responseBodyBytes: values.responseBodyBytes, responseBodyBytesUnencoded: values.responseBodyBytesUnencoded,
                 compressedResponses: values.compressedResponses)
             return try BackendReply.json(200, body).response()
+        }
+        admin.get("writes") { request, _ in
+            let path = request.uri.queryParameters.get("path").map { String($0) }
+            let (entries, dropped) = store.counters.writes.entries(path: path)
+            return try BackendReply.json(200, WritesBody(writes: entries, dropped: dropped)).response()
         }
         admin.patch("records/:collection/:id") { request, context in
             guard let collection = SyncCollection(rawValue: context.parameters.get("collection") ?? "") else {

@@ -17,7 +17,8 @@ enum FaultKind: String, Codable, CaseIterable, Sendable {
     case cut
     /// Process the request, then send a complete 200 response whose JSON body stops halfway.
     case truncated
-    /// Answer `422 invalid_value` (the API's JSON) without processing the request: a change the server refuses.
+    /// Answer `422 invalid_value` (the API's JSON) without processing the request: a change the server refuses. On a
+    /// write the refusal is remembered under its `Idempotency-Key`, as every 422 is (docs/api.md section 5).
     case invalidValue = "422"
     /// A PATCH answered `412 version_mismatch` with the record as stored (its version unchanged) as `current`,
     /// without applying it: a server that keeps refusing a version.

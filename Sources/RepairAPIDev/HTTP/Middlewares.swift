@@ -97,6 +97,11 @@ struct FaultMiddleware: RouterMiddleware {
                 body: ResponseBody(
                     byteBuffer: ByteBuffer(
                         string: "<html><head><title>\(status)</title></head><body><h1>Proxy error \(status)</h1></body></html>")))
+        case .invalidValue where request.method == .patch || request.method == .post:
+            // A write: refused by the route, which remembers the refusal under the request's key (section 5).
+            var context = context
+            context.responseFault = kind
+            return try await next(request, context)
         case .invalidValue:
             return BackendReply.error(422, "invalid_value", "injected fault: value refused", field: "notes").response()
         case .stuckFeed, .emptyFeed, .stalePage, .malformedRecord, .versionMismatch:

@@ -352,6 +352,8 @@ let package = Package(
             dependencies: [
                 // The child process some seeds SIGKILL.
                 "RepairSyncProcesses",
+                // The simulated server writes its JSON strings with the project's one escaper.
+                "RepairSyncProtocol",
                 "RepairSyncEngine",
                 "RepairSyncStore",
                 "RepairSyncModels",

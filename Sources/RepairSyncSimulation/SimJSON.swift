@@ -1,7 +1,10 @@
 internal import Foundation
+internal import RepairSyncProtocol
 
 /// The simulated server's own JSON: records are kept as objects and written with sorted keys, so that the same
 /// state always gives the same bytes (a seed replays exactly) and the server shares no storage with the engine.
+/// Strings go through the project's one escaper (`JSONString`, the control socket's `.lineSafe` style: the bytes the
+/// simulator wrote with its own escaper before, for every string it makes — it makes no U+2028 or U+2029).
 enum SimJSON: Sendable, Hashable {
     case null
     case bool(Bool)
@@ -36,7 +39,7 @@ enum SimJSON: Sendable, Hashable {
         case .null: out += "null"
         case .bool(let value): out += value ? "true" : "false"
         case .int(let value): out += String(value)
-        case .string(let value): Self.quote(value, into: &out)
+        case .string(let value): JSONString.write(value, to: &out)
         case .array(let values):
             out += "["
             for (index, value) in values.enumerated() {
@@ -48,31 +51,11 @@ enum SimJSON: Sendable, Hashable {
             out += "{"
             for (index, key) in members.keys.sorted().enumerated() {
                 if index > 0 { out += "," }
-                Self.quote(key, into: &out)
+                JSONString.write(key, to: &out)
                 out += ":"
                 members[key]!.write(to: &out)
             }
             out += "}"
         }
-    }
-
-    private static func quote(_ text: String, into out: inout String) {
-        out += "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if scalar.value < 0x20 {
-                    out += String(format: "\\u%04x", scalar.value)
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        out += "\""
     }
 }

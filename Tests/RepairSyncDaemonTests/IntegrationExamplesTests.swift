@@ -21,7 +21,7 @@ struct IntegrationExamplesTests {
     static let group = "users"
     static let uid: UInt32 = 65534
 
-    @Test("shop_tool.py and shop-tool.sh read the replica and change it both ways, as a group member, during a sync")
+    @Test("shop_tool.py and shop-tool.sh read the replica, change it and book in both ways, as a group member, during a sync")
     func examples() async throws {
         let tools = ["/usr/bin/setpriv", "/usr/bin/python3", "/usr/bin/sqlite3"]
         guard geteuid() == 0, tools.allSatisfy(FileManager.default.isExecutableFile(atPath:)), let entry = getgrnam(Self.group)
@@ -66,6 +66,8 @@ struct IntegrationExamplesTests {
             #expect(duringPython == .string("syncing"), "the sync was still running when the Python example ended")
             #expect(python.output.contains("queueChange order-updated: queued status"), "\(python.output)")
             #expect(shell.output.contains("queued device-updated"), "\(shell.output)")
+            #expect(python.output.contains("queueChange order-created: queued"), "\(python.output)")
+            #expect(shell.output.contains("queued device-created"), "\(shell.output)")
 
             // Everything reaches the server, once.
             _ = try await h.backend.send(.DELETE, "/admin/faults")
@@ -77,12 +79,16 @@ struct IntegrationExamplesTests {
             let order4 = try await h.backend.get("/api/v1/orders/ord_4").object()
             #expect(order4["notes"] as? String == "Parts ordered (shop-tool.sh)")
             let messages3 = try await Self.messages(of: "tkt_3", h)
+            try await Self.expectBookingsOnServer(h)
             #expect(messages3.filter { $0 == "Your repair is ready." }.count == 1, "the repeated reply is one message: \(messages3)")
             #expect(messages3.contains("Called the customer (shop_tool.py)."))
             let messages4 = try await Self.messages(of: "tkt_4", h)
             #expect(messages4.contains("We have ordered the part.") && messages4.contains("Part ordered (shop-tool.sh)."))
             let device = try await h.call("listDevices", .object(["orderId": .string("ord_4")]))
-            if case .array(let devices) = device, let first = devices.first?["id"]?.stringValue {
+            // The device the shell example edited: the order's first by (created_at, id), as it chose it (the one it
+            // added later is the newest).
+            let key = { (device: JSONValue) in (device["created_at"]?.stringValue ?? "", device["id"]?.stringValue ?? "") }
+            if case .array(let devices) = device, let first = devices.min(by: { key($0) < key($1) })?["id"]?.stringValue {
                 let remote = try await h.backend.get("/api/v1/devices/\(first)").object()
                 #expect(remote["resolution"] as? String == "Part ordered")
             }
@@ -90,17 +96,49 @@ struct IntegrationExamplesTests {
         }
     }
 
+    /// What the examples booked in is on the server exactly once, under its parent: through the socket (Python's
+    /// `createOrder`, called twice with one id; the shell's `repairctl order new`) and as rows inserted, then queued
+    /// (Python's client and order, the shell's device).
+    static func expectBookingsOnServer(_ h: DaemonHarness) async throws {
+        let (clients, orders, devices) = (try await records("clients", h), try await records("orders", h), try await records("devices", h))
+        func only(_ records: [[String: Any]], _ key: String, _ value: String) -> [String: Any]? {
+            let matching = records.filter { $0[key] as? String == value }
+            #expect(matching.count == 1, "one record with \(key) \(value) on the server, not \(matching.count)")
+            return matching.count == 1 ? matching[0] : nil
+        }
+        for (notes, client, model) in [("Booked in by shop_tool.py", "ord_3", "iPhone 13"), ("Booked in by shop-tool.sh", "ord_4", nil)] {
+            let localClient = try await h.call("getOrder", .object(["id": .string(client)]))["order"]?["client_id"]?.stringValue
+            guard let order = only(orders, "notes", notes), let id = order["id"] as? String else { continue }
+            #expect(order["client_id"] as? String == localClient, "\(notes): booked for the client of \(client)")
+            #expect(order["order_number"] as? Int != nil, "\(notes): the server gave it a number")
+            let booked = devices.filter { $0["order_id"] as? String == id }
+            #expect(booked.count == 1, "\(notes): its one device, once: \(booked)")
+            if let model { #expect(booked.first?["model"] as? String == model) }
+        }
+        if let client = only(clients, "email", "walk-in.python@example.com"),
+            let order = only(orders, "notes", "Walk-in, booked in by shop_tool.py")
+        {
+            #expect(order["client_id"] as? String == client["id"] as? String, "the inserted order is its inserted client's")
+        }
+        let added = only(devices, "issue", "Added by shop-tool.sh")
+        #expect(added?["order_id"] as? String == "ord_4", "the inserted device is on the order the shell example read")
+    }
+
     /// The contents of a ticket's messages on the server.
     static func messages(of ticket: String, _ h: DaemonHarness) async throws -> [String] {
-        var contents: [String] = []
+        try await records("ticket_messages", h).filter { $0["ticket_id"] as? String == ticket }.compactMap { $0["content"] as? String }
+    }
+
+    /// Every record of a collection on the server, from its change feed (tombstones left out).
+    static func records(_ collection: String, _ h: DaemonHarness) async throws -> [[String: Any]] {
+        var records: [[String: Any]] = []
         var cursor: String?
         repeat {
-            let page = try await h.backend.get("/api/v1/ticket_messages/changes?limit=1000" + (cursor.map { "&cursor=\($0)" } ?? "")).object()
-            let records = page["data"] as? [[String: Any]] ?? []
-            contents += records.filter { $0["ticket_id"] as? String == ticket }.compactMap { $0["content"] as? String }
+            let page = try await h.backend.get("/api/v1/\(collection)/changes?limit=1000" + (cursor.map { "&cursor=\($0)" } ?? "")).object()
+            records += page["data"] as? [[String: Any]] ?? []
             cursor = page["has_more"] as? Bool == true ? page["next_cursor"] as? String : nil
         } while cursor != nil
-        return contents
+        return records
     }
 
     /// Runs `arguments` as `uid` with `gid` as its group and no other, with the daemon's paths and repairctl on PATH.

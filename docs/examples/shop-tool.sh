@@ -1,6 +1,7 @@
 #!/bin/sh
 # A shop tool in shell beside repairsyncd (docs/integration.md): reads the replica with the sqlite3 command-line
-# tool and changes it both ways — with repairctl (recommended), and by writing the row, then `repairctl queue`.
+# tool and changes it both ways — with repairctl (recommended), and by writing the row, then `repairctl queue` —
+# edits, a ticket message, and booking an order and a device in.
 #
 #   shop-tool.sh ORDER_NUMBER TICKET_ID
 #
@@ -42,4 +43,19 @@ sql "PRAGMA synchronous = FULL; BEGIN IMMEDIATE;
      VALUES ('$message', '$ticket', 'Part ordered (shop-tool.sh).', 'staff', 1, '$stamp', '$stamp', 0);
      COMMIT;"
 repairctl queue ticket-message-created "$message"
+
+# Booking in with repairctl: an order for the same client, with its device, written and queued in one transaction.
+# The id is ours, so the command run again after a lost answer books nothing twice.
+client=$(sql "SELECT client_id FROM orders WHERE id = '$order';")
+booking=$(cat /proc/sys/kernel/random/uuid)
+repairctl order new --client "$client" --id "$booking" --notes "Booked in by shop-tool.sh" \
+    --device "type=laptop,brand=Lenovo,issue=Fan noise"
+
+# Booking in by writing the row: a device added to order #$number (a UUID of our own, synced_at NULL), then queued.
+added=$(cat /proc/sys/kernel/random/uuid)
+sql "PRAGMA synchronous = FULL; BEGIN IMMEDIATE;
+     INSERT INTO devices (id, order_id, type, brand, status, issue, created_at, updated_at, version)
+     VALUES ('$added', '$order', 'charger', 'Anker', 'booked_in', 'Added by shop-tool.sh', '$stamp', '$stamp', 0);
+     COMMIT;"
+repairctl queue device-created "$added"
 repairctl status --badge

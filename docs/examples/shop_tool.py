@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """A shop tool working beside repairsyncd (docs/integration.md): it reads the local replica with sqlite3 and makes
-changes both ways — through the control socket (recommended), and by writing the row itself, then queueing it.
+changes both ways — through the control socket (recommended), and by writing the row itself, then queueing it —
+edits, a ticket message, and booking a customer's order in.
 
     shop_tool.py ORDER_NUMBER TICKET_ID
 
@@ -68,7 +69,7 @@ def main(order_number, ticket_id):
 
     # Reading needs no daemon and works offline.
     order = db.execute(
-        "SELECT id, status, notes, client_name FROM orders WHERE order_number = ?", (order_number,)).fetchone()
+        "SELECT id, status, notes, client_id, client_name FROM orders WHERE order_number = ?", (order_number,)).fetchone()
     if order is None:
         sys.exit(f"no order #{order_number} in the replica")
     device = db.execute("SELECT id FROM devices WHERE order_id = ? ORDER BY created_at, id", (order["id"],)).fetchone()
@@ -104,6 +105,32 @@ def main(order_number, ticket_id):
     db.execute("COMMIT")
     queued = daemon.call("queueChange", kind="ticket-message-created", id=note_id)
     print(f"queueChange ticket-message-created: {'queued' if queued['queued'] else queued['reason']}")
+
+    # Booking in through the socket: the order and its device written and queued in one transaction. The id is ours,
+    # so a call repeated after a lost reply answers the order already written and books nothing twice.
+    booking_id = str(uuid.uuid4())
+    for _ in range(2):
+        booked = daemon.call(
+            "createOrder", id=booking_id, clientId=order["client_id"], notes="Booked in by shop_tool.py", deposit="20.00",
+            devices=[{"type": "phone", "brand": "Apple", "model": "iPhone 13", "issue": "Cracked screen"}])
+    print(f"createOrder booked in order {booked['order']['id']} with {len(booked['devices'])} device(s)")
+
+    # Booking in by writing the rows: a new client and an order for it in one short transaction (UUIDs of our own,
+    # synced_at NULL, the order's number NULL: the server gives it), then both queued, the parent first.
+    client_id, walk_in_id = str(uuid.uuid4()), str(uuid.uuid4())
+    stamp = now()
+    db.execute("BEGIN IMMEDIATE")
+    db.execute(
+        "INSERT INTO clients (id, email, first_name, last_name, order_count, total_spent, created_at, updated_at, version)"
+        " VALUES (?, 'walk-in.python@example.com', 'Walk', 'In', 0, '0', ?, ?, 0)", (client_id, stamp, stamp))
+    db.execute(
+        "INSERT INTO orders (id, order_number, status, notes, client_id, device_count, created_at, updated_at, version)"
+        " VALUES (?, NULL, 'booked_in', 'Walk-in, booked in by shop_tool.py', ?, 0, ?, ?, 0)",
+        (walk_in_id, client_id, stamp, stamp))
+    db.execute("COMMIT")
+    for kind, record_id in [("client-created", client_id), ("order-created", walk_in_id)]:
+        queued = daemon.call("queueChange", kind=kind, id=record_id)
+        print(f"queueChange {kind}: {'queued' if queued['queued'] else queued['reason']}")
     print(f"{queued['pending']} change(s) waiting for the server")
 
 

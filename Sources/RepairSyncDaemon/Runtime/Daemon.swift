@@ -101,7 +101,7 @@ public enum Daemon {
         let scheduler = SchedulerService(
             engine: engine, policy: configuration.schedulePolicy, probeSettings: configuration.probe, probeAPI: probeAPI,
             shutdownGrace: configuration.sync.shutdownGrace,
-            retention: configuration.retentionDays > 0 ? Retention(store: store, days: configuration.retentionDays) : nil,
+            retentionDays: configuration.retentionDays > 0 ? configuration.retentionDays : nil,
             // The change stream goes through the same client as every request: same trust, TLS version and proxy.
             events: configuration.sync.events
                 ? .init(http: http, baseURL: configuration.api.baseURL, token: configuration.token.value, gate: api) : nil,

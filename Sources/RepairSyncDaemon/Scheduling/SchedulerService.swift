@@ -4,7 +4,6 @@ public import Logging
 public import RepairSyncEngine
 public import RepairSyncModels
 public import ServiceLifecycle
-internal import RepairSyncStore
 internal import Synchronization
 
 /// Runs the engine when the schedule says so (`SyncSchedule`), sleeping in between: start-up, the periodic timer,
@@ -61,8 +60,8 @@ public final class SchedulerService: Service, Sendable {
     let engine: SyncEngine
     let logger: Logger
     let shutdownGrace: Duration
-    /// Run after each successful full run, when `retention.days` is set.
-    let retention: Retention?
+    /// `retention.days`: the engine's retention runs after each successful full run (nil: off).
+    let retentionDays: Int?
     public let probe: ConnectivityProbe
     /// The server's change stream (nil: `sync.events` is off).
     public let events: EventStreamClient?
@@ -76,10 +75,10 @@ public final class SchedulerService: Service, Sendable {
 
     public init(
         engine: SyncEngine, policy: SchedulePolicy, probeSettings: DaemonConfiguration.Probe, probeAPI: APIClient,
-        shutdownGrace: Duration, retention: Retention? = nil, events: EventStreamConnection? = nil, logger: Logger
+        shutdownGrace: Duration, retentionDays: Int? = nil, events: EventStreamConnection? = nil, logger: Logger
     ) {
         self.engine = engine
-        self.retention = retention
+        self.retentionDays = retentionDays
         self.logger = logger
         self.shutdownGrace = shutdownGrace
         schedule = Mutex(SyncSchedule(policy: policy, now: .now))
@@ -202,7 +201,7 @@ public final class SchedulerService: Service, Sendable {
                 $0.runFinished(run, outcome: outcome, now: .now, random: Double.random(in: 0...1), nextChangeDue: nextChangeDue)
             }
             if outcome == .offline { snapshotValue.withLock { $0.online = false } }
-            if outcome == .succeeded, run.full, let retention { await applyRetention(retention) }
+            if outcome == .succeeded, run.full, let retentionDays { await applyRetention(days: retentionDays) }
             logger.debug("scheduled run done", metadata: ["reason": "\(run.reason.rawValue)", "outcome": "\(outcome)"])
         }
     }
@@ -214,9 +213,9 @@ public final class SchedulerService: Service, Sendable {
         return report.madeProgress ? .failedAfterProgress : .failed
     }
 
-    private func applyRetention(_ retention: Retention) async {
+    private func applyRetention(days: Int) async {
         do {
-            let report = try await retention.run()
+            let report = try await engine.applyRetention(days: days)
             snapshotValue.withLock {
                 $0.lastRetention = report
                 $0.lastRetentionAt = Date()
@@ -228,6 +227,7 @@ public final class SchedulerService: Service, Sendable {
                         "orders": "\(report.orders)", "devices": "\(report.devices)", "tickets": "\(report.tickets)",
                         "messages": "\(report.messages)",
                     ])
+                // After the snapshot: the status this publishes shows the pass.
                 await engine.refreshCounts()
             }
         } catch {

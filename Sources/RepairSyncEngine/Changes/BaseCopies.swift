@@ -53,11 +53,9 @@ enum BaseCopies {
         for (field, value) in entry.fields where !(base.goneInDoubt[field] ?? []).contains(value) {
             base.goneInDoubt[field, default: []].append(value)
         }
-        let object = base.goneInDoubt.mapValues { values in values.map { $0.map { $0 as Any } ?? NSNull() } }
-        let text = String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self)
         try db.execute(
             sql: "UPDATE sync_bases SET in_doubt = ? WHERE collection = ? AND record_id = ?",
-            arguments: [text, entry.collection.name, entry.recordId])
+            arguments: [FieldValuesJSON.encodeInDoubt(base.goneInDoubt), entry.collection.name, entry.recordId])
     }
 
     private static func decodeInDoubt(_ text: String?) throws -> [String: [String?]] {

@@ -22,6 +22,24 @@ enum FieldValuesJSON {
         return text + "}"
     }
 
+    /// `{"notes":["x",null]}`: per field, the values of changes gone in doubt (`sync_bases.in_doubt`), with sorted
+    /// keys — byte for byte what `JSONSerialization` with `.sortedKeys` wrote there before, through the same escaper as
+    /// `encode`. The column is only ever parsed (`decodeInDoubt`), so rows written either way read the same.
+    static func encodeInDoubt(_ valuesByField: [String: [String?]]) -> String {
+        var text = "{"
+        for (index, name) in valuesByField.keys.sorted().enumerated() {
+            if index > 0 { text += "," }
+            appendString(name, to: &text)
+            text += ":["
+            for (position, value) in (valuesByField[name] ?? []).enumerated() {
+                if position > 0 { text += "," }
+                if let value { appendString(value, to: &text) } else { text += "null" }
+            }
+            text += "]"
+        }
+        return text + "}"
+    }
+
     /// The project's one JSON string escaper, in the style `JSONSerialization` writes.
     private static func appendString(_ value: String, to text: inout String) {
         JSONString.write(value, to: &text, style: .foundation)

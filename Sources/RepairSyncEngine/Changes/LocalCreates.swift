@@ -128,9 +128,7 @@ extension LocalChanges {
                     }
                     return .alreadyQueued(seq: create.seq, fields: create.fields.keys.sorted())
                 }
-                try db.execute(
-                    sql: "UPDATE outbox SET fields = ?, edited_at = ? WHERE seq = ? AND sent = 0",
-                    arguments: [FieldValuesJSON.encode(fields), now.millisecondsSince1970, create.seq])
+                try Outbox.rewriteUnsentCreate(db, seq: create.seq, fields: fields, now: now)
                 return .queued(seq: create.seq, fields: changed.sorted())
             }
             let entry = try Self.queueCreateFromRow(collection, id: id, cipher: cipher, now: now, db)

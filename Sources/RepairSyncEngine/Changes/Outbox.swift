@@ -53,9 +53,7 @@ enum Outbox {
             if !create.sent, create.state == .pending || create.state == .dead {
                 create.fields = create.fields.overlaid(with: fields)
                 create.editedAt = now
-                try db.execute(
-                    sql: "UPDATE outbox SET fields = ?, edited_at = ? WHERE seq = ? AND sent = 0",
-                    arguments: [FieldValuesJSON.encode(create.fields), now.millisecondsSince1970, create.seq])
+                try rewriteUnsentCreate(db, seq: create.seq, fields: create.fields, now: now)
                 create.priority = try priority(db, seq: create.seq)
                 return create
             }
@@ -109,6 +107,40 @@ enum Outbox {
                 sql: "SELECT \(columns) FROM outbox WHERE order_key = ? AND kind = 'create' AND record_id = ? LIMIT 1"),
             arguments: [orderKey(collection, id), id]
         ).map(entry)
+    }
+
+    /// A create never sent takes new fields: an edit of a record created here goes into it, and a row another program
+    /// inserted, queued again, gives it the row's values. A create that may have been sent is left as it went.
+    static func rewriteUnsentCreate(_ db: Database, seq: Int64, fields: FieldValues, now: Timestamp) throws {
+        try db.execute(
+            sql: "UPDATE outbox SET fields = ?, edited_at = ? WHERE seq = ? AND sent = 0",
+            arguments: [FieldValuesJSON.encode(fields), now.millisecondsSince1970, seq])
+    }
+
+    /// The records created here under a record whose creates (or, for a ticket, new messages) are queued: a client's
+    /// orders, an order's devices, a ticket's messages. Nothing for the other collections.
+    static func queuedChildren(_ db: Database, of collection: SyncCollection, id: String) throws
+        -> [(collection: SyncCollection, id: String)]
+    {
+        switch collection {
+        case .clients:
+            try String.fetchAll(
+                db, sql: "SELECT DISTINCT record_id FROM outbox WHERE collection = 'orders' AND kind = 'create' AND record_id IN (SELECT id FROM orders WHERE client_id = ?)",
+                arguments: [id]
+            ).map { (.orders, $0) }
+        case .orders:
+            try String.fetchAll(
+                db, sql: "SELECT DISTINCT record_id FROM outbox WHERE collection = 'devices' AND kind = 'create' AND record_id IN (SELECT id FROM devices WHERE order_id = ?)",
+                arguments: [id]
+            ).map { (.devices, $0) }
+        case .tickets:
+            try String.fetchAll(
+                db, sql: "SELECT DISTINCT record_id FROM outbox WHERE collection = 'ticket_messages' AND order_key = ?",
+                arguments: ["tickets:\(id)"]
+            ).map { (.ticketMessages, $0) }
+        default:
+            []
+        }
     }
 
     /// Queues a client, an order or a device created here. `dependsOn` is the order key of its parent's create when
@@ -318,6 +350,13 @@ enum Outbox {
         try Row.fetchAll(db, sql: "SELECT \(columns) FROM outbox ORDER BY seq").map(entry)
     }
 
+    /// How many entries one record has.
+    static func entryCount(_ db: Database, collection: SyncCollection, id: String) throws -> Int {
+        try Int.fetchOne(
+            db, sql: "SELECT COUNT(*) FROM outbox WHERE collection = ? AND record_id = ?",
+            arguments: [collection.name, id]) ?? 0
+    }
+
     /// The ids (of `collection`) in `ids` that have entries.
     static func recordsWithEntries(_ db: Database, collection: SyncCollection, ids: [String]) throws -> Set<String> {
         guard !ids.isEmpty else { return [] }
@@ -498,6 +537,27 @@ enum Outbox {
     /// After a restart, entries that were being sent are pending again, still in doubt: sent again with the same key.
     static func recoverInFlight(_ db: Database) throws {
         try db.execute(sql: "UPDATE outbox SET state = 'pending' WHERE state = 'in_flight'")
+    }
+
+    // MARK: Conditions for statements on other tables
+
+    /// An SQL condition for a statement on another table (retention, a resync's sweep): the record named by the SQL
+    /// expressions `collection` and `recordId` of that statement has an entry — a create, with `kind`. The outbox is
+    /// aliased `queued`, a name the outer statement must not use.
+    ///
+    /// ```swift
+    /// Outbox.hasEntrySQL(collection: "'orders'", recordId: "o.id")
+    /// // EXISTS (SELECT 1 FROM outbox queued WHERE queued.collection = 'orders' AND queued.record_id = o.id)
+    /// ```
+    static func hasEntrySQL(collection: String, recordId: String, kind: OutboxEntry.Kind? = nil) -> String {
+        "EXISTS (SELECT 1 FROM outbox queued WHERE queued.collection = \(collection) AND queued.record_id = \(recordId)"
+            + (kind.map { " AND queued.kind = '\($0.rawValue)'" } ?? "") + ")"
+    }
+
+    /// An SQL condition for a statement on another table: entries with the order key the SQL expression `orderKey`
+    /// gives exist (a ticket's new messages: `'tickets:' || t.id`). The outbox is aliased `queued`.
+    static func hasEntrySQL(orderKey: String) -> String {
+        "EXISTS (SELECT 1 FROM outbox queued WHERE queued.order_key = \(orderKey))"
     }
 
     struct Counts: Sendable, Hashable {

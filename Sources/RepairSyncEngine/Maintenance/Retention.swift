@@ -36,11 +36,11 @@ public struct Retention: Sendable {
             eligible: """
                 SELECT o.id FROM orders o
                 WHERE o.status IN ('collected', 'cancelled') AND o.updated_at < ?
-                  AND NOT EXISTS (SELECT 1 FROM outbox x WHERE x.collection = 'orders' AND x.record_id = o.id)
+                  AND NOT \(Outbox.hasEntrySQL(collection: "'orders'", recordId: "o.id"))
                   AND NOT EXISTS (SELECT 1 FROM conflicts c WHERE c.state = 'open' AND c.collection = 'orders' AND c.record_id = o.id)
                   AND NOT EXISTS (
                     SELECT 1 FROM devices d WHERE d.order_id = o.id AND (
-                      EXISTS (SELECT 1 FROM outbox x WHERE x.collection = 'devices' AND x.record_id = d.id)
+                      \(Outbox.hasEntrySQL(collection: "'devices'", recordId: "d.id"))
                       OR EXISTS (SELECT 1 FROM conflicts c WHERE c.state = 'open' AND c.collection = 'devices' AND c.record_id = d.id)))
                 LIMIT ?
                 """)
@@ -49,7 +49,7 @@ public struct Retention: Sendable {
             eligible: """
                 SELECT t.id FROM tickets t
                 WHERE t.status = 'closed' AND t.updated_at < ?
-                  AND NOT EXISTS (SELECT 1 FROM outbox x WHERE x.order_key = 'tickets:' || t.id)
+                  AND NOT \(Outbox.hasEntrySQL(orderKey: "'tickets:' || t.id"))
                   AND NOT EXISTS (SELECT 1 FROM conflicts c WHERE c.state = 'open' AND c.collection = 'tickets' AND c.record_id = t.id)
                 LIMIT ?
                 """)

@@ -542,8 +542,8 @@ struct Puller {
                     sql: """
                         DELETE FROM resync_marks WHERE collection = ?
                         AND (record_id NOT IN (SELECT id FROM \(collection.name))
-                             OR EXISTS (SELECT 1 FROM outbox o WHERE o.collection = resync_marks.collection
-                                        AND o.record_id = resync_marks.record_id AND o.kind = 'create'))
+                             OR \(Outbox.hasEntrySQL(
+                                 collection: "resync_marks.collection", recordId: "resync_marks.record_id", kind: .create)))
                         """, arguments: [collection.name])
                 return try String.fetchAll(
                     db, sql: "SELECT record_id FROM resync_marks WHERE collection = ? ORDER BY record_id LIMIT ?",

@@ -367,35 +367,14 @@ struct RecordRebase {
     static func deleteWithPendingChildren(
         _ collection: SyncCollection, id: String, policy: String, now: Timestamp, _ db: Database
     ) throws -> Int {
-        let children: [(SyncCollection, String)]
-        switch collection {
-        case .clients:
-            // Orders booked in here for a client another user deleted, not created on the server yet (each with its
-            // devices, below): they never can be. (The server keeps a deleted client's orders: those it has stay.)
-            children = try String.fetchAll(
-                db, sql: "SELECT DISTINCT record_id FROM outbox WHERE collection = 'orders' AND kind = 'create' AND record_id IN (SELECT id FROM orders WHERE client_id = ?)",
-                arguments: [id]
-            ).map { (.orders, $0) }
-        case .orders:
-            children = try String.fetchAll(
-                db, sql: "SELECT DISTINCT record_id FROM outbox WHERE collection = 'devices' AND kind = 'create' AND record_id IN (SELECT id FROM devices WHERE order_id = ?)",
-                arguments: [id]
-            ).map { (.devices, $0) }
-        case .tickets:
-            children = try String.fetchAll(
-                db, sql: "SELECT DISTINCT record_id FROM outbox WHERE collection = 'ticket_messages' AND order_key = ?",
-                arguments: ["tickets:\(id)"]
-            ).map { (.ticketMessages, $0) }
-        default:
-            children = []
-        }
+        // A client's orders booked in here and not created on the server yet (each with its devices): they never can
+        // be. (The server keeps a deleted client's orders: those it has stay.) An order's devices, a ticket's messages
+        // likewise.
         var affected = 0
-        for (childCollection, childId) in children {
+        for (childCollection, childId) in try Outbox.queuedChildren(db, of: collection, id: id) {
             affected += try deleteWithPendingChildren(childCollection, id: childId, policy: policy, now: now, db)
         }
-        let pending = try Int.fetchOne(
-            db, sql: "SELECT COUNT(*) FROM outbox WHERE collection = ? AND record_id = ?",
-            arguments: [collection.name, id]) ?? 0
+        let pending = try Outbox.entryCount(db, collection: collection, id: id)
         try deletedRemotely(db, collection: collection, id: id, policy: policy, now: now)
         return affected + (pending > 0 ? 1 : 0)
     }

@@ -83,6 +83,11 @@ struct PackageTests {
 
     static var isRoot: Bool { geteuid() == 0 }
 
+    /// The repository this test was built from (its documents and examples are what the package ships).
+    static var repository: String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+    }
+
     /// Runs `body` in a new workspace, removed afterwards.
     static func inWorkspace(_ name: String, _ body: (Workspace) async throws -> Void) async throws {
         let workspace = try Workspace(name)
@@ -90,7 +95,7 @@ struct PackageTests {
         try await body(workspace)
     }
 
-    @Test("contents: stripped binaries, units on /usr/bin, sysusers and tmpfiles, the conffile, man pages, completions, docs")
+    @Test("contents: stripped binaries, units on /usr/bin, sysusers and tmpfiles, the conffile and its example, man pages, completions, docs and integration.md's examples")
     func contents() async throws {
         try await Self.inWorkspace("package-contents") { workspace in
             guard let package = try await Self.unpack(workspace) else { return }
@@ -106,6 +111,25 @@ struct PackageTests {
                 "/usr/share/doc/repairsyncd/operations.md.gz", "/usr/share/doc/repairsyncd/changelog.gz",
             ] {
                 #expect(FileManager.default.fileExists(atPath: package.path(file)), "missing \(file)")
+            }
+            // The documents, compressed, each the repository's own (its title line); the example configuration
+            // as the conffile ships it; docs/examples beside integration.md, as its links expect.
+            let repository = Self.repository
+            let doc = "/usr/share/doc/repairsyncd/"
+            for page in ["README.md", "docs/operations.md", "docs/rpc.md", "docs/architecture.md", "docs/api.md", "docs/integration.md"] {
+                let packaged = package.path(doc + URL(fileURLWithPath: page).lastPathComponent + ".gz")
+                let (status, text) = try await Self.run(["/bin/gzip", "-dc", packaged], workspace)
+                #expect(status == 0, "\(packaged): \(text.prefix(500))")
+                let title = try String(contentsOfFile: repository + "/" + page, encoding: .utf8).prefix { $0 != "\n" }
+                #expect(text.hasPrefix(title + "\n"), "\(packaged) is not \(page): \(text.prefix(200))")
+            }
+            let example = try Data(contentsOf: URL(fileURLWithPath: package.path(doc + "examples/repairsyncd.example.yaml")))
+            #expect(!example.isEmpty)
+            #expect(example == (try Data(contentsOf: URL(fileURLWithPath: package.path("/etc/repairsyncd/repairsyncd.yaml")))))
+            let examples = try FileManager.default.contentsOfDirectory(atPath: repository + "/docs/examples")
+            #expect(!examples.isEmpty)
+            for name in examples {
+                #expect(FileManager.default.fileExists(atPath: package.path(doc + "examples/" + name)), "missing \(doc)examples/\(name)")
             }
             let service = try String(contentsOfFile: package.path("/lib/systemd/system/repairsyncd.service"), encoding: .utf8)
             #expect(service.contains("ExecStart=/usr/bin/repairsyncd --config /etc/repairsyncd/repairsyncd.yaml"))
@@ -319,8 +343,7 @@ struct PackageTests {
                 print("skipped: installing on a copy-on-write view of the system needs root (mount namespace, overlayfs)")
                 return
             }
-            let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-                .deletingLastPathComponent().path
+            let repository = Self.repository
             let script = """
                 set -e
                 layers="$1"; deb="$2"; cd "$3"

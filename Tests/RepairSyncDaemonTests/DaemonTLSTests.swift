@@ -21,6 +21,11 @@ struct DaemonTLSTests {
             ])
     }
 
+    /// The log's lines about a refused handshake (`HTTPTransport`'s “TLS to the API failed”).
+    static func tlsFailureLines(_ h: DaemonHarness) -> [Substring] {
+        h.log().split(separator: "\n").filter { $0.contains("TLS to the API failed") }
+    }
+
     @Test("api.ca_file trusts a private CA; https_proxy from the environment tunnels to a name only the proxy resolves")
     func throughEnvironmentProxy() async throws {
         let data = try TemporaryDirectory(prefix: "tls-daemon")
@@ -112,6 +117,9 @@ struct DaemonTLSTests {
         #expect(stop.hasPrefix("unknown CA: the certificate for 127.0.0.1 is issued by “Shop Firewall CA”"), "\(stop)")
         #expect(stop.contains("set api.ca_file"))
         #expect(try await h.call("status")["message"]?.stringValue == stop)
+        let logged = Self.tlsFailureLines(h)
+        #expect(!logged.isEmpty, "\(h.log().suffix(2000))")
+        #expect(logged.allSatisfy { $0.contains(" error ") && $0.contains(stop) }, "\(logged)")
         let text = try await h.repairctl(["doctor"])
         #expect(text.stdout.contains("unknown CA"), "\(text.stdout)")
         #expect(text.stdout.contains("set api.ca_file to it"), "\(text.stdout)")
@@ -120,6 +128,43 @@ struct DaemonTLSTests {
         #expect(offline.checks["certificate"]?.level == "fail", "\(offline.checks)")
         #expect(offline.checks["certificate"]?.detail.hasPrefix("unknown CA") == true, "\(offline.checks)")
         #expect(offline.checks["api"]?.detail.contains("TLS handshake failed") == true, "\(offline.checks)")
+        await server.stop()
+    }
+
+    @Test("a certificate for another host: the status and the run name it, the log says it at error level, doctor fails it with the fix")
+    func wrongHost() async throws {
+        let data = try TemporaryDirectory(prefix: "tls-daemon")
+        let ca = try ThrowawayCA(directory: data.path("ca"))
+        let server = try await Self.server(data, try ca.issue(hosts: ["api.other.example"]))
+        let h = try DaemonHarness(baseURL: server.baseURL)
+        defer {
+            h.kill(SIGKILL)
+            h.notify.close()
+        }
+        // A long backoff, so that no retry is under way when `status` is read (see expiredCertificate).
+        try h.writeConfig("retry:\n  base: 10m\n  cap: 20m", api: ["ca_file: \(ca.certificatePath)"])
+        try await h.start()
+        let report = try await h.call("sync", .object(["wait": .bool(true)]))
+        let stop = try #require(report["stop"]?.stringValue, "\(report)")
+        #expect(stop == "certificate for 127.0.0.1 is for api.other.example, not 127.0.0.1: check api.base_url", "\(stop)")
+        #expect(report["offline"] == .bool(false))
+
+        let status = try await h.call("status")
+        #expect(status["state"] == .string("error"))
+        #expect(status["message"]?.stringValue == stop)
+        #expect(status["nextRun"]?["reason"]?.stringValue == "retry", "backed off, not a tight loop: \(status)")
+        let logged = Self.tlsFailureLines(h)
+        #expect(!logged.isEmpty, "\(h.log().suffix(2000))")
+        #expect(logged.allSatisfy { $0.contains(" error ") && $0.contains(stop) }, "\(logged)")
+
+        let doctor = try await DaemonEndToEndTests.doctor(h)
+        #expect(doctor.status == 1)
+        let certificate = try #require(doctor.checks["certificate"])
+        #expect(certificate.level == "fail")
+        #expect(certificate.detail == stop)
+        #expect(certificate.fix == "api.base_url must name a host the certificate is for", "\(certificate)")
+        let text = try await h.repairctl(["doctor"])
+        #expect(text.stdout.contains("api.base_url must name a host the certificate is for"), "the fix is printed: \(text.stdout)")
         await server.stop()
     }
 }

@@ -167,4 +167,47 @@ struct DaemonTLSTests {
         #expect(text.stdout.contains("api.base_url must name a host the certificate is for"), "the fix is printed: \(text.stdout)")
         await server.stop()
     }
+
+    @Test("api.proxy in the configuration file: CONNECT carries the unresolved name, its credentials go to the proxy and nowhere else, it wins over https_proxy")
+    func throughConfiguredProxy() async throws {
+        let data = try TemporaryDirectory(prefix: "tls-daemon")
+        let ca = try ThrowawayCA(directory: data.path("ca"))
+        let server = try await Self.server(data, try ca.issue(hosts: ["api.repair.test"]))
+        // api.repair.test resolves only through the proxy; the proxy wants credentials.
+        let proxy = try await ConnectProxy.start(hosts: ["api.repair.test": "127.0.0.1"], credentials: "shop:s3cret")
+        // The environment names another proxy, which api.proxy overrides: it must hear nothing.
+        let environmentProxy = try await ConnectProxy.start(hosts: ["api.repair.test": "127.0.0.1"])
+        let h = try DaemonHarness(baseURL: "https://api.repair.test:\(server.port)")
+        defer {
+            h.kill(SIGKILL)
+            h.notify.close()
+        }
+        try h.writeConfig(api: ["ca_file: \(ca.certificatePath)", "proxy: http://shop:s3cret@127.0.0.1:\(proxy.port)"])
+        h.environment = ["https_proxy": "http://127.0.0.1:\(environmentProxy.port)"]
+        try await h.start()
+        let report = try await h.call("sync", .object(["wait": .bool(true)]))
+        #expect(report["stop"] == nil || report["stop"] == .null, "\(report)")
+        let status = try await h.call("status")
+        guard case .array(let collections)? = status["collections"] else { Issue.record("no collections: \(status)"); return }
+        #expect(collections.first { $0["collection"] == .string("orders") }?["records"]?.intValue == 20, "\(status)")
+
+        #expect(!proxy.requestLines.isEmpty)
+        #expect(proxy.requestLines.allSatisfy { $0 == "CONNECT api.repair.test:\(server.port) HTTP/1.1" }, "\(proxy.requestLines)")
+        #expect(proxy.tunnels > 0)
+        #expect(proxy.authorizations.contains("Basic " + Data("shop:s3cret".utf8).base64EncodedString()))
+        #expect(environmentProxy.requestLines.isEmpty, "api.proxy wins over https_proxy: \(environmentProxy.requestLines)")
+        let log = h.log()
+        #expect(log.contains("http://shop:<redacted>@127.0.0.1:\(proxy.port) (from api.proxy)"), "\(log.prefix(2000))")
+        #expect(!log.contains("s3cret"), "the proxy's password is never logged")
+
+        let doctor = try await DaemonEndToEndTests.doctor(h)
+        let certificate = try #require(doctor.checks["certificate"])
+        #expect(certificate.level == "ok", "\(certificate)")
+        #expect(certificate.detail.contains("through the proxy http://shop:<redacted>@127.0.0.1:\(proxy.port)"), "\(certificate)")
+        let text = try await h.repairctl(["doctor"])
+        #expect(!text.stdout.contains("s3cret") && !text.stderr.contains("s3cret"), "doctor never prints the password")
+        try await proxy.stop()
+        try await environmentProxy.stop()
+        await server.stop()
+    }
 }

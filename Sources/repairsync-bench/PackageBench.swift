@@ -38,7 +38,8 @@ struct PackageBench {
             what: "package", packaged: "\(Self.mib(debBytes)) .deb, \(Self.mib((Int(installed) ?? 0) * 1024)) installed",
             dynamic: "—"))
         var runtimeBytes = 0
-        for tool in ["repairsyncd", "repairctl"] {
+        // Every binary the package ships: repair-api-conformance (for backend teams) too.
+        for tool in ["repairsyncd", "repairctl", "repair-api-conformance"] {
             try? FileManager.default.removeItem(atPath: dynamic + "/" + tool)
             try FileManager.default.copyItem(atPath: dynamicBin + "/" + tool, toPath: dynamic + "/" + tool)
             try Self.run(["/usr/bin/strip", "--strip-unneeded", "--remove-section=.comment", dynamic + "/" + tool])

@@ -21,6 +21,11 @@ struct DaemonTLSTests {
             ])
     }
 
+    /// The log's lines about a refused handshake (`HTTPTransport`'s “TLS to the API failed”).
+    static func tlsFailureLines(_ h: DaemonHarness) -> [Substring] {
+        h.log().split(separator: "\n").filter { $0.contains("TLS to the API failed") }
+    }
+
     @Test("api.ca_file trusts a private CA; https_proxy from the environment tunnels to a name only the proxy resolves")
     func throughEnvironmentProxy() async throws {
         let data = try TemporaryDirectory(prefix: "tls-daemon")
@@ -112,6 +117,9 @@ struct DaemonTLSTests {
         #expect(stop.hasPrefix("unknown CA: the certificate for 127.0.0.1 is issued by “Shop Firewall CA”"), "\(stop)")
         #expect(stop.contains("set api.ca_file"))
         #expect(try await h.call("status")["message"]?.stringValue == stop)
+        let logged = Self.tlsFailureLines(h)
+        #expect(!logged.isEmpty, "\(h.log().suffix(2000))")
+        #expect(logged.allSatisfy { $0.contains(" error ") && $0.contains(stop) }, "\(logged)")
         let text = try await h.repairctl(["doctor"])
         #expect(text.stdout.contains("unknown CA"), "\(text.stdout)")
         #expect(text.stdout.contains("set api.ca_file to it"), "\(text.stdout)")
@@ -120,6 +128,86 @@ struct DaemonTLSTests {
         #expect(offline.checks["certificate"]?.level == "fail", "\(offline.checks)")
         #expect(offline.checks["certificate"]?.detail.hasPrefix("unknown CA") == true, "\(offline.checks)")
         #expect(offline.checks["api"]?.detail.contains("TLS handshake failed") == true, "\(offline.checks)")
+        await server.stop()
+    }
+
+    @Test("a certificate for another host: the status and the run name it, the log says it at error level, doctor fails it with the fix")
+    func wrongHost() async throws {
+        let data = try TemporaryDirectory(prefix: "tls-daemon")
+        let ca = try ThrowawayCA(directory: data.path("ca"))
+        let server = try await Self.server(data, try ca.issue(hosts: ["api.other.example"]))
+        let h = try DaemonHarness(baseURL: server.baseURL)
+        defer {
+            h.kill(SIGKILL)
+            h.notify.close()
+        }
+        // A long backoff, so that no retry is under way when `status` is read (see expiredCertificate).
+        try h.writeConfig("retry:\n  base: 10m\n  cap: 20m", api: ["ca_file: \(ca.certificatePath)"])
+        try await h.start()
+        let report = try await h.call("sync", .object(["wait": .bool(true)]))
+        let stop = try #require(report["stop"]?.stringValue, "\(report)")
+        #expect(stop == "certificate for 127.0.0.1 is for api.other.example, not 127.0.0.1: check api.base_url", "\(stop)")
+        #expect(report["offline"] == .bool(false))
+
+        let status = try await h.call("status")
+        #expect(status["state"] == .string("error"))
+        #expect(status["message"]?.stringValue == stop)
+        #expect(status["nextRun"]?["reason"]?.stringValue == "retry", "backed off, not a tight loop: \(status)")
+        let logged = Self.tlsFailureLines(h)
+        #expect(!logged.isEmpty, "\(h.log().suffix(2000))")
+        #expect(logged.allSatisfy { $0.contains(" error ") && $0.contains(stop) }, "\(logged)")
+
+        let doctor = try await DaemonEndToEndTests.doctor(h)
+        #expect(doctor.status == 1)
+        let certificate = try #require(doctor.checks["certificate"])
+        #expect(certificate.level == "fail")
+        #expect(certificate.detail == stop)
+        #expect(certificate.fix == "api.base_url must name a host the certificate is for", "\(certificate)")
+        let text = try await h.repairctl(["doctor"])
+        #expect(text.stdout.contains("api.base_url must name a host the certificate is for"), "the fix is printed: \(text.stdout)")
+        await server.stop()
+    }
+
+    @Test("api.proxy in the configuration file: CONNECT carries the unresolved name, its credentials go to the proxy and nowhere else, it wins over https_proxy")
+    func throughConfiguredProxy() async throws {
+        let data = try TemporaryDirectory(prefix: "tls-daemon")
+        let ca = try ThrowawayCA(directory: data.path("ca"))
+        let server = try await Self.server(data, try ca.issue(hosts: ["api.repair.test"]))
+        // api.repair.test resolves only through the proxy; the proxy wants credentials.
+        let proxy = try await ConnectProxy.start(hosts: ["api.repair.test": "127.0.0.1"], credentials: "shop:s3cret")
+        // The environment names another proxy, which api.proxy overrides: it must hear nothing.
+        let environmentProxy = try await ConnectProxy.start(hosts: ["api.repair.test": "127.0.0.1"])
+        let h = try DaemonHarness(baseURL: "https://api.repair.test:\(server.port)")
+        defer {
+            h.kill(SIGKILL)
+            h.notify.close()
+        }
+        try h.writeConfig(api: ["ca_file: \(ca.certificatePath)", "proxy: http://shop:s3cret@127.0.0.1:\(proxy.port)"])
+        h.environment = ["https_proxy": "http://127.0.0.1:\(environmentProxy.port)"]
+        try await h.start()
+        let report = try await h.call("sync", .object(["wait": .bool(true)]))
+        #expect(report["stop"] == nil || report["stop"] == .null, "\(report)")
+        let status = try await h.call("status")
+        guard case .array(let collections)? = status["collections"] else { Issue.record("no collections: \(status)"); return }
+        #expect(collections.first { $0["collection"] == .string("orders") }?["records"]?.intValue == 20, "\(status)")
+
+        #expect(!proxy.requestLines.isEmpty)
+        #expect(proxy.requestLines.allSatisfy { $0 == "CONNECT api.repair.test:\(server.port) HTTP/1.1" }, "\(proxy.requestLines)")
+        #expect(proxy.tunnels > 0)
+        #expect(proxy.authorizations.contains("Basic " + Data("shop:s3cret".utf8).base64EncodedString()))
+        #expect(environmentProxy.requestLines.isEmpty, "api.proxy wins over https_proxy: \(environmentProxy.requestLines)")
+        let log = h.log()
+        #expect(log.contains("http://shop:<redacted>@127.0.0.1:\(proxy.port) (from api.proxy)"), "\(log.prefix(2000))")
+        #expect(!log.contains("s3cret"), "the proxy's password is never logged")
+
+        let doctor = try await DaemonEndToEndTests.doctor(h)
+        let certificate = try #require(doctor.checks["certificate"])
+        #expect(certificate.level == "ok", "\(certificate)")
+        #expect(certificate.detail.contains("through the proxy http://shop:<redacted>@127.0.0.1:\(proxy.port)"), "\(certificate)")
+        let text = try await h.repairctl(["doctor"])
+        #expect(!text.stdout.contains("s3cret") && !text.stderr.contains("s3cret"), "doctor never prints the password")
+        try await proxy.stop()
+        try await environmentProxy.stop()
         await server.stop()
     }
 }

@@ -102,6 +102,74 @@ struct TLSTests {
         }
     }
 
+    /// The certificate problems a TLS client refuses, each served by a fresh CA: whom the engine trusts, and what
+    /// the server presents.
+    enum RefusedCertificate: String, CaseIterable, Sendable, CustomTestStringConvertible {
+        case unknownCA = "unknown CA"
+        case expired = "has expired on"
+        case otherHost = "is for api.other.example"
+
+        var testDescription: String { rawValue }
+
+        func issue(_ ca: ThrowawayCA) throws -> ThrowawayCA.Issued {
+            switch self {
+            case .unknownCA: try ca.issue()
+            case .expired: try ca.issue(notBefore: Date() - 40 * 86_400, notAfter: Date() - 2 * 86_400)
+            case .otherHost: try ca.issue(hosts: ["api.other.example"])
+            }
+        }
+
+        func trust(_ ca: ThrowawayCA) -> String? { self == .unknownCA ? nil : ca.certificatePath }
+    }
+
+    @Test(
+        "a refused certificate never falls back to plain HTTP: a plain-text listener on the API's own host and port hears nothing",
+        arguments: RefusedCertificate.allCases)
+    func noPlainHTTPFallback(refused: RefusedCertificate) async throws {
+        let directory = try TemporaryDirectory(prefix: "tls-ca")
+        let ca = try ThrowawayCA(directory: directory.path("ca"))
+        let issued = try refused.issue(ca)
+        let tls = DevBackend.TLS(certificateChainPath: issued.certificatePath, privateKeyPath: issued.keyPath)
+        try await RunningBackend.with(seed: SeedOptions(orders: 5), tls: (tls, caFile: ca.certificatePath)) { backend in
+            // The API's port speaks TLS (forwarded to the backend) and catches plain text: http:// to the same host
+            // and port — what a fallback would send — is recorded there.
+            let trap = try await PlainHTTPTrap.start(upstreamPort: backend.port)
+            let baseURL = "https://127.0.0.1:\(trap.port)"
+            let store = try ReplicaStore.open(at: directory.path("replica.sqlite"))
+            let settings = TransportSettings(caFile: refused.trust(ca))
+            let http = try settings.makeHTTPClient()
+            let api = APIClient(
+                configuration: .init(baseURL: baseURL, token: RunningBackend.token), clock: SystemEngineClock(),
+                transport: HTTPTransport(baseURL: baseURL, http: http, settings: settings))
+            do {
+                let engine = try SyncEngine(store: store, api: api, configuration: EngineHarness.configuration())
+                // The test's own admin client can ask the backend for its counters only when the certificate is
+                // good apart from its CA (it trusts the CA, and checks dates and names).
+                let before = refused == .unknownCA ? try await Self.requests(backend) : nil
+                // Twice: a second run (a retry) must not fall back either.
+                for _ in 0..<2 {
+                    let report = await engine.performFullSync()
+                    #expect(report.stop?.contains(refused.rawValue) == true, "\(report.stop ?? "no stop")")
+                }
+                if let before {
+                    #expect(try await Self.requests(backend) == before + 1, "only the counters question reached the server")
+                }
+            } catch {
+                try? await http.shutdown()
+                throw error
+            }
+            try await http.shutdown()
+            #expect(trap.tlsConnections >= 2, "the engine reached the API's port over TLS")
+            #expect(trap.plainTextLines.isEmpty, "plain text sent to the API's port: \(trap.plainTextLines)")
+
+            // The control: the trap does catch plain HTTP on that port (the same transport, given an http:// URL).
+            let plain = HTTPTransport(baseURL: "http://127.0.0.1:\(trap.port)", http: HTTPClient.shared)
+            _ = try? await plain.send(TransportRequest(method: "GET", path: "/api/v1/health"), timeout: .seconds(30))
+            #expect(trap.plainTextLines.contains { $0.hasPrefix("GET /api/v1/health HTTP/1.1") }, "\(trap.plainTextLines)")
+            try await trap.stop()
+        }
+    }
+
     @Test("an expired certificate is named with the day it expired")
     func expired() async throws {
         let directory = try TemporaryDirectory(prefix: "tls-ca")

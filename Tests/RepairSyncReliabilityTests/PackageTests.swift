@@ -10,7 +10,8 @@ import Testing
 /// The Debian package of `scripts/package`, named by `REPAIRSYNC_PACKAGE` (`scripts/test` sets it when it builds
 /// one): what it holds, what it loads, that it runs with the Swift toolchain out of sight, and what its maintainer
 /// scripts do — on a copy-on-write view of this machine (overlayfs in a private mount namespace), so nothing of the
-/// install stays. Without a package, or without root for the namespaces, each test says why it is skipped.
+/// install stays. Without a package (`REPAIRSYNC_PACKAGE` unset) each test is skipped and prints why; with one, they
+/// must run: a missing prerequisite (root, `unshare --mount`, lintian) fails them, so CI cannot pass by skipping.
 @Suite("The package", .serialized, .timeLimit(.minutes(10)))
 struct PackageTests {
     /// The package, unpacked once per test into a temporary directory.
@@ -29,10 +30,44 @@ struct PackageTests {
         func path(_ file: String) -> String { root + file }
     }
 
-    static func unpack(_ workspace: Workspace) async throws -> Unpacked? {
-        guard let deb = ProcessInfo.processInfo.environment["REPAIRSYNC_PACKAGE"], !deb.isEmpty else {
-            print("skipped: no package (REPAIRSYNC_PACKAGE is unset; scripts/test --package builds one with scripts/package)")
-            return nil
+    /// The package under test: `REPAIRSYNC_PACKAGE` (`scripts/test --package` sets it), nil when it is unset.
+    static var packagePath: String? {
+        guard let deb = ProcessInfo.processInfo.environment["REPAIRSYNC_PACKAGE"], !deb.isEmpty else { return nil }
+        return deb
+    }
+
+    /// A prerequisite this machine lacks, thrown when the package's tests must run (`REPAIRSYNC_PACKAGE` is set).
+    struct PrerequisiteMissing: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// Stops a test that cannot run here: without a package it is a skip (the reason printed, the test cancelled);
+    /// with one (`REPAIRSYNC_PACKAGE` set, as in CI) the package's tests must run, so it is a failure.
+    static func cannotRun(_ reason: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> Never {
+        if let deb = packagePath {
+            throw PrerequisiteMissing(
+                description: "\(reason); REPAIRSYNC_PACKAGE=\(deb) is set, so the package's tests must run, not be skipped")
+        }
+        print("skipped: \(reason)")
+        try Test.cancel(Comment(rawValue: reason), sourceLocation: sourceLocation)
+    }
+
+    /// Requires root, and mount namespaces that work (`unshare --mount`): hiding the toolchain and installing on a
+    /// copy-on-write view of the system need both.
+    static func requireMountNamespace(_ purpose: String, _ workspace: Workspace) async throws {
+        guard isRoot else { try cannotRun("\(purpose) needs a mount namespace (unshare --mount), which needs root") }
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/unshare") else {
+            try cannotRun("\(purpose) needs /usr/bin/unshare (package util-linux)")
+        }
+        let probe = try await run(["/usr/bin/unshare", "--mount", "--propagation", "private", "--", "/bin/true"], workspace)
+        guard probe.status == 0 else {
+            try cannotRun("\(purpose) needs a mount namespace, and unshare --mount fails here: \(probe.output)")
+        }
+    }
+
+    static func unpack(_ workspace: Workspace) async throws -> Unpacked {
+        guard let deb = packagePath else {
+            try cannotRun("no package (REPAIRSYNC_PACKAGE is unset; scripts/test --package builds one with scripts/package)")
         }
         try #require(FileManager.default.fileExists(atPath: deb), "REPAIRSYNC_PACKAGE=\(deb) does not exist")
         let root = workspace.file("root")
@@ -83,6 +118,11 @@ struct PackageTests {
 
     static var isRoot: Bool { geteuid() == 0 }
 
+    /// The repository this test was built from (its documents and examples are what the package ships).
+    static var repository: String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+    }
+
     /// Runs `body` in a new workspace, removed afterwards.
     static func inWorkspace(_ name: String, _ body: (Workspace) async throws -> Void) async throws {
         let workspace = try Workspace(name)
@@ -90,10 +130,10 @@ struct PackageTests {
         try await body(workspace)
     }
 
-    @Test("contents: stripped binaries, units on /usr/bin, sysusers and tmpfiles, the conffile, man pages, completions, docs")
+    @Test("contents: stripped binaries, units on /usr/bin, sysusers and tmpfiles, the conffile and its example, man pages, completions, docs and integration.md's examples")
     func contents() async throws {
         try await Self.inWorkspace("package-contents") { workspace in
-            guard let package = try await Self.unpack(workspace) else { return }
+            let package = try await Self.unpack(workspace)
             #expect(package.deb.hasSuffix("repairsyncd_\(package.control["Version"] ?? "?")_\(package.control["Architecture"] ?? "?").deb"))
             for file in [
                 "/usr/bin/repairsyncd", "/usr/bin/repairctl", "/usr/bin/repair-api-conformance",
@@ -106,6 +146,25 @@ struct PackageTests {
                 "/usr/share/doc/repairsyncd/operations.md.gz", "/usr/share/doc/repairsyncd/changelog.gz",
             ] {
                 #expect(FileManager.default.fileExists(atPath: package.path(file)), "missing \(file)")
+            }
+            // The documents, compressed, each the repository's own (its title line); the example configuration
+            // as the conffile ships it; docs/examples beside integration.md, as its links expect.
+            let repository = Self.repository
+            let doc = "/usr/share/doc/repairsyncd/"
+            for page in ["README.md", "docs/operations.md", "docs/rpc.md", "docs/architecture.md", "docs/api.md", "docs/integration.md"] {
+                let packaged = package.path(doc + URL(fileURLWithPath: page).lastPathComponent + ".gz")
+                let (status, text) = try await Self.run(["/bin/gzip", "-dc", packaged], workspace)
+                #expect(status == 0, "\(packaged): \(text.prefix(500))")
+                let title = try String(contentsOfFile: repository + "/" + page, encoding: .utf8).prefix { $0 != "\n" }
+                #expect(text.hasPrefix(title + "\n"), "\(packaged) is not \(page): \(text.prefix(200))")
+            }
+            let example = try Data(contentsOf: URL(fileURLWithPath: package.path(doc + "examples/repairsyncd.example.yaml")))
+            #expect(!example.isEmpty)
+            #expect(example == (try Data(contentsOf: URL(fileURLWithPath: package.path("/etc/repairsyncd/repairsyncd.yaml")))))
+            let examples = try FileManager.default.contentsOfDirectory(atPath: repository + "/docs/examples")
+            #expect(!examples.isEmpty)
+            for name in examples {
+                #expect(FileManager.default.fileExists(atPath: package.path(doc + "examples/" + name)), "missing \(doc)examples/\(name)")
             }
             let service = try String(contentsOfFile: package.path("/lib/systemd/system/repairsyncd.service"), encoding: .utf8)
             #expect(service.contains("ExecStart=/usr/bin/repairsyncd --config /etc/repairsyncd/repairsyncd.yaml"))
@@ -150,7 +209,7 @@ struct PackageTests {
     @Test("ldd: only stock Debian system libraries, every one of them in Depends, none from the Swift toolchain")
     func sharedLibraries() async throws {
         try await Self.inWorkspace("package-ldd") { workspace in
-            guard let package = try await Self.unpack(workspace) else { return }
+            let package = try await Self.unpack(workspace)
             let toolchain = try Self.toolchainRoot()
             for binary in ["/usr/bin/repairsyncd", "/usr/bin/repairctl", "/usr/bin/repair-api-conformance"] {
                 let (status, output) = try await Self.run(["/usr/bin/ldd", package.path(binary)], workspace)
@@ -182,11 +241,8 @@ struct PackageTests {
     @Test("with the Swift toolchain hidden: --version, --check-config, and a sync against repair-api-dev")
     func runsWithoutToolchain() async throws {
         try await Self.inWorkspace("package-no-toolchain") { workspace in
-            guard let package = try await Self.unpack(workspace) else { return }
-            guard Self.isRoot else {
-                print("skipped: hiding the toolchain needs a mount namespace (unshare --mount), which needs root")
-                return
-            }
+            let package = try await Self.unpack(workspace)
+            try await Self.requireMountNamespace("hiding the toolchain", workspace)
             let toolchain = try Self.toolchainRoot()
             let hidden = Self.withoutToolchain(toolchain)
             let daemonBinary = package.path("/usr/bin/repairsyncd")
@@ -246,11 +302,8 @@ struct PackageTests {
     @Test("maintainer scripts: install makes the user, group, directory and key, enables nothing; remove keeps the store and configuration; purge removes them")
     func maintainerScripts() async throws {
         try await Self.inWorkspace("package-scripts") { workspace in
-            guard let package = try await Self.unpack(workspace) else { return }
-            guard Self.isRoot else {
-                print("skipped: installing on a copy-on-write view of the system needs root (mount namespace, overlayfs)")
-                return
-            }
+            let package = try await Self.unpack(workspace)
+            try await Self.requireMountNamespace("installing on a copy-on-write view of the system (overlayfs)", workspace)
             let script = """
                 set -e
                 layers="$1"; deb="$2"
@@ -314,13 +367,9 @@ struct PackageTests {
     @Test("scripts/install --deb installs the package with apt; --uninstall keeps the configuration, --purge removes it")
     func installScript() async throws {
         try await Self.inWorkspace("package-install-script") { workspace in
-            guard let package = try await Self.unpack(workspace) else { return }
-            guard Self.isRoot else {
-                print("skipped: installing on a copy-on-write view of the system needs root (mount namespace, overlayfs)")
-                return
-            }
-            let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-                .deletingLastPathComponent().path
+            let package = try await Self.unpack(workspace)
+            try await Self.requireMountNamespace("installing on a copy-on-write view of the system (overlayfs)", workspace)
+            let repository = Self.repository
             let script = """
                 set -e
                 layers="$1"; deb="$2"; cd "$3"
@@ -350,10 +399,9 @@ struct PackageTests {
     @Test("lintian: no error or warning, other than the overrides the package carries with their reasons")
     func lintian() async throws {
         try await Self.inWorkspace("package-lintian") { workspace in
-            guard let package = try await Self.unpack(workspace) else { return }
+            let package = try await Self.unpack(workspace)
             guard FileManager.default.isExecutableFile(atPath: "/usr/bin/lintian") else {
-                print("skipped: lintian is not installed (scripts/test --package installs it)")
-                return
+                try Self.cannotRun("lintian is not installed (scripts/test --package installs it)")
             }
             let (status, output) = try await Self.run(
                 ["/usr/bin/lintian", "--fail-on", "error,warning", "--display-info", package.deb], workspace, timeout: 600)

@@ -33,4 +33,26 @@ import Testing
             #expect(try FieldValuesJSON.decode(FieldValuesJSON.encode(values)) == values)
         }
     }
+
+    @Test("the values of changes gone in doubt: byte for byte what JSONSerialization with sorted keys wrote there before")
+    func inDoubtMatchesFoundation() throws {
+        let pieces = ["", "ready", "quote \" and \\", "line\nbreak\u{01}", "Chloé 📱", "\u{2028}", "a/b"]
+        var state: UInt64 = 11
+        func next() -> Int {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return Int(state >> 33)
+        }
+        for _ in 0..<500 {
+            var values: [String: [String?]] = [:]
+            for field in ["status", "notes", "diagnosis"].prefix(next() % 4) {
+                values[field] = (0..<(1 + next() % 3)).map { _ in
+                    next() % 5 == 0 ? nil : pieces[next() % pieces.count] + pieces[next() % pieces.count]
+                }
+            }
+            let object = values.mapValues { $0.map { $0.map { $0 as Any } ?? NSNull() } }
+            let foundation = String(
+                decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self)
+            #expect(FieldValuesJSON.encodeInDoubt(values) == foundation, "\(values)")
+        }
+    }
 }

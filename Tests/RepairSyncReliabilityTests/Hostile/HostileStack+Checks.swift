@@ -11,22 +11,19 @@ extension HostileStack {
     }
 
     /// The status's `nextRun` once its reason satisfies `condition` (the scheduler plans after a run's outcome is
-    /// posted to it, a moment after the run's report), re-reading the status until `timeout`; the last one read
-    /// otherwise.
-    func nextRun(timeout: Duration = .seconds(30), _ condition: (String) -> Bool) async throws -> PlannedRun? {
-        let deadline = ContinuousClock.now + timeout
-        var last: PlannedRun?
-        while ContinuousClock.now < deadline {
-            let status = try await daemon.call("status")
-            if let reason = status["nextRun"]?["reason"]?.stringValue,
-                let text = status["nextRun"]?["at"]?.stringValue, let at = Self.timestamp(text)
-            {
-                last = PlannedRun(reason: reason, at: at)
-                if condition(reason) { return last }
-            }
-            try await Task.sleep(for: .milliseconds(50))
+    /// posted to it, a moment after the run's report), from the daemon's status notifications until `timeout`; nil
+    /// when no status within it planned such a run.
+    func nextRun(timeout: TimeInterval = 30, _ condition: @escaping @Sendable (String) -> Bool) async throws -> PlannedRun? {
+        let status = try await daemon.waitForStatus(timeout: timeout) { status in
+            guard let reason = status["nextRun"]?["reason"]?.stringValue, let text = status["nextRun"]?["at"]?.stringValue,
+                Self.timestamp(text) != nil
+            else { return false }
+            return condition(reason)
         }
-        return last
+        guard let status, let reason = status["nextRun"]?["reason"]?.stringValue,
+            let text = status["nextRun"]?["at"]?.stringValue, let at = Self.timestamp(text)
+        else { return nil }
+        return PlannedRun(reason: reason, at: at)
     }
 
     /// The runs that ended well so far (`status.metrics.successes`).

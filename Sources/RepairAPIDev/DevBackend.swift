@@ -168,7 +168,8 @@ public final class DevBackend: Sendable {
                     uniqueKeysWithValues: options.tokens.sorted(by: { $0.key < $1.key }).enumerated().map {
                         ($0.element.key, BackendStore.User(id: "usr_api_\($0.offset + 1)", name: $0.element.value))
                     })))
-        router.add(middleware: WriteLogMiddleware(log: store.counters.writes))
+        // Only where `GET /admin/writes` can read it: it collects and decodes the body of every write.
+        if options.admin { router.add(middleware: WriteLogMiddleware(log: store.counters.writes)) }
         router.add(middleware: FaultMiddleware(injector: injector, counters: store.counters))
         router.add(
             middleware: CompressionMiddleware(

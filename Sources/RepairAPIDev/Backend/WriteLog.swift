@@ -35,10 +35,11 @@ final class WriteLog: Sendable {
     func record(_ entry: Entry) {
         state.withLock { state in
             state.entries.append(entry)
-            let excess = state.entries.count - Self.capacity
-            if excess > 0 {
-                state.entries.removeFirst(excess)
-                state.dropped += excess
+            // Trimmed a whole `capacity` at a time, so that a long run shifts the array once per `capacity` writes
+            // rather than at every write; readers see only the newest `capacity`.
+            if state.entries.count >= 2 * Self.capacity {
+                state.entries.removeFirst(Self.capacity)
+                state.dropped += Self.capacity
             }
         }
     }
@@ -46,7 +47,9 @@ final class WriteLog: Sendable {
     /// The kept entries, oldest first, of one path when `path` is given; and how many older ones were dropped.
     func entries(path: String?) -> (entries: [Entry], dropped: Int) {
         state.withLock { state in
-            (path.map { path in state.entries.filter { $0.path == path } } ?? state.entries, state.dropped)
+            let excess = max(0, state.entries.count - Self.capacity)
+            let kept = state.entries.dropFirst(excess)
+            return (path.map { path in kept.filter { $0.path == path } } ?? Array(kept), state.dropped + excess)
         }
     }
 }

@@ -79,16 +79,11 @@ struct APIRoutes {
             case .success(let value): key = value
             case .failure(let reply): return reply.response(fault: context.responseFault)
             }
-            let fingerprint = requestFingerprint(method: "PATCH", path: request.uri.path, body: body)
-            if context.responseFault == .invalidValue {
-                return try await store.refuseInjected(
-                    idempotencyKey: key, token: context.token ?? "", fingerprint: fingerprint
-                ).response()
+            return try await write(request, body: body, key: key, context) { fingerprint in
+                try await store.patch(
+                    collection, id: id, body: body, ifMatch: ifMatch, idempotencyKey: key, token: context.token ?? "",
+                    fingerprint: fingerprint)
             }
-            return try await store.patch(
-                collection, id: id, body: body, ifMatch: ifMatch, idempotencyKey: key, token: context.token ?? "",
-                fingerprint: fingerprint
-            ).response(fault: context.responseFault)
         }
         api.post(":collection") { request, context in
             guard let collection = SyncCollection(rawValue: context.parameters.get("collection") ?? "") else {
@@ -100,15 +95,10 @@ struct APIRoutes {
             case .success(let value): key = value
             case .failure(let reply): return reply.response(fault: context.responseFault)
             }
-            let fingerprint = requestFingerprint(method: "POST", path: request.uri.path, body: body)
-            if context.responseFault == .invalidValue {
-                return try await store.refuseInjected(
-                    idempotencyKey: key, token: context.token ?? "", fingerprint: fingerprint
-                ).response()
+            return try await write(request, body: body, key: key, context) { fingerprint in
+                try await store.createNew(
+                    collection, body: body, idempotencyKey: key, token: context.token ?? "", fingerprint: fingerprint)
             }
-            return try await store.createNew(
-                collection, body: body, idempotencyKey: key, token: context.token ?? "", fingerprint: fingerprint
-            ).response(fault: context.responseFault)
         }
         // Registered under `:collection` rather than a literal `tickets`: the router does not backtrack, and a
         // literal would hide `GET /tickets/{id}`.
@@ -123,17 +113,27 @@ struct APIRoutes {
             case .success(let value): key = value
             case .failure(let reply): return reply.response(fault: context.responseFault)
             }
-            let fingerprint = requestFingerprint(method: "POST", path: request.uri.path, body: body)
-            if context.responseFault == .invalidValue {
-                return try await store.refuseInjected(
-                    idempotencyKey: key, token: context.token ?? "", fingerprint: fingerprint
-                ).response()
+            return try await write(request, body: body, key: key, context) { fingerprint in
+                try await store.createMessage(
+                    ticketId: ticketId, body: body, idempotencyKey: key, token: context.token ?? "",
+                    user: context.user ?? .init(id: "usr_api", name: "API user"), fingerprint: fingerprint)
             }
-            return try await store.createMessage(
-                ticketId: ticketId, body: body, idempotencyKey: key, token: context.token ?? "",
-                user: context.user ?? .init(id: "usr_api", name: "API user"), fingerprint: fingerprint
-            ).response(fault: context.responseFault)
         }
+    }
+
+    /// A write's answer: `apply`'s, given the request's fingerprint — or, when the fault middleware injected a `422`,
+    /// that refusal, remembered under the request's key as every 422 is (docs/api.md section 5).
+    func write(
+        _ request: Request, body: Data, key: String?, _ context: DevRequestContext,
+        apply: (_ fingerprint: String) async throws -> BackendReply
+    ) async throws -> Response {
+        let fingerprint = requestFingerprint(method: request.method.rawValue, path: request.uri.path, body: body)
+        if context.responseFault == .invalidValue {
+            return try await store.refuseInjected(
+                idempotencyKey: key, token: context.token ?? "", fingerprint: fingerprint
+            ).response()
+        }
+        return try await apply(fingerprint).response(fault: context.responseFault)
     }
 
     static func unknownCollection(_ context: DevRequestContext) -> Response {

@@ -11,8 +11,8 @@ internal import Synchronization
 /// way out (money through a double, a `next_cursor` that skips an entry, a create's 200 made a 201, heartbeats
 /// dropped from the change stream, a body gzipped without `Vary` or for a client that did not ask). Compressing
 /// here, below `CompressionMiddleware`, leaves that middleware nothing to do: it passes an encoded answer through.
-/// With no defect on it passes everything through untouched. (`drop_date_header` is done below the router, by `DateHeaderDefectHandler`: the framework
-/// adds `Date` after every middleware.)
+/// With no defect on it passes everything through untouched. (`drop_date_header` is done below the router, by
+/// `DateHeaderDefectHandler`: the framework adds `Date` after every middleware.)
 struct DefectMiddleware: RouterMiddleware {
     typealias Context = DevRequestContext
     let defects: DefectSwitches

@@ -9,11 +9,6 @@ extension ConformanceRun {
     /// A key no record has, in the shape of the run's names.
     var unknownField: String { "repair_api_conformance_no_such_field" }
 
-    /// A record id as one path segment, escaped as the daemon's `APIClient` escapes it.
-    static func pathSegment(_ id: String) -> String {
-        id.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(["/"])) ?? id
-    }
-
     /// An id no server holds.
     var unknownRecordID: String { "repair-api-conformance-\(runID)-no-such-record" }
 
@@ -97,7 +92,7 @@ extension ConformanceRun {
             findings.problem(check, "\(collection.name) \(id) cannot be read before the PATCH (\(what))")
             return
         }
-        let path = "/api/v1/\(collection.name)/\(Self.pathSegment(id))"
+        let path = "/api/v1/\(collection.name)/\(APIClient.escape(id))"
         let headers = [(name: "Idempotency-Key", value: key ?? nextKey()), ("If-Match", ifMatch ?? "\"\(current)\"")]
         let (exchange, _) = await client.call { api throws(APIError) in
             _ = try await api.request("PATCH", path, json: body, headers: headers)
@@ -119,7 +114,7 @@ extension ConformanceRun {
         }
         let (exchange, _) = await client.call { [key = nextKey()] api throws(APIError) in
             _ = try await api.request(
-                "PATCH", "/api/v1/\(collection.name)/\(Self.pathSegment(id))",
+                "PATCH", "/api/v1/\(collection.name)/\(APIClient.escape(id))",
                 json: Self.body([(field, .string(value))]),
                 headers: [("Idempotency-Key", key), ("If-Match", String(current))])
         }

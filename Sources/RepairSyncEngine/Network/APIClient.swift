@@ -145,7 +145,9 @@ public final class APIClient: Sendable {
 
     // MARK: Transport
 
-    static func escape(_ segment: String) -> String {
+    /// A record id as one path segment (`/` escaped too): how every request of the engine names a record, and how
+    /// `repair-api-conformance` names one in the requests it builds itself.
+    public static func escape(_ segment: String) -> String {
         segment.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(["/"])) ?? segment
     }
 

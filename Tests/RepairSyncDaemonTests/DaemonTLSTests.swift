@@ -26,6 +26,31 @@ struct DaemonTLSTests {
         h.log().split(separator: "\n").filter { $0.contains("TLS to the API failed") }
     }
 
+    /// A daemon against a `repair-api-dev` presenting a certificate of `ca` it refuses (`issue`), after a `sync` it
+    /// waited for: `body` gets the harness, the run's report and its stop reason. With `trusting`, `api.ca_file` names
+    /// the CA and the retry backoff is long — with the default 1 s base the retry is due 2.5–5 s after the failed run,
+    /// and on a loaded machine it could be under way when `status` is read ("syncing", no next run planned).
+    static func withRefusedCertificate(
+        ca: (TemporaryDirectory) throws -> ThrowawayCA, trusting: Bool = true,
+        issue: (ThrowawayCA) throws -> ThrowawayCA.Issued,
+        _ body: (_ h: DaemonHarness, _ report: JSONValue, _ stop: String) async throws -> Void
+    ) async throws {
+        let data = try TemporaryDirectory(prefix: "tls-daemon")
+        let ca = try ca(data)
+        let server = try await Self.server(data, try issue(ca))
+        let h = try DaemonHarness(baseURL: server.baseURL)
+        defer {
+            h.kill(SIGKILL)
+            h.notify.close()
+        }
+        if trusting { try h.writeConfig("retry:\n  base: 10m\n  cap: 20m", api: ["ca_file: \(ca.certificatePath)"]) }
+        try await h.start()
+        let report = try await h.call("sync", .object(["wait": .bool(true)]))
+        let stop = try #require(report["stop"]?.stringValue, "\(report)")
+        try await body(h, report, stop)
+        await server.stop()
+    }
+
     @Test("api.ca_file trusts a private CA; https_proxy from the environment tunnels to a name only the proxy resolves")
     func throughEnvironmentProxy() async throws {
         let data = try TemporaryDirectory(prefix: "tls-daemon")
@@ -63,109 +88,81 @@ struct DaemonTLSTests {
 
     @Test("an expired certificate: the status and the run name it, the log says it at error level, doctor fails it with the fix; the schedule backs off")
     func expiredCertificate() async throws {
-        let data = try TemporaryDirectory(prefix: "tls-daemon")
-        let ca = try ThrowawayCA(directory: data.path("ca"))
-        let server = try await Self.server(
-            data, try ca.issue(notBefore: Date() - 40 * 86_400, notAfter: Date() - 2 * 86_400))
-        let h = try DaemonHarness(baseURL: server.baseURL)
-        defer {
-            h.kill(SIGKILL)
-            h.notify.close()
+        try await Self.withRefusedCertificate(
+            ca: { try ThrowawayCA(directory: $0.path("ca")) },
+            issue: { try $0.issue(notBefore: Date() - 40 * 86_400, notAfter: Date() - 2 * 86_400) }
+        ) { h, report, stop in
+            #expect(stop.hasPrefix("certificate for 127.0.0.1 has expired on "), "\(stop)")
+            #expect(report["offline"] == .bool(false))
+
+            let status = try await h.call("status")
+            #expect(status["state"] == .string("error"))
+            #expect(status["message"]?.stringValue == stop)
+            #expect(status["online"] == .bool(true), "a refused certificate is not “offline”")
+            #expect(status["nextRun"]?["reason"]?.stringValue == "retry", "backed off, not a tight loop: \(status)")
+            let logged = Self.tlsFailureLines(h)
+            #expect(!logged.isEmpty, "\(h.log().suffix(2000))")
+            #expect(logged.allSatisfy { $0.contains("error") && $0.contains("has expired on") })
+
+            let doctor = try await DaemonEndToEndTests.doctor(h)
+            #expect(doctor.status == 1)
+            #expect(doctor.checks["api"]?.level == "fail")
+            let certificate = try #require(doctor.checks["certificate"])
+            #expect(certificate.level == "fail")
+            #expect(certificate.detail == stop)
+            let text = try await h.repairctl(["doctor"])
+            #expect(text.stdout.contains("renewed"), "the fix is printed: \(text.stdout)")
         }
-        // A long backoff: with the default 1 s base the retry is due 2.5-5 s after the failed run, and on a loaded
-        // machine it could be under way when `status` is read below ("syncing", no next run planned).
-        try h.writeConfig("retry:\n  base: 10m\n  cap: 20m", api: ["ca_file: \(ca.certificatePath)"])
-        try await h.start()
-        let report = try await h.call("sync", .object(["wait": .bool(true)]))
-        let stop = try #require(report["stop"]?.stringValue, "\(report)")
-        #expect(stop.hasPrefix("certificate for 127.0.0.1 has expired on "), "\(stop)")
-        #expect(report["offline"] == .bool(false))
-
-        let status = try await h.call("status")
-        #expect(status["state"] == .string("error"))
-        #expect(status["message"]?.stringValue == stop)
-        #expect(status["online"] == .bool(true), "a refused certificate is not “offline”")
-        #expect(status["nextRun"]?["reason"]?.stringValue == "retry", "backed off, not a tight loop: \(status)")
-        let logged = h.log().split(separator: "\n").filter { $0.contains("TLS to the API failed") }
-        #expect(!logged.isEmpty, "\(h.log().suffix(2000))")
-        #expect(logged.allSatisfy { $0.contains("error") && $0.contains("has expired on") })
-
-        let doctor = try await DaemonEndToEndTests.doctor(h)
-        #expect(doctor.status == 1)
-        #expect(doctor.checks["api"]?.level == "fail")
-        let certificate = try #require(doctor.checks["certificate"])
-        #expect(certificate.level == "fail")
-        #expect(certificate.detail == stop)
-        let text = try await h.repairctl(["doctor"])
-        #expect(text.stdout.contains("renewed"), "the fix is printed: \(text.stdout)")
-        await server.stop()
     }
 
     @Test("a certificate from a CA this machine does not know: “unknown CA … set api.ca_file” in the status and doctor")
     func unknownCA() async throws {
-        let data = try TemporaryDirectory(prefix: "tls-daemon")
-        let ca = try ThrowawayCA(directory: data.path("ca"), name: "Shop Firewall CA")
-        let server = try await Self.server(data, try ca.issue())
-        let h = try DaemonHarness(baseURL: server.baseURL)
-        defer {
-            h.kill(SIGKILL)
-            h.notify.close()
+        try await Self.withRefusedCertificate(
+            ca: { try ThrowawayCA(directory: $0.path("ca"), name: "Shop Firewall CA") }, trusting: false,
+            issue: { try $0.issue() }
+        ) { h, _, stop in
+            #expect(stop.hasPrefix("unknown CA: the certificate for 127.0.0.1 is issued by “Shop Firewall CA”"), "\(stop)")
+            #expect(stop.contains("set api.ca_file"))
+            #expect(try await h.call("status")["message"]?.stringValue == stop)
+            let logged = Self.tlsFailureLines(h)
+            #expect(!logged.isEmpty, "\(h.log().suffix(2000))")
+            #expect(logged.allSatisfy { $0.contains(" error ") && $0.contains(stop) }, "\(logged)")
+            let text = try await h.repairctl(["doctor"])
+            #expect(text.stdout.contains("unknown CA"), "\(text.stdout)")
+            #expect(text.stdout.contains("set api.ca_file to it"), "\(text.stdout)")
+            // repairsyncd doctor, without asking the daemon, builds its client from the same settings and says the same.
+            let offline = try await DaemonEndToEndTests.doctor(h, offline: true)
+            #expect(offline.checks["certificate"]?.level == "fail", "\(offline.checks)")
+            #expect(offline.checks["certificate"]?.detail.hasPrefix("unknown CA") == true, "\(offline.checks)")
+            #expect(offline.checks["api"]?.detail.contains("TLS handshake failed") == true, "\(offline.checks)")
         }
-        try await h.start()
-        let report = try await h.call("sync", .object(["wait": .bool(true)]))
-        let stop = try #require(report["stop"]?.stringValue, "\(report)")
-        #expect(stop.hasPrefix("unknown CA: the certificate for 127.0.0.1 is issued by “Shop Firewall CA”"), "\(stop)")
-        #expect(stop.contains("set api.ca_file"))
-        #expect(try await h.call("status")["message"]?.stringValue == stop)
-        let logged = Self.tlsFailureLines(h)
-        #expect(!logged.isEmpty, "\(h.log().suffix(2000))")
-        #expect(logged.allSatisfy { $0.contains(" error ") && $0.contains(stop) }, "\(logged)")
-        let text = try await h.repairctl(["doctor"])
-        #expect(text.stdout.contains("unknown CA"), "\(text.stdout)")
-        #expect(text.stdout.contains("set api.ca_file to it"), "\(text.stdout)")
-        // repairsyncd doctor, without asking the daemon, builds its client from the same settings and says the same.
-        let offline = try await DaemonEndToEndTests.doctor(h, offline: true)
-        #expect(offline.checks["certificate"]?.level == "fail", "\(offline.checks)")
-        #expect(offline.checks["certificate"]?.detail.hasPrefix("unknown CA") == true, "\(offline.checks)")
-        #expect(offline.checks["api"]?.detail.contains("TLS handshake failed") == true, "\(offline.checks)")
-        await server.stop()
     }
 
     @Test("a certificate for another host: the status and the run name it, the log says it at error level, doctor fails it with the fix")
     func wrongHost() async throws {
-        let data = try TemporaryDirectory(prefix: "tls-daemon")
-        let ca = try ThrowawayCA(directory: data.path("ca"))
-        let server = try await Self.server(data, try ca.issue(hosts: ["api.other.example"]))
-        let h = try DaemonHarness(baseURL: server.baseURL)
-        defer {
-            h.kill(SIGKILL)
-            h.notify.close()
+        try await Self.withRefusedCertificate(
+            ca: { try ThrowawayCA(directory: $0.path("ca")) }, issue: { try $0.issue(hosts: ["api.other.example"]) }
+        ) { h, report, stop in
+            #expect(stop == "certificate for 127.0.0.1 is for api.other.example, not 127.0.0.1: check api.base_url", "\(stop)")
+            #expect(report["offline"] == .bool(false))
+
+            let status = try await h.call("status")
+            #expect(status["state"] == .string("error"))
+            #expect(status["message"]?.stringValue == stop)
+            #expect(status["nextRun"]?["reason"]?.stringValue == "retry", "backed off, not a tight loop: \(status)")
+            let logged = Self.tlsFailureLines(h)
+            #expect(!logged.isEmpty, "\(h.log().suffix(2000))")
+            #expect(logged.allSatisfy { $0.contains(" error ") && $0.contains(stop) }, "\(logged)")
+
+            let doctor = try await DaemonEndToEndTests.doctor(h)
+            #expect(doctor.status == 1)
+            let certificate = try #require(doctor.checks["certificate"])
+            #expect(certificate.level == "fail")
+            #expect(certificate.detail == stop)
+            #expect(certificate.fix == "api.base_url must name a host the certificate is for", "\(certificate)")
+            let text = try await h.repairctl(["doctor"])
+            #expect(text.stdout.contains("api.base_url must name a host the certificate is for"), "the fix is printed: \(text.stdout)")
         }
-        // A long backoff, so that no retry is under way when `status` is read (see expiredCertificate).
-        try h.writeConfig("retry:\n  base: 10m\n  cap: 20m", api: ["ca_file: \(ca.certificatePath)"])
-        try await h.start()
-        let report = try await h.call("sync", .object(["wait": .bool(true)]))
-        let stop = try #require(report["stop"]?.stringValue, "\(report)")
-        #expect(stop == "certificate for 127.0.0.1 is for api.other.example, not 127.0.0.1: check api.base_url", "\(stop)")
-        #expect(report["offline"] == .bool(false))
-
-        let status = try await h.call("status")
-        #expect(status["state"] == .string("error"))
-        #expect(status["message"]?.stringValue == stop)
-        #expect(status["nextRun"]?["reason"]?.stringValue == "retry", "backed off, not a tight loop: \(status)")
-        let logged = Self.tlsFailureLines(h)
-        #expect(!logged.isEmpty, "\(h.log().suffix(2000))")
-        #expect(logged.allSatisfy { $0.contains(" error ") && $0.contains(stop) }, "\(logged)")
-
-        let doctor = try await DaemonEndToEndTests.doctor(h)
-        #expect(doctor.status == 1)
-        let certificate = try #require(doctor.checks["certificate"])
-        #expect(certificate.level == "fail")
-        #expect(certificate.detail == stop)
-        #expect(certificate.fix == "api.base_url must name a host the certificate is for", "\(certificate)")
-        let text = try await h.repairctl(["doctor"])
-        #expect(text.stdout.contains("api.base_url must name a host the certificate is for"), "the fix is printed: \(text.stdout)")
-        await server.stop()
     }
 
     @Test("api.proxy in the configuration file: CONNECT carries the unresolved name, its credentials go to the proxy and nowhere else, it wins over https_proxy")

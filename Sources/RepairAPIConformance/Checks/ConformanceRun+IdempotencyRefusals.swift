@@ -33,8 +33,8 @@ extension ConformanceRun {
         let (exchange, _) = await client.call { [unknownRecordID] api throws(APIError) in
             _ = try await api.patch(collection, id: unknownRecordID, fields: fields, ifMatch: ifMatch, key: key)
         }
-        var labelled = exchange
-        labelled.path += " (the key and body of an applied PATCH of another record)"
-        judgeFieldError(labelled, check, status: 422, code: "idempotency_key_reused", field: nil)
+        judgeFieldError(
+            exchange.labelled("the key and body of an applied PATCH of another record"), check, status: 422,
+            code: "idempotency_key_reused", field: nil)
     }
 }

@@ -37,7 +37,7 @@ extension ConformanceRun {
                 _ = try await api.postMessage(ticketId: unknownRecordID, body: body, key: key)
             }
             if judgeFieldError(exchange, missing, status: 404, code: "not_found", field: nil) {
-                await expectNoMessage(id, missing, after: exchange.requestLine)
+                await expectAbsent(.ticketMessages, id, missing, after: exchange.requestLine)
             }
             if !findings.hasProblems(missing) {
                 findings.summary(missing, "404 not_found for a message to ticket \(unknownRecordID); no message made")
@@ -84,18 +84,9 @@ extension ConformanceRun {
         let (exchange, _) = await client.call { [key = nextKey(), body = messageBody(id, content)] api throws(APIError) in
             _ = try await api.postMessage(ticketId: ticket, body: body, key: key)
         }
-        var labelled = exchange
-        labelled.path += " (\(what))"
+        let labelled = exchange.labelled(what)
         guard judgeFieldError(labelled, check, status: status, code: code, field: field) else { return }
         await expectVersion(.tickets, ticket, before, check, after: "the refused POST (\(what))")
-        if fresh, UUID(uuidString: id) != nil { await expectNoMessage(id, check, after: labelled.requestLine) }
-    }
-
-    /// No message has the id (a refused POST made none).
-    private func expectNoMessage(_ id: String, _ check: CheckID, after: String) async {
-        let (exchange, _) = await client.call { api throws(APIError) in _ = try await api.record(.ticketMessages, id: id) }
-        if exchange.status != 404 {
-            findings.problem(check, "\(after) was refused, yet \(exchange.requestLine) \(exchange.answer), not 404")
-        }
+        if fresh, UUID(uuidString: id) != nil { await expectAbsent(.ticketMessages, id, check, after: labelled.requestLine) }
     }
 }

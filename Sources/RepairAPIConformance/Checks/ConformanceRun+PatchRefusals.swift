@@ -68,12 +68,7 @@ extension ConformanceRun {
                 _ = try await api.patch(collection, id: unknownRecordID, fields: [field: "repair-api-conformance"], ifMatch: nil, key: key)
             }
             if judgeFieldError(exchange, missing, status: 404, code: "not_found", field: nil) {
-                let (after, _) = await client.call { [unknownRecordID] api throws(APIError) in
-                    _ = try await api.record(collection, id: unknownRecordID)
-                }
-                if after.status != 404 {
-                    findings.problem(missing, "\(exchange.requestLine) was refused, yet \(after.requestLine) \(after.answer), not 404")
-                }
+                await expectAbsent(collection, unknownRecordID, missing, after: exchange.requestLine)
             }
             if !findings.hasProblems(missing) {
                 findings.summary(missing, "404 not_found for a PATCH of \(collection.name) \(unknownRecordID)")
@@ -97,8 +92,7 @@ extension ConformanceRun {
         let (exchange, _) = await client.call { api throws(APIError) in
             _ = try await api.request("PATCH", path, json: body, headers: headers)
         }
-        var labelled = exchange
-        labelled.path += " (\(what))"
+        let labelled = exchange.labelled(what)
         if judgeFieldError(labelled, check, status: status, code: code, field: expected) {
             await expectVersion(collection, id, current, check, after: "the refused PATCH (\(what))")
         }

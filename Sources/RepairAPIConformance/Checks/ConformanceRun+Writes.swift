@@ -331,6 +331,18 @@ extension ConformanceRun {
         }
     }
 
+    /// No record has the id (what was refused made none; `after` names it): a problem when `GET` of it answers anything
+    /// but 404. Returns whether it was absent.
+    @discardableResult
+    func expectAbsent(_ collection: SyncCollection, _ id: String, _ check: CheckID, after: String) async -> Bool {
+        let (exchange, _) = await client.call { api throws(APIError) in _ = try await api.record(collection, id: id) }
+        guard exchange.status == 404 else {
+            findings.problem(check, "\(after) was refused, yet \(exchange.requestLine) \(exchange.answer), not 404")
+            return false
+        }
+        return true
+    }
+
     /// The record appears at `version` in the feed after `cursor`.
     func judgeInFeed(_ collection: SyncCollection, id: String, version: Int, after cursor: String, _ check: CheckID) async {
         guard let records = await records(after: cursor, in: collection) else {

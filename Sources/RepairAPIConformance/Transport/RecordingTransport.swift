@@ -22,6 +22,14 @@ public struct Exchange: Sendable {
     /// `GET /api/v1/orders/changes?limit=100`, for reasons.
     public var requestLine: String { "\(method) \(path)" }
 
+    /// The same exchange with what was sent named after its path (`PATCH /api/v1/orders/ord_1 (a JSON array)`), for
+    /// reasons about a request whose request line alone does not show its header or body.
+    public func labelled(_ what: String) -> Exchange {
+        var labelled = self
+        labelled.path += " (\(what))"
+        return labelled
+    }
+
     /// `answered 412`, or why nothing was answered.
     public var answer: String {
         if let status { return "answered \(status)" + (errorCode.map { " \($0)" } ?? "") }

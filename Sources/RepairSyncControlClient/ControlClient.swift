@@ -129,6 +129,56 @@ public final class ControlClient {
         }
     }
 
+    /// Calls `method` once for each of `params` in one batch — one line, one reply line — and returns each call's
+    /// outcome in the order of `params`. The daemon runs a batch's calls concurrently (so changes queued together
+    /// share one commit) and takes at most 100 in one batch; the calls must not depend on each other's order.
+    public func callBatch<M: ControlMethod>(_ method: M.Type, _ params: [M.Params]) throws(Failure)
+        -> [Swift.Result<M.Result, JSONRPCError>]
+    {
+        guard !params.isEmpty else { return [] }
+        var requests: [JSONValue] = []
+        var ids: [JSONValue] = []
+        for each in params {
+            let encoded: JSONValue?
+            do {
+                try each.validate()
+                encoded = try each.encoded()
+            } catch let error as JSONRPCError {
+                throw .rpc(error)
+            } catch {
+                throw .protocolError("the params of \(M.name) could not be encoded: \(error)")
+            }
+            let id = JSONValue.number(nextId)
+            nextId += 1
+            ids.append(id)
+            requests.append(JSONRPCMessage.request(method: M.name, params: encoded, id: id))
+        }
+        try write(JSONValue.array(requests).serialized)
+        while true {
+            let message = try readMessage(waitingFor: "reply to a batch of `\(M.name)`")
+            if case .array(let replies) = message {
+                var outcomes: [JSONValue: Swift.Result<JSONValue, JSONRPCError>] = [:]
+                for reply in replies {
+                    if case .response(let id, let outcome)? = JSONRPCMessage.incoming(reply) { outcomes[id] = outcome }
+                }
+                return try ids.map { id throws(Failure) in
+                    switch outcomes[id] {
+                    case .success(let json)?:
+                        do {
+                            return .success(try JSONValueDecoder().decode(M.Result.self, from: json))
+                        } catch {
+                            throw .protocolError("a result of \(M.name) is not what this client expects (\(error))")
+                        }
+                    case .failure(let error)?: return .failure(error)
+                    case nil: throw .protocolError("the batch reply has no answer for request \(id)")
+                    }
+                }
+            }
+            // A single reply here is the daemon refusing the whole line (e.g. a batch over its limit).
+            if case .response(_, .failure(let error))? = JSONRPCMessage.incoming(message) { throw .rpc(error) }
+        }
+    }
+
     /// Calls the view's method (it takes no params) and decodes only the view's members of the result.
     public func call<View: ControlResultView>(_ view: View.Type) throws(Failure) -> View where View.Method.Params == NoParams {
         let json = try send(View.Method.name, nil) { _ in }

@@ -36,13 +36,24 @@ public struct JSONRPCDispatcher<Context: Sendable>: Sendable {
                 return Self.response(id: .null, error: .invalidRequest("a batch of more than \(maxBatch) requests"))
                     .serialized
             }
-            var replies: [JSONValue] = []
-            for entry in entries {
-                if let reply = await call(entry, context: context) { replies.append(reply) }
-            }
+            let replies = await callConcurrently(entries, context: context)
             return replies.isEmpty ? nil : JSONValue.array(replies).serialized
         default:
             return await call(message, context: context)?.serialized
+        }
+    }
+
+    /// A batch's requests run concurrently, as JSON-RPC 2.0 allows ("in any order and with any width of
+    /// parallelism"): changes in one batch share a commit instead of waiting for each other's. The replies keep the
+    /// order of the requests (notifications have none). At most `maxBatch` at once.
+    private func callConcurrently(_ entries: [JSONValue], context: Context) async -> [JSONValue] {
+        await withTaskGroup(of: (Int, JSONValue?).self) { group in
+            for (index, entry) in entries.enumerated() {
+                group.addTask { (index, await call(entry, context: context)) }
+            }
+            var replies = [JSONValue?](repeating: nil, count: entries.count)
+            for await (index, reply) in group { replies[index] = reply }
+            return replies.compactMap { $0 }
         }
     }
 

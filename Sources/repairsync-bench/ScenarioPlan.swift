@@ -20,6 +20,8 @@ struct ScenarioPlan: Sendable {
     /// queueChange calls from one client (the rest of `pushChanges` come from the 20 concurrent clients).
     static let singleClientCalls = 1000
     static let concurrentClients = 20
+    /// Calls in one JSON-RPC batch in the batched queueChange row.
+    static let queueChangeBatch = 50
 
     static func ordersNeeded(pushChanges: Int, slowPushChanges: Int) -> Int {
         scaleChanges + 2 * pushChanges + 2 * slowPushChanges

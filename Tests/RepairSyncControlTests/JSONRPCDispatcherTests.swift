@@ -88,6 +88,32 @@ struct JSONRPCDispatcherTests {
         #expect(errorCode(await reply(tooMany)) == -32600)
     }
 
+    @Test("a batch's calls run concurrently, and their replies keep the order of the requests")
+    func batchConcurrency() async {
+        // Each `meet` returns true once all three have started, or false after a bound of 30 s: a dispatcher that ran
+        // a batch one call after another would answer false to the first two, after a minute.
+        let meeting = Meeting(expected: 3)
+        let dispatcher = JSONRPCDispatcher<Void> { method, params, _ in
+            guard method == "meet", case .array(let values)? = params, let name = values.first else {
+                throw JSONRPCError.methodNotFound(method)
+            }
+            return .array([name, .bool(await meeting.arrive(bound: .seconds(30)))])
+        }
+        let line = (1...3).map { #"{"jsonrpc":"2.0","method":"meet","params":["n\#($0)"],"id":\#($0)}"# }
+        let text = await dispatcher.reply(to: Array(("[" + line.joined(separator: ",") + "]").utf8), context: ())
+        guard case .array(let replies)? = text.flatMap({ try? JSONParser().parse($0) }) else {
+            Issue.record("not a batch reply: \(String(describing: text))")
+            return
+        }
+        #expect(replies.map { $0["id"] } == [.number(1), .number(2), .number(3)])
+        let results = replies.map { reply -> [JSONValue] in
+            if case .array(let pair)? = reply["result"] { return pair }
+            return []
+        }
+        #expect(results.map(\.first) == [.string("n1"), .string("n2"), .string("n3")])
+        #expect(results.allSatisfy { $0.last == .bool(true) }, "every call met the others: \(replies)")
+    }
+
     @Test("hostile lines get an error reply with id null: deep nesting, huge numbers, duplicate keys, bad UTF-8")
     func hostile() async {
         #expect(errorCode(await reply(String(repeating: "[", count: 100_000))) == -32600)
@@ -106,5 +132,46 @@ struct SubtractParams: ControlParams {
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case minuend, subtrahend
+    }
+}
+
+/// Calls that wait for one another: `arrive` returns true once `expected` calls arrived, false if `bound` passed first.
+actor Meeting {
+    let expected: Int
+    private var arrived = 0
+    private var waiting: [CheckedContinuation<Bool, Never>] = []
+
+    init(expected: Int) { self.expected = expected }
+
+    func arrive(bound: Duration) async -> Bool {
+        arrived += 1
+        if arrived >= expected {
+            for continuation in waiting { continuation.resume(returning: true) }
+            waiting.removeAll()
+            return true
+        }
+        return await withTaskGroup(of: Bool?.self) { group in
+            group.addTask { await self.waitForAll() }
+            group.addTask {
+                try? await Task.sleep(for: bound)
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            if let first { return first }
+            await self.giveUp()
+            return false
+        }
+    }
+
+    private func waitForAll() async -> Bool {
+        if arrived >= expected { return true }
+        return await withCheckedContinuation { waiting.append($0) }
+    }
+
+    private func giveUp() {
+        // The bound passed: release whoever still waits, as not met.
+        for continuation in waiting { continuation.resume(returning: arrived >= expected) }
+        waiting.removeAll()
     }
 }

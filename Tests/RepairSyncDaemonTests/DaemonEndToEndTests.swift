@@ -151,6 +151,47 @@ struct DaemonEndToEndTests {
         }
     }
 
+    @Test("a batch of queueChange calls: each answered on its own, in order; an unknown record refused alone")
+    func queueChangeBatch() async throws {
+        try await DaemonHarness.with { h in
+            try await h.start()
+            #expect(try await h.call("sync", .object(["wait": .bool(true)]))["stop"] == nil)
+            _ = try await h.call("pause")
+            let ids = (3...12).map { "ord_\($0)" }
+            // Another program edits ten orders in one transaction, as an import would.
+            var configuration = Configuration()
+            configuration.busyMode = .timeout(5)
+            let queue = try DatabaseQueue(path: h.storePath, configuration: configuration)
+            try await queue.write { db in
+                for id in ids { try db.execute(sql: "UPDATE orders SET notes = ? WHERE id = ?", arguments: ["batch \(id)", id]) }
+            }
+            try queue.close()
+
+            let path = h.socketPath
+            let asked = ids.prefix(5) + ["ord_missing"] + ids.dropFirst(5)
+            let results = try await DaemonHarness.blocking {
+                try ControlClient(path: path).callBatch(RPC.QueueChange.self, asked.map { .init(kind: .orderUpdated, id: $0) })
+            }
+            #expect(results.count == asked.count)
+            var seqs: [Int64] = []
+            for (id, result) in zip(asked, results) {
+                switch result {
+                case .success(let queued) where id != "ord_missing":
+                    #expect(queued.queued && queued.fields == ["notes"], "\(id): \(queued)")
+                    if let seq = queued.seq { seqs.append(seq) }
+                case .failure(let error) where id == "ord_missing":
+                    #expect(error.kind == .notFound)
+                default:
+                    Issue.record("\(id): \(result)")
+                }
+            }
+            #expect(Set(seqs).count == ids.count, "one change each")
+            #expect(try await h.call("status")["pending"] == .number(ids.count))
+            guard case .array(let pending) = try await h.call("pending") else { Issue.record("pending"); return }
+            #expect(Set(pending.compactMap { $0["recordId"]?.stringValue }) == Set(ids))
+        }
+    }
+
     @Test("subscribe delivers a sync's transitions in order: syncing, then completed")
     func subscribeTransitions() async throws {
         try await DaemonHarness.with { h in

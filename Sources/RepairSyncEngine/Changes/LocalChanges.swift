@@ -204,7 +204,8 @@ public struct LocalChanges: Sendable {
                 }
                 return (.nothingChanged("\(R.collection.name) \(id) is the server's copy: nothing to queue"), false)
             }
-            let entry = try Outbox.enqueueUpdate(db, collection: R.collection, id: id, fields: changed, now: now)
+            let entry = try Outbox.enqueueUpdate(
+                db, collection: R.collection, id: id, fields: changed, now: now, entries: entries)
             return (.queued(seq: entry.seq, fields: changed.keys.sorted()), entry.kind == .create)
         }
     }

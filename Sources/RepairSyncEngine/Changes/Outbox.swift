@@ -44,11 +44,14 @@ enum Outbox {
     ///   the server has moved past would only be refused, and the person deciding sees the latest local values.
     /// - A record created here and not yet on the server: the edit goes into its create while that was never sent
     ///   (pending, or dead after a refusal); otherwise it follows the create, and is dead with it when it is dead.
+    ///
+    /// `entries` are the record's entries when the caller read them in this transaction (not read again).
     @discardableResult
     static func enqueueUpdate(
-        _ db: Database, collection: SyncCollection, id: String, fields: FieldValues, now: Timestamp
+        _ db: Database, collection: SyncCollection, id: String, fields: FieldValues, now: Timestamp,
+        entries known: [OutboxEntry]? = nil
     ) throws -> OutboxEntry {
-        let all = try entries(db, collection: collection, id: id)
+        let all = try known ?? entries(db, collection: collection, id: id)
         if var create = all.first(where: { $0.kind == .create }) {
             if !create.sent, create.state == .pending || create.state == .dead {
                 create.fields = create.fields.overlaid(with: fields)
@@ -81,9 +84,7 @@ enum Outbox {
         if var latest = existing.last, latest.state == .pending, !latest.sent {
             latest.fields = latest.fields.overlaid(with: fields)
             latest.editedAt = now
-            try db.execute(
-                sql: "UPDATE outbox SET fields = ?, edited_at = ? WHERE seq = ? AND sent = 0",
-                arguments: [FieldValuesJSON.encode(latest.fields), now.millisecondsSince1970, latest.seq])
+            try rewriteUnsent(db, seq: latest.seq, fields: latest.fields, now: now)
             latest.priority = try priority(db, seq: latest.seq)
             return latest
         }
@@ -112,9 +113,14 @@ enum Outbox {
     /// A create never sent takes new fields: an edit of a record created here goes into it, and a row another program
     /// inserted, queued again, gives it the row's values. A create that may have been sent is left as it went.
     static func rewriteUnsentCreate(_ db: Database, seq: Int64, fields: FieldValues, now: Timestamp) throws {
-        try db.execute(
-            sql: "UPDATE outbox SET fields = ?, edited_at = ? WHERE seq = ? AND sent = 0",
-            arguments: [FieldValuesJSON.encode(fields), now.millisecondsSince1970, seq])
+        try rewriteUnsent(db, seq: seq, fields: fields, now: now)
+    }
+
+    /// New fields for an entry never sent. Cached: an edit joining its pending change comes through here, and the
+    /// statement's triggers make it costly to compile.
+    private static func rewriteUnsent(_ db: Database, seq: Int64, fields: FieldValues, now: Timestamp) throws {
+        try db.cachedStatement(sql: "UPDATE outbox SET fields = ?, edited_at = ? WHERE seq = ? AND sent = 0")
+            .execute(arguments: [FieldValuesJSON.encode(fields), now.millisecondsSince1970, seq])
     }
 
     /// The records created here under a record whose creates (or, for a ticket, new messages) are queued: a client's
@@ -342,7 +348,7 @@ enum Outbox {
     }
 
     static func entry(_ db: Database, seq: Int64) throws -> OutboxEntry? {
-        try Row.fetchOne(db, sql: "SELECT \(columns) FROM outbox WHERE seq = ?", arguments: [seq]).map(entry)
+        try Row.fetchOne(db.cachedStatement(sql: "SELECT \(columns) FROM outbox WHERE seq = ?"), arguments: [seq]).map(entry)
     }
 
     /// Every entry, oldest first.

@@ -100,6 +100,15 @@ public final class ReplicaStore: Sendable {
         if let pool = writer as? DatabasePool { try pool.close() }
     }
 
+    /// The database file and its WAL on disk, in bytes: two `stat` calls (every status a subscriber is sent carries
+    /// it; FileManager's attributes would also look the owner up in the user and group databases each time).
+    public static func bytesOnDisk(at path: String) -> Int64 {
+        [path, path + "-wal"].reduce(0) { total, file in
+            var info = stat()
+            return total + (stat(file, &info) == 0 ? Int64(info.st_size) : 0)
+        }
+    }
+
     /// Deletes the database file and its WAL, shared-memory, journal and lock files; returns the paths removed.
     public static func removeFiles(at path: String) -> [String] {
         var removed: [String] = []

@@ -10,10 +10,7 @@ extension SyncEngine {
 
     /// The database and its WAL on disk, in bytes.
     public nonisolated var storeBytes: Int64 {
-        guard let path = store.path else { return 0 }
-        return [path, path + "-wal"].reduce(0) { total, file in
-            total + (((try? FileManager.default.attributesOfItem(atPath: file))?[.size] as? NSNumber)?.int64Value ?? 0)
-        }
+        store.path.map(ReplicaStore.bytesOnDisk(at:)) ?? 0
     }
 
     /// Writes a consistent copy of the store to `path` (SQLite's online backup: readers and the writer go on), mode

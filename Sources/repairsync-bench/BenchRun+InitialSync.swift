@@ -13,12 +13,15 @@ extension BenchRun {
         var peakMiB: Double
         var floorFetch: Duration
         var floorInsert: Duration
+        /// The floor's insert with the list indexes built after it, as the daemon's first pull does (for comparison).
+        var floorInsertIndexesLast: Duration = .zero
 
         /// The faster of two runs and of their floors; the higher of their peaks.
         static func best(_ a: InitialSync, _ b: InitialSync) -> InitialSync {
             InitialSync(
                 time: min(a.time, b.time), records: a.records, peakMiB: max(a.peakMiB, b.peakMiB),
-                floorFetch: min(a.floorFetch, b.floorFetch), floorInsert: min(a.floorInsert, b.floorInsert))
+                floorFetch: min(a.floorFetch, b.floorFetch), floorInsert: min(a.floorInsert, b.floorInsert),
+                floorInsertIndexesLast: min(a.floorInsertIndexesLast, b.floorInsertIndexesLast))
         }
     }
 
@@ -41,7 +44,35 @@ extension BenchRun {
             from: daemon.storePath, into: plan.path("floor-replica-\(UUID().uuidString.prefix(6)).sqlite"))
         Log.say("    floor: inserted \(insert.rows) rows in \(Format.seconds(insert.time))")
         guard insert.rows == records else { throw BenchError("the floor inserted \(insert.rows) rows, the daemon has \(records)") }
-        return InitialSync(time: time, records: records, peakMiB: peak, floorFetch: fetches.min()!, floorInsert: insert.time)
+        let indexesLast = try SQLiteFloor.insertRows(
+            from: daemon.storePath, into: plan.path("floor-replica-\(UUID().uuidString.prefix(6)).sqlite"), listIndexesLast: true)
+        Log.say("    floor: inserted \(indexesLast.rows) rows in \(Format.seconds(indexesLast.time)) with the list indexes built last")
+        return InitialSync(
+            time: time, records: records, peakMiB: peak, floorFetch: fetches.min()!, floorInsert: insert.time,
+            floorInsertIndexesLast: indexesLast.time)
+    }
+
+    /// `--only initial-sync`: the large shop's initial sync twice, each on an empty store beside its floor, as the
+    /// full run does; the first two rows (time and rate against the floor).
+    func runInitialSyncOnly() async throws -> [ResultRow] {
+        Log.say("==> seeding a shop of \(plan.orders) orders")
+        let server = try await APIServerProcess(
+            database: plan.path("large-backend.sqlite"), orders: plan.orders, logPath: plan.path("large-backend.log"))
+        defer { server.process.signal(SIGTERM) }
+        let api = PlainClient(baseURL: server.baseURL, token: APIServerProcess.token)
+        var runs: [InitialSync] = []
+        for round in 1...2 {
+            let daemon = try Self.daemon(directory: plan.path("daemon-initial-\(round)"), baseURL: server.baseURL)
+            defer {
+                daemon.process?.signal(SIGKILL)
+                daemon.notify.close()
+            }
+            runs.append(try await initialSync(daemon: daemon, api: api))
+            await daemon.stop()
+        }
+        await server.stop()
+        let best = InitialSync.best(runs[0], runs[1])
+        return Array(initialSyncRows(large: best, small: best).prefix(2))
     }
 
     /// The small shop's initial sync: its peak RSS is the second size.
@@ -63,8 +94,8 @@ extension BenchRun {
         return [
             ResultRow(
                 scenario: "initial sync, \(large.records) records (best of 2)", measured: Format.seconds(large.time),
-                baseline: "floor \(Format.seconds(floor)) (fetch \(Format.seconds(large.floorFetch)) + insert \(Format.seconds(large.floorInsert)))",
-                ratio: Format.ratio(ratio), target: "≤ 1.50× floor", passed: ratio <= 1.5),
+                baseline: "floor \(Format.seconds(floor)) (fetch \(Format.seconds(large.floorFetch)) + insert \(Format.seconds(large.floorInsert)); insert with the list indexes built last \(Format.seconds(large.floorInsertIndexesLast)))",
+                ratio: Format.ratio(ratio), target: "≤ 1.30× floor", passed: ratio <= 1.3),
             ResultRow(
                 scenario: "initial sync rate", measured: Format.rate(rate, "records"),
                 baseline: "floor \(Format.rate(floorRate, "records"))", ratio: Format.ratio(rate / floorRate),

@@ -30,7 +30,12 @@ enum SQLiteFloor {
     /// Reads every record row of the replica at `source` (untimed), then inserts them into a new, empty replica at
     /// `destination` (same schema and indexes) in one transaction with one prepared statement per table. Returns the
     /// time of the insert and the rows inserted.
-    static func insertRows(from source: String, into destination: String) throws -> (time: Duration, rows: Int) {
+    ///
+    /// `listIndexesLast`: the list indexes (`ListIndexes`) dropped before the insert and built after it, in the same
+    /// transaction — the daemon's load in bulk, for comparison.
+    static func insertRows(from source: String, into destination: String, listIndexesLast: Bool = false) throws
+        -> (time: Duration, rows: Int)
+    {
         var configuration = Configuration()
         configuration.readonly = true
         let replica = try DatabaseQueue(path: source, configuration: configuration)
@@ -47,6 +52,7 @@ enum SQLiteFloor {
         let store = try ReplicaStore.open(at: destination)
         let start = ContinuousClock.now
         let rows = try store.writer.write { db in
+            if listIndexesLast { for index in ListIndexes.all { try db.execute(sql: "DROP INDEX \(index.name)") } }
             var count = 0
             for table in tables {
                 let statement = try db.makeStatement(sql: table.sql)
@@ -55,6 +61,7 @@ enum SQLiteFloor {
                     count += 1
                 }
             }
+            if listIndexesLast { for index in ListIndexes.all { try db.execute(sql: index.sql) } }
             return count
         }
         let time = ContinuousClock.now - start

@@ -84,6 +84,40 @@ struct PullTests {
         }
     }
 
+    @Test(
+        "a first pull that fails (its collection only, or the whole run) leaves every list index of its table built",
+        arguments: ["truncated", "401"])
+    func bulkLoadThatFails(fault: String) async throws {
+        try await EngineHarness.with { h in
+            try await h.fault(fault, method: "GET", path: "/api/v1/orders/changes")
+            let report = await h.engine.performFullSync()
+            #expect(!report.succeeded)
+            #expect(try h.cursor(.orders) == nil, "the orders pull committed nothing")
+            for table in ["orders", "devices", "clients", "tickets"] {
+                #expect(try await h.store.read { db in try ListIndexes.missing(on: table, db) }.isEmpty, "\(table)")
+            }
+        }
+    }
+
+    @Test("list indexes a crash took with it (a load in bulk interrupted) are built by the next pull of their collection")
+    func listIndexesAfterACrash() async throws {
+        try await EngineHarness.with { h in
+            #expect(await h.engine.performFullSync().succeeded)
+            try await h.store.write { db in
+                for index in ListIndexes.all { try db.execute(sql: "DROP INDEX \(index.name)") }
+            }
+            #expect(await h.engine.sync([.orders, .clients]).succeeded)
+            for table in ["orders", "clients"] {
+                #expect(try await h.store.read { db in try ListIndexes.missing(on: table, db) }.isEmpty, "\(table)")
+            }
+            #expect(try await h.store.read { db in try ListIndexes.missing(on: "devices", db) }.count == 2, "not pulled: not built yet")
+            #expect(await h.engine.sync([.devices, .tickets]).succeeded)
+            for table in ["devices", "tickets"] {
+                #expect(try await h.store.read { db in try ListIndexes.missing(on: table, db) }.isEmpty, "\(table)")
+            }
+        }
+    }
+
     @Test("a truncated page commits nothing, leaves the cursor, stops the run with an error; the next run recovers")
     func truncatedPage() async throws {
         try await EngineHarness.with { h in

@@ -4,6 +4,7 @@ import GRDBSQLite
 import RepairSyncEngine
 import RepairSyncModels
 import RepairSyncStore
+import RepairSyncTestSupport
 import Synchronization
 import Testing
 
@@ -130,6 +131,39 @@ struct QueryPlanTests {
         }
     }
 
+    @Test("the first pull into an empty table loads it without its list indexes and builds them once, after its last record")
+    func bulkLoad() async throws {
+        try await EngineHarness.with(orders: 100) { h in
+            let directory = try TemporaryDirectory(prefix: "bulk-load")
+            let path = directory.path("replica.sqlite")
+            StatementTrace.start(path: path)
+            defer { StatementTrace.stop() }
+            let store = try ReplicaStore.open(at: path)
+            let engine = try h.reopenedEngine(on: store)
+            #expect(await engine.performFullSync().succeeded)
+
+            let sequence = StatementTrace.sequence()
+            for table in ["orders", "devices", "clients", "tickets"] {
+                let rows = sequence.indices.filter { sequence[$0].hasPrefix("INSERT INTO \(table) ") }
+                #expect(rows.count >= 2, "\(table): \(rows.count) upserts traced (pages of 40 records)")
+                for index in ListIndexes.of(table) {
+                    let dropped = sequence.firstIndex(of: "DROP INDEX IF EXISTS \(index.name)")
+                    let built = sequence.firstIndex(of: index.sql)
+                    #expect(dropped != nil && built != nil, "\(index.name): dropped \(String(describing: dropped)), built \(String(describing: built))")
+                    if let dropped, let built, let first = rows.first, let last = rows.last {
+                        #expect(dropped < first && last < built, "\(index.name): not around the load")
+                    }
+                    #expect(sequence.filter { $0 == index.sql }.count == 1, "\(index.name) built once")
+                }
+                #expect(try await store.read { db in try ListIndexes.missing(on: table, db) }.isEmpty)
+            }
+            // A second pull (from its cursor, into a full table) keeps them.
+            let before = StatementTrace.sequence().count
+            #expect(await engine.performFullSync().succeeded)
+            #expect(!StatementTrace.sequence()[before...].contains { $0.hasPrefix("DROP INDEX") || $0.hasPrefix("CREATE INDEX") })
+        }
+    }
+
     @Test("the check bites: a list without its index, or a lookup on an unindexed column, is reported")
     func theCheckBites() throws {
         let sorted = Self.problem(
@@ -187,6 +221,8 @@ enum StatementTrace {
     private struct State {
         var path: String?
         var statements: [String: [String: String]] = [:]
+        /// Every statement's SQL text, in the order they ran.
+        var sequence: [String] = []
     }
 
     private static let state = Mutex(State())
@@ -206,6 +242,7 @@ enum StatementTrace {
         }
         state.withLock { state in
             if state.statements[path, default: [:]][sql] == nil { state.statements[path, default: [:]][sql] = expanded }
+            state.sequence.append(sql)
         }
         return 0
     }
@@ -229,5 +266,10 @@ enum StatementTrace {
 
     static func statements(path: String) -> [String: String] {
         state.withLock { $0.statements[path] ?? [:] }
+    }
+
+    /// The SQL of every statement run on the traced file since `start`, in order.
+    static func sequence() -> [String] {
+        state.withLock { $0.sequence }
     }
 }

@@ -177,6 +177,34 @@ import Testing
         }
     }
 
+    @Test("the list indexes a bulk load drops are, name and definition, those the migrations made; a table with rows keeps them")
+    func listIndexesAreTheMigrations() throws {
+        let store = try ReplicaStore.inMemory()
+        let schema = try store.read { db in
+            try Dictionary(
+                uniqueKeysWithValues: Row.fetchAll(db, sql: "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL")
+                    .map { ($0["name"] as String, $0["sql"] as String) })
+        }
+        for index in ListIndexes.all {
+            #expect(schema[index.name] == index.sql, "\(index.name)")
+        }
+        #expect(Set(ListIndexes.all.map(\.table)) == ["orders", "devices", "tickets", "clients"])
+
+        try store.write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO clients (id, email, first_name, last_name, order_count, total_spent, created_at, updated_at, version)
+                    VALUES ('cli_1', 'a@example.com', 'A', 'B', 0, '0', '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z', 1)
+                    """)
+        }
+        #expect(try store.write { db in try ListIndexes.dropForBulkLoad(on: "clients", db) } == false)
+        #expect(try store.read { db in try ListIndexes.missing(on: "clients", db) }.isEmpty)
+        #expect(try store.write { db in try ListIndexes.dropForBulkLoad(on: "orders", db) } == true)
+        #expect(try store.read { db in try ListIndexes.missing(on: "orders", db) }.map(\.name) == ListIndexes.of("orders").map(\.name))
+        #expect(try store.write { db in try ListIndexes.create(on: "orders", db) } == ListIndexes.of("orders").map(\.name))
+        #expect(try store.read { db in try ListIndexes.missing(on: "orders", db) }.isEmpty)
+    }
+
     @Test func fileIsPrivateToItsOwner() throws {
         let dir = try TemporaryDirectory()
         let path = dir.path("replica.sqlite")

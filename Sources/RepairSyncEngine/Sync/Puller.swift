@@ -43,18 +43,58 @@ struct Puller {
         _ collections: [SyncCollection], into report: inout Report, progress: @Sendable (Double) async -> Void
     ) async throws(SyncStop) {
         for (index, collection) in collections.enumerated() {
+            await startBulkLoadIfEmpty(collection)
+            var endsRun: SyncStop?
             do {
                 try await pull(collection, into: &report) { fraction in
                     await progress((Double(index) + fraction) / Double(collections.count))
                 }
             } catch where error.endsRun {
-                throw error
+                endsRun = error
             } catch {
                 // This collection's failure is in its status; the others still pull.
                 report.failed[collection] = error.description
                 logger.error("pull failed", metadata: ["collection": "\(collection)", "error": "\(error)"])
             }
+            // However the pull ended (and after a load a crash interrupted), the lists get their indexes back.
+            await buildListIndexes(collection)
+            if let endsRun { throw endsRun }
             await progress(Double(index + 1) / Double(collections.count))
+        }
+    }
+
+    /// The first pull into an empty table loads it without its list indexes (`ListIndexes`): they are built once,
+    /// at the end, instead of being updated record by record in feed order. A failure here only costs speed.
+    private func startBulkLoadIfEmpty(_ collection: SyncCollection) async {
+        do {
+            let fromTheBeginning = try await store.read { db in
+                try String.fetchOne(
+                    db, sql: "SELECT cursor FROM sync_metadata WHERE collection = ?", arguments: [collection.name]) == nil
+            }
+            guard fromTheBeginning else { return }
+            if try await store.write({ db in try ListIndexes.dropForBulkLoad(on: collection.name, db) }) {
+                logger.info("loading in bulk: list indexes built at the end", metadata: ["collection": "\(collection)"])
+            }
+        } catch {
+            logger.warning("list indexes kept for the load", metadata: ["collection": "\(collection)", "error": "\(error)"])
+        }
+    }
+
+    /// Builds the list indexes `collection`'s table lacks (after a load in bulk, or one a crash interrupted).
+    private func buildListIndexes(_ collection: SyncCollection) async {
+        do {
+            guard try await !store.read({ db in try ListIndexes.missing(on: collection.name, db) }).isEmpty else { return }
+            let start = ContinuousClock.now
+            let built = try await store.write { db in try ListIndexes.create(on: collection.name, db) }
+            logger.info(
+                "list indexes built",
+                metadata: [
+                    "collection": "\(collection)", "indexes": "\(built.joined(separator: ", "))",
+                    "ms": "\((ContinuousClock.now - start).inMilliseconds)",
+                ])
+        } catch {
+            // The lists still answer (walking the table); the next pull of the collection tries again.
+            logger.error("building list indexes failed", metadata: ["collection": "\(collection)", "error": "\(error)"])
         }
     }
 

@@ -111,16 +111,7 @@ public final class ControlClient {
     public func exchange<M: ControlMethod>(
         _ method: M.Type, _ params: M.Params, onNotification: (Notification) -> Void = { _ in }
     ) throws(Failure) -> Reply<M.Result> {
-        let encoded: JSONValue?
-        do {
-            try params.validate()
-            encoded = try params.encoded()
-        } catch let error as JSONRPCError {
-            throw .rpc(error)
-        } catch {
-            throw .protocolError("the params of \(M.name) could not be encoded: \(error)")
-        }
-        let json = try send(M.name, encoded, onNotification: onNotification)
+        let json = try send(M.name, try Self.encode(method, params), onNotification: onNotification)
         do {
             return Reply(result: try JSONValueDecoder().decode(M.Result.self, from: json), json: json)
         } catch {
@@ -139,15 +130,7 @@ public final class ControlClient {
         var requests: [JSONValue] = []
         var ids: [JSONValue] = []
         for each in params {
-            let encoded: JSONValue?
-            do {
-                try each.validate()
-                encoded = try each.encoded()
-            } catch let error as JSONRPCError {
-                throw .rpc(error)
-            } catch {
-                throw .protocolError("the params of \(M.name) could not be encoded: \(error)")
-            }
+            let encoded = try Self.encode(method, each)
             let id = JSONValue.number(nextId)
             nextId += 1
             ids.append(id)
@@ -176,6 +159,18 @@ public final class ControlClient {
             }
             // A single reply here is the daemon refusing the whole line (e.g. a batch over its limit).
             if case .response(_, .failure(let error))? = JSONRPCMessage.incoming(message) { throw .rpc(error) }
+        }
+    }
+
+    /// `params` validated (as the daemon will) and encoded.
+    private static func encode<M: ControlMethod>(_ method: M.Type, _ params: M.Params) throws(Failure) -> JSONValue? {
+        do {
+            try params.validate()
+            return try params.encoded()
+        } catch let error as JSONRPCError {
+            throw .rpc(error)
+        } catch {
+            throw .protocolError("the params of \(M.name) could not be encoded: \(error)")
         }
     }
 

@@ -1084,6 +1084,7 @@ public final class Simulation {
         checkRuns()
         await checkIdle()
         checkConvergence()
+        checkListIndexes()
         checkLastEdits()
         checkCreatesSettled()
         // A fixpoint: another quiet run finds nothing left to send (no write replayed or re-sent without end).
@@ -1362,6 +1363,19 @@ public final class Simulation {
 
     /// 5: after the quiet sync, the replica is the server with the pending local changes on top, and holds no record
     /// the server does not (but for new messages not yet accepted).
+    /// After a quiet sync of every collection each table has its list indexes, whatever load in bulk a crash or a
+    /// failed pull interrupted (`ListIndexes`).
+    private func checkListIndexes() {
+        do {
+            let missing = try store.read { db in
+                try SyncCollection.allCases.flatMap { try ListIndexes.missing(on: $0.name, db).map(\.name) }
+            }
+            if !missing.isEmpty { fail("list indexes missing after a quiet sync: \(missing.joined(separator: ", "))") }
+        } catch {
+            fail("reading the schema: \(error)")
+        }
+    }
+
     private func checkConvergence() {
         do {
             let entries = try engine.outboxEntries()

@@ -88,16 +88,16 @@ struct JSONRPCDispatcherTests {
         #expect(errorCode(await reply(tooMany)) == -32600)
     }
 
-    @Test("a batch's calls run concurrently, and their replies keep the order of the requests")
+    @Test("a batch's calls run concurrently, and their replies keep the order of the requests", .timeLimit(.minutes(1)))
     func batchConcurrency() async {
-        // Each `meet` returns true once all three have started, or false after a bound of 30 s: a dispatcher that ran
-        // a batch one call after another would answer false to the first two, after a minute.
+        // Each `meet` returns true once all three have started: a dispatcher that ran a batch one call after another
+        // would never start the second, and the time limit fails the test (the waiting call then answers false).
         let meeting = Meeting(expected: 3)
         let dispatcher = JSONRPCDispatcher<Void> { method, params, _ in
             guard method == "meet", case .array(let values)? = params, let name = values.first else {
                 throw JSONRPCError.methodNotFound(method)
             }
-            return .array([name, .bool(await meeting.arrive(bound: .seconds(30)))])
+            return .array([name, .bool(await meeting.arrive())])
         }
         let line = (1...3).map { #"{"jsonrpc":"2.0","method":"meet","params":["n\#($0)"],"id":\#($0)}"# }
         let text = await dispatcher.reply(to: Array(("[" + line.joined(separator: ",") + "]").utf8), context: ())
@@ -135,7 +135,8 @@ struct SubtractParams: ControlParams {
     }
 }
 
-/// Calls that wait for one another: `arrive` returns true once `expected` calls arrived, false if `bound` passed first.
+/// Calls that wait for one another: `arrive` returns true once `expected` calls arrived, false if its task is
+/// cancelled first.
 actor Meeting {
     let expected: Int
     private var arrived = 0
@@ -143,35 +144,23 @@ actor Meeting {
 
     init(expected: Int) { self.expected = expected }
 
-    func arrive(bound: Duration) async -> Bool {
+    func arrive() async -> Bool {
         arrived += 1
         if arrived >= expected {
-            for continuation in waiting { continuation.resume(returning: true) }
-            waiting.removeAll()
+            release(true)
             return true
         }
-        return await withTaskGroup(of: Bool?.self) { group in
-            group.addTask { await self.waitForAll() }
-            group.addTask {
-                try? await Task.sleep(for: bound)
-                return nil
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                if Task.isCancelled { continuation.resume(returning: false) } else { waiting.append(continuation) }
             }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            if let first { return first }
-            await self.giveUp()
-            return false
+        } onCancel: {
+            Task { await self.release(false) }
         }
     }
 
-    private func waitForAll() async -> Bool {
-        if arrived >= expected { return true }
-        return await withCheckedContinuation { waiting.append($0) }
-    }
-
-    private func giveUp() {
-        // The bound passed: release whoever still waits, as not met.
-        for continuation in waiting { continuation.resume(returning: arrived >= expected) }
+    private func release(_ met: Bool) {
+        for continuation in waiting { continuation.resume(returning: met) }
         waiting.removeAll()
     }
 }

@@ -48,23 +48,11 @@ extension BenchRun {
         let clients = ScenarioPlan.concurrentClients
         let chunks = (0..<clients).map { client in stride(from: client, to: rest.count, by: clients).map { rest[$0] } }
         let socket = daemon.socketPath
-        let start = ContinuousClock.now
-        let concurrent = try await withThrowingTaskGroup(of: Samples.self) { group in
-            for chunk in chunks {
-                group.addTask {
-                    try await Self.blocking {
-                        let client = try ControlClient(path: socket)
-                        var samples = Samples()
-                        for id in chunk { samples.append(try Self.timedQueueChange(client, id: id)) }
-                        return samples
-                    }
-                }
-            }
-            var all = Samples()
-            for try await samples in group { all.append(contentsOf: samples) }
-            return all
+        let (concurrent, wall) = try await Self.fromClients(chunks, socket: socket) { client, chunk in
+            var samples = Samples()
+            for id in chunk { samples.append(try Self.timedQueueChange(client, id: id)) }
+            return samples
         }
-        let wall = ContinuousClock.now - start
         let rate = Double(rest.count) / wall.seconds
         let floorRate = 1000 / floor.median
 
@@ -72,25 +60,14 @@ extension BenchRun {
         // changed many records sends): each edit joins its pending change, so the push scenario still finds 10,000.
         try editAtTheCounter(rest, storePath: daemon.storePath, notes: "edited again at the counter (bench)")
         let batchSize = ScenarioPlan.queueChangeBatch
-        let batchStart = ContinuousClock.now
-        let batches = try await withThrowingTaskGroup(of: Samples.self) { group in
-            for chunk in chunks {
-                group.addTask {
-                    try await Self.blocking {
-                        let client = try ControlClient(path: socket)
-                        var samples = Samples()
-                        for batch in stride(from: 0, to: chunk.count, by: batchSize).map({ chunk[$0..<min($0 + batchSize, chunk.count)] }) {
-                            samples.append(try Self.timedQueueChanges(client, ids: Array(batch)))
-                        }
-                        return samples
-                    }
-                }
+        let (batches, batchWall) = try await Self.fromClients(chunks, socket: socket) { client, chunk in
+            var samples = Samples()
+            for start in stride(from: 0, to: chunk.count, by: batchSize) {
+                samples.append(try Self.timedQueueChanges(client, ids: Array(chunk[start..<min(start + batchSize, chunk.count)])))
             }
-            var all = Samples()
-            for try await samples in group { all.append(contentsOf: samples) }
-            return all
+            return samples
         }
-        let batchRate = Double(rest.count) / (ContinuousClock.now - batchStart).seconds
+        let batchRate = Double(rest.count) / batchWall.seconds
 
         let pending = try control.call("status")["pending"]?.intValue ?? -1
         guard pending == ids.count else { throw BenchError("expected \(ids.count) pending changes, status says \(pending)") }
@@ -135,6 +112,23 @@ extension BenchRun {
         let elapsed = (ContinuousClock.now - start).milliseconds
         guard result["queued"]?.boolValue == true else { throw BenchError("queueChange \(id): \(result)") }
         return elapsed
+    }
+
+    /// Each chunk of ids on a connection and a thread of its own, all at once: their samples together, and the wall
+    /// time from the first call to the last answer.
+    static func fromClients(
+        _ chunks: [[String]], socket: String, _ calls: @escaping @Sendable (ControlClient, [String]) throws -> Samples
+    ) async throws -> (samples: Samples, wall: Duration) {
+        let start = ContinuousClock.now
+        let samples = try await withThrowingTaskGroup(of: Samples.self) { group in
+            for chunk in chunks {
+                group.addTask { try await Self.blocking { try calls(try ControlClient(path: socket), chunk) } }
+            }
+            var all = Samples()
+            for try await samples in group { all.append(contentsOf: samples) }
+            return all
+        }
+        return (samples, ContinuousClock.now - start)
     }
 
     /// One batch of `queueChange` calls (one request line); every one must be queued.

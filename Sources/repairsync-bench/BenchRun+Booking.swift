@@ -15,7 +15,7 @@ extension BenchRun {
     static let bookings = 1000
 
     /// `--only booking`: this scenario alone, on a shop of `smallOrders` orders after its initial sync (the full run
-    /// does it on the large shop's daemon, after the push scenarios).
+    /// does it on the small shop's daemon too, after the large one's push scenarios).
     func runBookingOnly() async throws -> [ResultRow] {
         Log.say("==> seeding a shop of \(plan.smallOrders) orders")
         let server = try await APIServerProcess(

@@ -65,6 +65,8 @@ let package = Package(
         ),
         // The rtnetlink headers (NETLINK_ROUTE, RTMGRP_*, sockaddr_nl) for the connectivity probe.
         .systemLibrary(name: "CNetlink"),
+        // malloc_trim and madvise, for the memory the daemon hands back when it goes idle.
+        .systemLibrary(name: "CMemory"),
         // Wire and domain types shared by the engine, the CLI and the development backend (Foundation only).
         .target(
             name: "RepairSyncModels",
@@ -143,6 +145,7 @@ let package = Package(
                 "RepairSyncControlClient",
                 "CSystemd",
                 "CNetlink",
+                "CMemory",
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "SystemPackage", package: "swift-system"),

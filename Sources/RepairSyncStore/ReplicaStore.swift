@@ -95,6 +95,15 @@ public final class ReplicaStore: Sendable {
         return problems
     }
 
+    /// Frees SQLite's page caches and compiled statements: the readers are closed (a later read opens one again) and
+    /// the writer's cache emptied, after whatever the writer is doing. For a daemon going to sleep after a run.
+    public func releaseMemory() async {
+        guard let pool = writer as? DatabasePool else { return }
+        pool.releaseMemoryEventually()
+        // The writer is serial: once this runs, its release (queued just above) has too.
+        _ = try? await pool.writeWithoutTransaction { _ in }
+    }
+
     /// Closes the database: for a wipe (`purge`). Reads and writes fail afterwards.
     public func close() throws {
         if let pool = writer as? DatabasePool { try pool.close() }

@@ -17,13 +17,18 @@ public struct SchedulePolicy: Sendable, Equatable {
     public var serverChangeDebounce: Duration
     /// …but never later than this after the first one.
     public var serverChangeMaxDelay: Duration
+    /// Once the daemon has been quiet this long after a run, it hands back the memory the run and start-up left
+    /// (`IdleMemory`; nil: never). Not a configuration key: tests shorten it.
+    public var releaseMemoryAfter: Duration?
 
     public init(
         interval: Duration = .seconds(900), jitter: Double = 0.1,
         maxAge: [SyncCollection: Duration] = [.clients: .seconds(3600)], retryBase: Duration = .seconds(5),
         pushDebounce: Duration = .seconds(1), pushMaxDelay: Duration = .seconds(5),
-        serverChangeDebounce: Duration = .milliseconds(100), serverChangeMaxDelay: Duration = .milliseconds(500)
+        serverChangeDebounce: Duration = .milliseconds(100), serverChangeMaxDelay: Duration = .milliseconds(500),
+        releaseMemoryAfter: Duration? = .seconds(30)
     ) {
+        self.releaseMemoryAfter = releaseMemoryAfter
         self.serverChangeDebounce = serverChangeDebounce
         self.serverChangeMaxDelay = serverChangeMaxDelay
         self.interval = interval

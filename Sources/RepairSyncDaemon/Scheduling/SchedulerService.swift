@@ -72,12 +72,16 @@ public final class SchedulerService: Service, Sendable {
     private let localChangePosted = Atomic<Bool>(false)
     private let schedule: Mutex<SyncSchedule<ContinuousClock.Instant>>
     private let snapshotValue: Mutex<Snapshot>
+    /// Told each time idle memory was handed back (tests wait on it).
+    private let onIdleMemoryReleased: (@Sendable (IdleMemory.Report) -> Void)?
 
     public init(
         engine: SyncEngine, policy: SchedulePolicy, probeSettings: DaemonConfiguration.Probe, probeAPI: APIClient,
-        shutdownGrace: Duration, retentionDays: Int? = nil, events: EventStreamConnection? = nil, logger: Logger
+        shutdownGrace: Duration, retentionDays: Int? = nil, events: EventStreamConnection? = nil, logger: Logger,
+        onIdleMemoryReleased: (@Sendable (IdleMemory.Report) -> Void)? = nil
     ) {
         self.engine = engine
+        self.onIdleMemoryReleased = onIdleMemoryReleased
         self.retentionDays = retentionDays
         self.logger = logger
         self.shutdownGrace = shutdownGrace
@@ -104,8 +108,6 @@ public final class SchedulerService: Service, Sendable {
     }
 
     public var snapshot: Snapshot { snapshotValue.withLock { $0 } }
-
-    /// The replica's path (for the status's size).
 
     /// The periodic interval in force.
     public var interval: Duration { schedule.withLock { $0.policy.interval } }
@@ -180,12 +182,24 @@ public final class SchedulerService: Service, Sendable {
     }
 
     private func loop() async {
+        // When to hand back idle memory: this long after the last run ended, if no run came since (nil: nothing to
+        // hand back, or never).
+        var releaseMemoryAt: ContinuousClock.Instant?
         while !Task.isCancelled {
             let planned = schedule.withLock { $0.nextRun() }
             publish(planned)
             let now = ContinuousClock.now
             guard let run = planned, run.at <= now else {
-                if let event = await mailbox.next(until: planned?.at) { await apply(event) }
+                if let due = releaseMemoryAt, due <= now {
+                    releaseMemoryAt = nil
+                    await releaseIdleMemory()
+                    continue
+                }
+                let wake = [planned?.at, releaseMemoryAt].compactMap { $0 }.min()
+                if let event = await mailbox.next(until: wake) {
+                    if case .manualRunFinished = event { releaseMemoryAt = releaseMemoryDue() }
+                    await apply(event)
+                }
                 continue
             }
             schedule.withLock { $0.runStarted(run) }
@@ -203,7 +217,25 @@ public final class SchedulerService: Service, Sendable {
             if outcome == .offline { snapshotValue.withLock { $0.online = false } }
             if outcome == .succeeded, run.full, let retentionDays { await applyRetention(days: retentionDays) }
             logger.debug("scheduled run done", metadata: ["reason": "\(run.reason.rawValue)", "outcome": "\(outcome)"])
+            releaseMemoryAt = releaseMemoryDue()
         }
+    }
+
+    private func releaseMemoryDue() -> ContinuousClock.Instant? {
+        schedule.withLock { $0.policy.releaseMemoryAfter }.map { ContinuousClock.now + $0 }
+    }
+
+    /// The daemon has been quiet since its last run: SQLite's caches, the heap's free memory and the binary's
+    /// start-up pages go back to the system (`IdleMemory`), once per quiet stretch.
+    private func releaseIdleMemory() async {
+        let report = await IdleMemory.release(store: engine.store)
+        logger.debug(
+            "idle memory released",
+            metadata: [
+                "rss_before_kib": "\(report.residentBefore / 1024)", "rss_after_kib": "\(report.residentAfter / 1024)",
+                "executable_kib": "\(report.executableBytes / 1024)",
+            ])
+        onIdleMemoryReleased?(report)
     }
 
     static func outcome(of report: SyncReport) -> SyncSchedule<ContinuousClock.Instant>.Outcome {

@@ -18,6 +18,7 @@ struct SchedulerHarness {
     /// section), the engine reading `clock`.
     static func with(
         _ backend: RunningBackend, settings: String, clock: any EngineClock = SystemEngineClock(),
+        releaseMemoryAfter: Duration? = nil, onIdleMemoryReleased: (@Sendable (IdleMemory.Report) -> Void)? = nil,
         _ body: (SchedulerHarness) async throws -> Void
     ) async throws {
         let directory = try TemporaryDirectory(prefix: "scheduler")
@@ -33,10 +34,13 @@ struct SchedulerHarness {
         let store = try ReplicaStore.open(at: directory.path("replica.sqlite"))
         let api = APIClient(configuration: .init(baseURL: backend.baseURL, token: RunningBackend.token), clock: clock)
         let engine = try SyncEngine(store: store, api: api, configuration: configuration.engineConfiguration, clock: clock)
+        // Idle memory is handed back only in the tests that ask for it (nil: never, the others' default).
+        var policy = configuration.schedulePolicy
+        policy.releaseMemoryAfter = releaseMemoryAfter
         let scheduler = SchedulerService(
-            engine: engine, policy: configuration.schedulePolicy, probeSettings: configuration.probe,
+            engine: engine, policy: policy, probeSettings: configuration.probe,
             probeAPI: APIClient(configuration: .init(baseURL: backend.baseURL, token: RunningBackend.token), clock: clock),
-            shutdownGrace: .seconds(1), logger: Logger(label: "test.scheduler"))
+            shutdownGrace: .seconds(1), logger: Logger(label: "test.scheduler"), onIdleMemoryReleased: onIdleMemoryReleased)
         let harness = SchedulerHarness(engine: engine, scheduler: scheduler, updates: await engine.statusUpdates())
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await scheduler.run() }

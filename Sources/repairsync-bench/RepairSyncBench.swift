@@ -78,7 +78,7 @@ struct RepairSyncBench: AsyncParsableCommand {
         let directory = try work ?? Self.temporaryDirectory()
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         if let package {
-            let bench = PackageBench(deb: package, dynamicBin: bin, work: directory, idleSeconds: min(idleSeconds, 10))
+            let bench = PackageBench(deb: package, dynamicBin: bin, work: directory, idleSeconds: min(idleSeconds, 40))
             let rows = try await bench.run()
             print(bench.markdown(rows, commit: commit, machine: Machine.current()))
             if let markdown { try bench.write(rows, into: markdown, commit: commit) }

@@ -17,23 +17,9 @@ extension BenchRun {
     /// `--only booking`: this scenario alone, on a shop of `smallOrders` orders after its initial sync (the full run
     /// does it on the small shop's daemon too, after the large one's push scenarios).
     func runBookingOnly() async throws -> [ResultRow] {
-        Log.say("==> seeding a shop of \(plan.smallOrders) orders")
-        let server = try await APIServerProcess(
-            database: plan.path("booking-backend.sqlite"), orders: plan.smallOrders, logPath: plan.path("booking-backend.log"))
-        defer { server.process.signal(SIGTERM) }
-        let api = PlainClient(baseURL: server.baseURL, token: APIServerProcess.token)
-        let daemon = try Self.daemon(directory: plan.path("daemon-booking"), baseURL: server.baseURL)
-        defer {
-            daemon.process?.signal(SIGKILL)
-            daemon.notify.close()
+        try await withSyncedShop("booking", orders: plan.smallOrders) { daemon, control, api in
+            try await booking(daemon: daemon, control: control, api: api)
         }
-        let (status, _) = try await Self.startAndWaitForFirstRun(daemon)
-        try Self.requireSuccess(status)
-        let control = try ControlClient(path: daemon.socketPath)
-        let rows = try await booking(daemon: daemon, control: control, api: api)
-        await daemon.stop()
-        await server.stop()
-        return rows
     }
 
     func booking(daemon: DaemonProcess, control: ControlClient, api: PlainClient) async throws -> [ResultRow] {

@@ -12,21 +12,9 @@ import GRDB
 extension BenchRun {
     /// `--only queue-change`: a shop of `--orders` orders, its initial sync, then the scenario.
     func runQueueChangeOnly() async throws -> [ResultRow] {
-        Log.say("==> seeding a shop of \(plan.orders) orders")
-        let server = try await APIServerProcess(
-            database: plan.path("large-backend.sqlite"), orders: plan.orders, logPath: plan.path("large-backend.log"))
-        defer { server.process.signal(SIGTERM) }
-        let daemon = try Self.daemon(directory: plan.path("daemon-large"), baseURL: server.baseURL)
-        defer {
-            daemon.process?.signal(SIGKILL)
-            daemon.notify.close()
+        try await withSyncedShop("large", orders: plan.orders) { daemon, control, _ in
+            try await queueChange(daemon: daemon, control: control)
         }
-        Log.say("==> initial sync")
-        try Self.requireSuccess(try await Self.startAndWaitForFirstRun(daemon).status)
-        let rows = try await queueChange(daemon: daemon, control: try ControlClient(path: daemon.socketPath))
-        await daemon.stop()
-        await server.stop()
-        return rows
     }
 
     func queueChange(daemon: DaemonProcess, control: ControlClient) async throws -> [ResultRow] {

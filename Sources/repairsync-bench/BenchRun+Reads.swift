@@ -91,31 +91,11 @@ extension BenchRun {
     /// `--only reads`: the two shops, their initial syncs, and the reads above (100,000 orders against 10,000 by
     /// default; `--orders` and `--small-orders` set them).
     func runReadsOnly() async throws -> [ResultRow] {
-        Log.say("==> seeding a shop of \(plan.orders) orders and one of \(plan.smallOrders)")
-        let large = try await APIServerProcess(
-            database: plan.path("large-backend.sqlite"), orders: plan.orders, logPath: plan.path("large-backend.log"))
-        defer { large.process.signal(SIGTERM) }
-        let small = try await APIServerProcess(
-            database: plan.path("small-backend.sqlite"), orders: plan.smallOrders, logPath: plan.path("small-backend.log"))
-        defer { small.process.signal(SIGTERM) }
-        var daemons: [DaemonProcess] = []
-        defer {
-            for daemon in daemons {
-                daemon.process?.signal(SIGKILL)
-                daemon.notify.close()
+        try await withSyncedShop("large", orders: plan.orders) { large, control, _ in
+            try await withSyncedShop("small", orders: plan.smallOrders) { small, _, _ in
+                try replicaReads(large: large, control: control, small: small)
             }
         }
-        for (name, server) in [("large", large), ("small", small)] {
-            let daemon = try Self.daemon(directory: plan.path("daemon-\(name)"), baseURL: server.baseURL)
-            daemons.append(daemon)
-            Log.say("==> initial sync of the \(name) shop")
-            try Self.requireSuccess(try await Self.startAndWaitForFirstRun(daemon).status)
-        }
-        let rows = try replicaReads(large: daemons[0], control: try ControlClient(path: daemons[0].socketPath), small: daemons[1])
-        for daemon in daemons { await daemon.stop() }
-        await large.stop()
-        await small.stop()
-        return rows
     }
 
     static func timedList(_ client: ControlClient) throws -> Double {

@@ -111,6 +111,31 @@ struct BenchRun {
         return (try await daemon.call("status"), time)
     }
 
+    /// For the `--only` scenarios: a shop of `orders` orders seeded as `name` (`name-backend.sqlite`), a daemon on it
+    /// (`daemon-name`) after its initial sync, and `body` with the daemon, a control client and a plain API client;
+    /// then both stopped (killed if `body` throws).
+    func withSyncedShop(
+        _ name: String, orders: Int, _ body: (DaemonProcess, ControlClient, PlainClient) async throws -> [ResultRow]
+    ) async throws -> [ResultRow] {
+        Log.say("==> seeding a shop of \(orders) orders (\(name))")
+        let server = try await APIServerProcess(
+            database: plan.path("\(name)-backend.sqlite"), orders: orders, logPath: plan.path("\(name)-backend.log"))
+        defer { server.process.signal(SIGTERM) }
+        let daemon = try Self.daemon(directory: plan.path("daemon-\(name)"), baseURL: server.baseURL)
+        defer {
+            daemon.process?.signal(SIGKILL)
+            daemon.notify.close()
+        }
+        Log.say("==> initial sync of the \(name) shop")
+        try Self.requireSuccess(try await Self.startAndWaitForFirstRun(daemon).status)
+        let rows = try await body(
+            daemon, try ControlClient(path: daemon.socketPath),
+            PlainClient(baseURL: server.baseURL, token: APIServerProcess.token))
+        await daemon.stop()
+        await server.stop()
+        return rows
+    }
+
     /// What the seeder said on standard error ("seeded N records in …").
     static func seedLine(_ server: APIServerProcess) -> String {
         server.process.log().split(separator: "\n").first { $0.hasPrefix("seeded") }.map(String.init) ?? ""

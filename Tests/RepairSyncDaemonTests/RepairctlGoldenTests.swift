@@ -109,7 +109,12 @@ struct RepairctlGoldenTests {
                 ["ticket", "reply", "tkt_1", "Your repair is ready", "--id", "00000000-0000-4000-8000-000000000001"],
                 ["ticket", "reply", "tkt_2", "Part ordered", "--internal", "--id", "00000000-0000-4000-8000-000000000002", "--json"],
             ])
-            try await s.record("queue", [["queue", "order-updated", "ord_3"], ["queue", "order-updated", "ord_4", "--json"]])
+            // Several ids: one batch; each answered on its own line (already queued, nothing to queue, unknown: exit 1).
+            try await s.record("queue", [
+                ["queue", "order-updated", "ord_3"], ["queue", "order-updated", "ord_4", "--json"],
+                ["queue", "order-updated", "ord_3", "ord_4", "ord_missing"],
+                ["queue", "order-updated", "ord_3", "ord_missing", "--json"],
+            ])
             try await s.record("pending", [["pending"], ["pending", "--json"]])
             try await s.record("sync", [["sync", "--wait"], ["sync", "orders", "--json"]])
             try await s.settle(pending: 0)

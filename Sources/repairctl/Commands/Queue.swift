@@ -3,26 +3,64 @@ import RepairSyncControlClient
 import RepairSyncProtocol
 
 
-/// `repairctl queue order-updated <id>`: tell the daemon another program changed a record.
+/// `repairctl queue order-updated <id>...`: tell the daemon another program changed records.
 struct Queue: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "queue",
-        abstract: "Queue a change another program made in the store (order-updated, device-updated, ticket-message-created, client-created, order-created, device-created).")
+        abstract: "Queue a change another program made in the store (order-updated, device-updated, ticket-message-created, client-created, order-created, device-created).",
+        discussion: "Several ids of one kind are queued together (JSON-RPC batches of up to 100, whose changes share commits); one line each, and exit status 1 if any was refused.")
 
     @OptionGroup var options: GlobalOptions
     @Argument(help: "What changed.") var kind: ChangeKind
-    @Argument(help: "The record's id.") var id: String
+    @Argument(help: "The records' ids.") var ids: [String]
+
+    /// The daemon's largest batch (`JSONRPCDispatcher.maxBatch`).
+    static let batchSize = 100
 
     func run() throws {
+        guard ids.count > 1 else { return try queueOne(ids[0]) }
+        let client = try options.connect()
+        var outcomes: [(id: String, outcome: Result<RPC.QueueChange.Result, JSONRPCError>)] = []
+        for start in stride(from: 0, to: ids.count, by: Self.batchSize) {
+            let chunk = Array(ids[start..<min(start + Self.batchSize, ids.count)])
+            let replies: [Result<RPC.QueueChange.Result, JSONRPCError>]
+            do {
+                replies = try client.callBatch(RPC.QueueChange.self, chunk.map { .init(kind: kind, id: $0) })
+            } catch {
+                throw GlobalOptions.exit(error)
+            }
+            outcomes += zip(chunk, replies).map { ($0, $1) }
+        }
+        if options.json {
+            let items: [JSONValue] = try outcomes.map { id, outcome in
+                switch outcome {
+                case .success(let result): .object(["id": .string(id), "result": try JSONValueEncoder().encode(result)])
+                case .failure(let error): .object(["id": .string(id), "error": error.json])
+                }
+            }
+            Output.line(JSONValue.array(items).serialized)
+        } else {
+            for (id, outcome) in outcomes {
+                switch outcome {
+                case .success(let result): Output.line(describe(result, id: id))
+                case .failure(let error): Output.error("\(id): \(error.message)")
+                }
+            }
+        }
+        if outcomes.contains(where: { if case .failure = $0.outcome { true } else { false } }) { throw ExitCode.failure }
+    }
+
+    private func queueOne(_ id: String) throws {
         let reply = try options.call(RPC.QueueChange.self, .init(kind: kind, id: id))
         if options.printJSONIfAsked(reply.json) { return }
-        let result = reply.result
+        Output.line(describe(reply.result, id: id, alone: true))
+    }
+
+    private func describe(_ result: RPC.QueueChange.Result, id: String, alone: Bool = false) -> String {
         if result.queued {
             let already = result.reason.map { " — \($0)" } ?? ""
-            Output.line(
-                "queued \(kind.rawValue) \(id) (\((result.fields ?? []).joined(separator: ", ")))\(already); \(result.pending) pending")
-        } else {
-            Output.line("nothing to queue: \(result.reason ?? "")")
+            return "queued \(kind.rawValue) \(id) (\((result.fields ?? []).joined(separator: ", ")))\(already); \(result.pending) pending"
         }
+        return "\(alone ? "" : "\(id): ")nothing to queue: \(result.reason ?? "")"
     }
 }

@@ -89,9 +89,8 @@ struct IdleMemoryTests {
         let after = try Self.executableResident()
         // Other tests run meanwhile and map some pages back in; most stay out.
         #expect(released >= before / 2, "released \(released) of \(before)")
+        // (This process goes on running: the parser's code and this test's were among the pages dropped.)
         #expect(after < before / 2, "resident \(before) -> \(after)")
-        // The code runs on (this call, and the parser's, are among the pages just dropped).
-        #expect(try Self.executableResident() >= 0)
     }
 
     @Test("after a run, once quiet, the scheduler hands memory back; reads and runs work afterwards, and it happens again after the next run")

@@ -122,7 +122,7 @@ public final class ControlClient {
 
     /// Calls `method` once for each of `params` in one batch — one line, one reply line — and returns each call's
     /// outcome in the order of `params`. The daemon runs a batch's calls concurrently (so changes queued together
-    /// share one commit) and takes at most 100 in one batch; the calls must not depend on each other's order.
+    /// share one commit) and takes at most `JSONRPCMessage.maxBatch` (100) in one batch; the calls must not depend on each other's order.
     public func callBatch<M: ControlMethod>(_ method: M.Type, _ params: [M.Params]) throws(Failure)
         -> [Swift.Result<M.Result, JSONRPCError>]
     {

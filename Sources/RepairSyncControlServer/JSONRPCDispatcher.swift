@@ -11,7 +11,7 @@ public struct JSONRPCDispatcher<Context: Sendable>: Sendable {
     public let maxBatch: Int
     let handler: Handler
 
-    public init(parser: JSONParser = JSONParser(), maxBatch: Int = 100, handler: @escaping Handler) {
+    public init(parser: JSONParser = JSONParser(), maxBatch: Int = JSONRPCMessage.maxBatch, handler: @escaping Handler) {
         self.parser = parser
         self.maxBatch = maxBatch
         self.handler = handler

@@ -6,6 +6,9 @@
 /// // {"jsonrpc":"2.0","method":"ping","id":1}
 /// ```
 public enum JSONRPCMessage {
+    /// The most requests one batch may hold: the daemon refuses a larger one (`-32600`), and clients split theirs.
+    public static let maxBatch = 100
+
     public static func request(method: String, params: JSONValue?, id: JSONValue?) -> JSONValue {
         var members: [(key: String, value: JSONValue)] = [("jsonrpc", .string("2.0")), ("method", .string(method))]
         if let params { members.append(("params", params)) }

@@ -14,15 +14,12 @@ struct Queue: ParsableCommand {
     @Argument(help: "What changed.") var kind: ChangeKind
     @Argument(help: "The records' ids.") var ids: [String]
 
-    /// The daemon's largest batch (`JSONRPCDispatcher.maxBatch`).
-    static let batchSize = 100
-
     func run() throws {
         guard ids.count > 1 else { return try queueOne(ids[0]) }
         let client = try options.connect()
         var outcomes: [(id: String, outcome: Result<RPC.QueueChange.Result, JSONRPCError>)] = []
-        for start in stride(from: 0, to: ids.count, by: Self.batchSize) {
-            let chunk = Array(ids[start..<min(start + Self.batchSize, ids.count)])
+        for start in stride(from: 0, to: ids.count, by: JSONRPCMessage.maxBatch) {
+            let chunk = Array(ids[start..<min(start + JSONRPCMessage.maxBatch, ids.count)])
             let replies: [Result<RPC.QueueChange.Result, JSONRPCError>]
             do {
                 replies = try client.callBatch(RPC.QueueChange.self, chunk.map { .init(kind: kind, id: $0) })

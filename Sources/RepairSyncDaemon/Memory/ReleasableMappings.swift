@@ -65,7 +65,8 @@ public struct ReleasableMappings: Equatable, Sendable {
             else { return nil }
             range = start..<end
             permissions = fields[1]
-            path = fields.count == 6 ? Substring(fields[5].trimmingSpaces()) : ""
+            // The path is padded to a column: the spaces before it are not part of it (spaces inside it are).
+            path = fields.count == 6 ? fields[5].drop(while: { $0 == " " }) : ""
         }
 
         mutating func read(field line: Substring) {
@@ -86,14 +87,5 @@ public struct ReleasableMappings: Equatable, Sendable {
             return path == executable && flags[1] == "-" && flags[3] == "p" && anonymousKiB == 0 && !locked
                 && residentKiB > 0
         }
-    }
-}
-
-extension Substring {
-    fileprivate func trimmingSpaces() -> Substring {
-        var trimmed = self
-        while trimmed.first == " " { trimmed.removeFirst() }
-        while trimmed.last == " " { trimmed.removeLast() }
-        return trimmed
     }
 }

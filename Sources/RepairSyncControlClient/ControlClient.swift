@@ -65,6 +65,12 @@ public final class ControlClient {
 
     deinit { close(descriptor) }
 
+    /// Ends the connection both ways; callable from another thread: a `call` or `nextNotification` blocked on it
+    /// returns with `.protocolError`. (The descriptor itself is closed when the client goes.)
+    public func shutdown() {
+        _ = Glibc.shutdown(descriptor, Int32(SHUT_RDWR))
+    }
+
     /// Gives up on a reply (or the next notification) after `seconds` without a byte from the daemon, with
     /// `.protocolError` (default: waits as long as the daemon takes, e.g. for a `sync` with `wait`).
     public func setReplyTimeout(seconds: Int) {

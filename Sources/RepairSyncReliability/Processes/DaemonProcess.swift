@@ -109,6 +109,7 @@ public final class DaemonProcess: @unchecked Sendable {
         timeout: TimeInterval = 120, _ condition: @escaping @Sendable (JSONValue) -> Bool
     ) async throws -> JSONValue? {
         let watcher = try StatusWatcher(path: socketPath)
+        defer { watcher.stop() }
         guard let index = await watcher.wait(timeout: timeout, for: condition) else { return nil }
         return watcher.statuses[index]
     }

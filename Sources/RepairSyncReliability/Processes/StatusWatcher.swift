@@ -3,11 +3,14 @@ public import RepairSyncProtocol
 internal import RepairSyncControlClient
 
 /// A subscription to the daemon's `statusChanged` notifications, read on its own thread, that a test can wait on
-/// for a status matching a condition (no polling). The reading thread ends when the daemon closes the connection.
+/// for a status matching a condition (no polling). The reading thread ends when the daemon closes the connection,
+/// or at `stop()`.
 public final class StatusWatcher: @unchecked Sendable {
     private let condition = NSCondition()
     private var seen: [JSONValue] = []
     private var failure: String?
+    /// The subscribed connection, for `stop()` (its reading thread owns it otherwise).
+    private var client: ControlClient?
 
     /// Subscribes (on its own thread) and returns once the subscription is in place.
     public init(path: String) throws {
@@ -21,6 +24,7 @@ public final class StatusWatcher: @unchecked Sendable {
                 let first = try client.call("status")
                 condition.lock()
                 seen.append(first)
+                self.client = client
                 condition.unlock()
                 _ = try client.call("subscribe")
             } catch {
@@ -68,6 +72,15 @@ public final class StatusWatcher: @unchecked Sendable {
                 }
             }.start()
         }
+    }
+
+    /// Ends the subscription: the daemon stops sending, the reading thread ends. A watcher left subscribed costs the
+    /// daemon a notification for every status change (and holds a connection that is never idle) until it stops.
+    public func stop() {
+        condition.lock()
+        let client = client
+        condition.unlock()
+        client?.shutdown()
     }
 
     public var count: Int {

@@ -17,9 +17,21 @@ internal import Synchronization
 /// How: the first writer that finds no commit in progress leads: it takes everything queued so far, applies it in
 /// one transaction, commits, hands each waiter its result, and passes the lead to the first writer that queued
 /// during the commit. Nobody waits on a timer; a lone writer commits at once.
+///
+/// A batch can also be *reported* (`reportBatches`): a batch holding a `write(reporting: true)` reads something
+/// after its works, in its own transaction — the state its commit makes — and the reading is handed on once the
+/// batch committed, before any of its callers is answered. One read and one hand-off per commit, however many
+/// writes share it (the engine publishes the outbox counts so).
 public final class GroupCommit: Sendable {
     private let writer: any DatabaseWriter
     private let state = Mutex(State())
+    private let report = Mutex<BatchReport?>(nil)
+
+    /// A batch's reading, and what receives it once the batch committed (type-erased; see `reportBatches`).
+    private struct BatchReport: Sendable {
+        let read: @Sendable (Database) throws -> any Sendable
+        let committed: @Sendable (any Sendable) async -> Void
+    }
 
     private struct State {
         var queue: [Slot] = []
@@ -30,14 +42,33 @@ public final class GroupCommit: Sendable {
         self.writer = writer
     }
 
+    /// From now on, each batch holding a `write(reporting: true)` runs `read` after its works, in its transaction,
+    /// and passes the reading to `committed` once that transaction committed, before its callers are answered. A
+    /// failed read or commit hands nothing on. Replaces any earlier report.
+    public func reportBatches<Reading: Sendable>(
+        read: @escaping @Sendable (Database) throws -> Reading, committed: @escaping @Sendable (Reading) async -> Void
+    ) {
+        report.withLock { report in
+            report = BatchReport(
+                read: { db in try read(db) },
+                committed: { reading in
+                    // Only `read` makes readings: the cast cannot fail.
+                    await committed(reading as! Reading)
+                })
+        }
+    }
+
     /// Writes queued for the next commit (while one is being committed).
     public var queuedWrites: Int {
         state.withLock { $0.committing ? $0.queue.count : 0 }
     }
 
-    /// Runs `work` in a transaction shared with concurrent callers; returns once that transaction committed.
-    public func write<T: Sendable>(_ work: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        let slot = Slot { db in try work(db) }
+    /// Runs `work` in a transaction shared with concurrent callers; returns once that transaction committed (and,
+    /// `reporting`, once the batch's reading was handed on: see `reportBatches`).
+    public func write<T: Sendable>(
+        reporting: Bool = false, _ work: @escaping @Sendable (Database) throws -> T
+    ) async throws -> T {
+        let slot = Slot(reports: reporting) { db in try work(db) }
         let leads = state.withLock { state in
             state.queue.append(slot)
             guard !state.committing else { return false }
@@ -57,19 +88,22 @@ public final class GroupCommit: Sendable {
             defer { state.queue.removeAll() }
             return state.queue
         }
+        let report = batch.contains(where: \.reports) ? report.withLock { $0 } : nil
         let results: [Result<any Sendable, any Error>]
+        var reading: (any Sendable)?
         do {
             // `asyncWrite` rather than the async `write`: GRDB interrupts the database access of a cancelled task, and
             // the leader's cancellation (its client went away) must not undo the others' changes.
-            results = try await withCheckedThrowingContinuation { continuation in
+            (results, reading) = try await withCheckedThrowingContinuation { continuation in
                 writer.asyncWrite({ db in
-                    Self.apply(batch, db)
+                    (Self.apply(batch, db), report.flatMap { try? $0.read(db) })
                 }, completion: { _, result in continuation.resume(with: result) })
             }
         } catch {
-            // The commit itself failed: nothing of the batch is on disk.
+            // The commit itself failed: nothing of the batch is on disk, and there is nothing to report.
             results = Array(repeating: .failure(error), count: batch.count)
         }
+        if let report, let reading { await report.committed(reading) }
         let next = state.withLock { state -> Slot? in
             guard let first = state.queue.first else {
                 state.committing = false
@@ -122,9 +156,12 @@ public final class GroupCommit: Sendable {
         }
 
         let work: @Sendable (Database) throws -> any Sendable
+        /// The caller wants the batch's reading handed on before it is answered.
+        let reports: Bool
         private let waiting = Mutex(Waiting.idle)
 
-        init(work: @escaping @Sendable (Database) throws -> any Sendable) {
+        init(reports: Bool, work: @escaping @Sendable (Database) throws -> any Sendable) {
+            self.reports = reports
             self.work = work
         }
 

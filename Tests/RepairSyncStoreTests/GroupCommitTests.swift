@@ -37,13 +37,13 @@ import Testing
     /// The first write holds its transaction open until `others` writes are queued behind it, so the batching is
     /// deterministic: those all go into the second commit.
     func writeBehindABlockedLeader(
-        _ store: ReplicaStore, others: Int, work: @escaping @Sendable (Int, Database) throws -> Void
+        _ store: ReplicaStore, others: Int, reporting: Bool = false, work: @escaping @Sendable (Int, Database) throws -> Void
     ) async throws -> [Result<Int, any Error>] {
         let release = DispatchSemaphore(value: 0)
         let (started, startedContinuation) = AsyncStream.makeStream(of: Void.self)
         return try await withThrowingTaskGroup(of: (Int, Result<Int, any Error>).self) { group in
             group.addTask {
-                let value = try await store.groupCommit.write { db in
+                let value = try await store.groupCommit.write(reporting: reporting) { db in
                     startedContinuation.yield()
                     release.wait()
                     try work(0, db)
@@ -56,7 +56,7 @@ import Testing
             for n in 1...others {
                 group.addTask {
                     do {
-                        return (n, .success(try await store.groupCommit.write { db in
+                        return (n, .success(try await store.groupCommit.write(reporting: reporting) { db in
                             try work(n, db)
                             return n
                         }))
@@ -104,6 +104,31 @@ import Testing
         #expect(counter.commits == 2)
         let stored = try await store.read { db in try Int.fetchAll(db, sql: "SELECT n FROM scratch ORDER BY n") }
         #expect(stored == [0, 1, 3], "the refused write's own insert was rolled back, the others kept")
+    }
+
+    @Test("a reported batch is read once, in its own transaction after its works, and handed on before its callers are answered")
+    func reportedBatches() async throws {
+        let dir = try TemporaryDirectory()
+        let (store, counter) = try store(dir)
+        let readings = Mutex<[Int]>([])
+        store.groupCommit.reportBatches(read: { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM scratch") ?? -1 }) {
+            rows in readings.withLock { $0.append(rows) }
+        }
+        let results = try await writeBehindABlockedLeader(store, others: 9, reporting: true) { n, db in
+            try db.execute(sql: "INSERT INTO scratch (n) VALUES (?)", arguments: [n])
+        }
+        #expect(results.map { try? $0.get() } == Array(0...9))
+        #expect(counter.commits == 2)
+        #expect(readings.withLock { $0 } == [1, 10], "one reading per commit, each with everything its commit wrote")
+
+        let value = try await store.groupCommit.write(reporting: true) { db in
+            try db.execute(sql: "INSERT INTO scratch (n) VALUES (10)")
+            return 10
+        }
+        #expect(value == 10)
+        #expect(readings.withLock { $0 } == [1, 10, 11], "read and handed on before the caller was answered")
+        _ = try await store.groupCommit.write { db in try db.execute(sql: "INSERT INTO scratch (n) VALUES (11)") }
+        #expect(readings.withLock { $0 } == [1, 10, 11], "a batch without a reporting write reads nothing")
     }
 
     @Test("a lone write commits at once, without waiting for company")

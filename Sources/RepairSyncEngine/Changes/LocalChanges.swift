@@ -42,7 +42,7 @@ public struct LocalChanges: Sendable {
     @discardableResult
     public func update(_ collection: SyncCollection, id: String, fields: FieldValues) async throws -> OutboxEntry {
         let work = try updateWork(collection, id: id, fields: fields)
-        return try await store.groupCommit.write(work)
+        return try await store.groupCommit.write(reporting: true, work)
     }
 
     private func updateWork(_ collection: SyncCollection, id: String, fields: FieldValues) throws
@@ -114,7 +114,7 @@ public struct LocalChanges: Sendable {
         ticketId: String, content: String, isInternal: Bool = false, id: String = UUID().uuidString.lowercased()
     ) async throws -> TicketMessage {
         try await store.groupCommit.write(
-            try messageWork(ticketId: ticketId, content: content, isInternal: isInternal, id: id))
+            reporting: true, try messageWork(ticketId: ticketId, content: content, isInternal: isInternal, id: id))
     }
 
     private func messageWork(ticketId: String, content: String, isInternal: Bool, id: String) throws
@@ -177,7 +177,7 @@ public struct LocalChanges: Sendable {
     private func queueUpdate<R: EditableRecord>(_ type: R.Type, id: String) async throws -> (result: QueueResult, create: Bool) {
         let now = clock.now()
         let cipher = cipher
-        return try await store.groupCommit.write { db in
+        return try await store.groupCommit.write(reporting: true) { db in
             guard let stored = try R.storedEditableValues(id: id, db) else {
                 throw EngineError.unknownRecord(collection: R.collection.name, id: id)
             }
@@ -212,7 +212,7 @@ public struct LocalChanges: Sendable {
 
     private func queueMessage(id: String) async throws -> QueueResult {
         let now = clock.now()
-        return try await store.groupCommit.write { db in
+        return try await store.groupCommit.write(reporting: true) { db in
             guard let row = try Row.fetchOne(db, sql: "SELECT synced_at FROM ticket_messages WHERE id = ?", arguments: [id]),
                 let message = try TicketMessage.fetchOne(
                     db.cachedStatement(sql: "SELECT * FROM ticket_messages WHERE id = ?"), arguments: [id])

@@ -106,7 +106,7 @@ extension LocalChanges {
     func queueCreate(_ collection: SyncCollection, id: String) async throws -> QueueResult {
         let cipher = cipher
         let now = clock.now()
-        return try await store.groupCommit.write { db in
+        return try await store.groupCommit.write(reporting: true) { db in
             guard let syncedAt = try Row.fetchOne(
                 db, sql: "SELECT synced_at FROM \(collection.name) WHERE id = ?", arguments: [id])
             else { throw EngineError.unknownRecord(collection: collection.name, id: id) }

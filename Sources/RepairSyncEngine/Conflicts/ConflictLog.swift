@@ -62,7 +62,7 @@ enum ConflictLog {
     }
 
     static func openCount(_ db: Database) throws -> Int {
-        try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM conflicts WHERE state = 'open'") ?? 0
+        try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM conflicts WHERE state = 'open'")) ?? 0
     }
 
     /// Conflicts by outcome, from the counts the log's triggers keep (`conflict_counts`): a few rows, however long

@@ -5,14 +5,13 @@ internal import RepairSyncStore
 
 /// Local changes, the outbox and conflicts, as the daemon and its clients see them.
 extension SyncEngine {
-    /// Changes fields of an order or device and queues the change (durable when this returns). Concurrent calls
-    /// share one commit, and one re-read of the outbox counts.
+    /// Changes fields of an order or device and queues the change (durable when this returns, and shown in the
+    /// status's counts). Concurrent calls share one commit, and one read of the counts in it.
     @discardableResult
     public nonisolated func update(_ collection: SyncCollection, id: String, fields: FieldValues) async throws
         -> OutboxEntry
     {
         let entry = try await changes.update(collection, id: id, fields: fields)
-        await refreshOutboxCounts()
         // The edit of a row another program inserted queued its creation (and its parents' if they were inserted
         // too): those rows count from now on.
         if entry.kind == .create { await recountBookedIn() }
@@ -60,13 +59,12 @@ extension SyncEngine {
         return try changes.createDevice(new)
     }
 
-    /// Queues what another program changed in the store. Durable when this returns; concurrent calls share one
-    /// commit, and one re-read of the counts.
+    /// Queues what another program changed in the store. Durable when this returns, and shown in the status's
+    /// counts; concurrent calls share one commit, and one read of the counts in it.
     public nonisolated func queueChange(_ kind: LocalChanges.ChangeKind, id: String) async throws
         -> LocalChanges.QueueResult
     {
         let (result, create) = try await changes.queueChange(kind, id: id)
-        await refreshOutboxCounts()
         // A row another program inserted (and any inserted parent queued with it) counts in the status from its
         // creation's queueing on — an "updated" row that another program inserted and never queued too, queued as
         // its creation.

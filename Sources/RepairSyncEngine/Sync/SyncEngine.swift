@@ -20,17 +20,15 @@ public actor SyncEngine {
     nonisolated let stopFlag = StopFlag()
 
     private var current = EngineStatus()
-    private var observers: [UUID: AsyncStream<EngineStatus>.Continuation] = [:]
+    private var observers: [UUID: StatusObserver] = [:]
     private var active: Task<SyncReport, Never>?
     private var followUp: (request: RunRequest, task: Task<SyncReport, Never>)?
     private var runNumber = 0
     /// Collections an admin asked to pull again from the beginning; the next run resets them before its pull.
     private var pendingResets: Set<SyncCollection> = []
-    /// Outbox count refreshes asked for, whether one is reading, and who waits for a read (see
-    /// `refreshOutboxCounts`).
-    private var outboxRefreshesWanted = 0
-    private var outboxRefreshReading = false
-    private var outboxRefreshWaiters: [(asked: Int, continuation: CheckedContinuation<Void, Never>)] = []
+    /// The generation of the outbox and conflict counts the status shows (`StatusCounts`): older readings are not
+    /// shown over them.
+    private var countsGeneration: Int64
 
     struct RunRequest: Sendable {
         var collections: Set<SyncCollection>
@@ -61,7 +59,13 @@ public actor SyncEngine {
             // The classes as configured now: every waiting change is classed again.
             try PushPriorityTable.install(configuration.pushPriorities, db)
         }
-        current = try Self.counts(store, into: EngineStatus())
+        let (status, counts) = try Self.counts(store, into: EngineStatus())
+        current = status
+        counts.apply(to: &current)
+        countsGeneration = counts.generation
+        // A local change's commit publishes the counts it made, before its caller is answered: one read in the
+        // commit's own transaction, whatever number of changes share it.
+        store.groupCommit.reportBatches(read: StatusCounts.read) { [weak self] counts in await self?.show(counts) }
     }
 
     // MARK: Runs
@@ -361,14 +365,25 @@ public actor SyncEngine {
         return status
     }
 
-    /// The current status, then every change, until the stream is dropped.
-    public func statusUpdates() -> AsyncStream<EngineStatus> {
-        let (stream, continuation) = AsyncStream.makeStream(of: EngineStatus.self, bufferingPolicy: .unbounded)
+    /// The current status, then every change — or only the changes `wanted` picks (from the previous status to the
+    /// next) — until the stream is dropped. `latestOnly`: a reader that falls behind gets the latest status, not
+    /// every one (for observers of the present, such as systemd's status line).
+    public func statusUpdates(
+        latestOnly: Bool = false,
+        wanted: @escaping @Sendable (_ previous: EngineStatus, _ next: EngineStatus) -> Bool = { _, _ in true }
+    ) -> AsyncStream<EngineStatus> {
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: EngineStatus.self, bufferingPolicy: latestOnly ? .bufferingNewest(1) : .unbounded)
         let id = UUID()
-        observers[id] = continuation
+        observers[id] = StatusObserver(continuation: continuation, wanted: wanted)
         continuation.yield(current)
         continuation.onTermination = { _ in Task { await self.removeObserver(id) } }
         return stream
+    }
+
+    private struct StatusObserver {
+        let continuation: AsyncStream<EngineStatus>.Continuation
+        let wanted: @Sendable (EngineStatus, EngineStatus) -> Bool
     }
 
     private func removeObserver(_ id: UUID) { observers[id] = nil }
@@ -379,8 +394,9 @@ public actor SyncEngine {
         next.clockOffsetMilliseconds = api.clockOffsetMilliseconds
         next.link = api.link.quality
         guard next != current else { return }
+        let previous = current
         current = next
-        for observer in observers.values { observer.yield(next) }
+        for observer in observers.values where observer.wanted(previous, next) { observer.continuation.yield(next) }
     }
 
     /// What the connectivity probe found, for the status: offline while no run is going on, and back to idle when
@@ -400,62 +416,35 @@ public actor SyncEngine {
     /// run recounts only the collections whose size it may have changed).
     public func refreshCounts(recounting: Set<SyncCollection> = Set(SyncCollection.allCases)) {
         do {
-            let updated = try Self.counts(store, into: current, recounting: recounting)
-            publish { $0 = updated }
+            let (updated, counts) = try Self.counts(store, into: current, recounting: recounting)
+            let newer = counts.generation >= countsGeneration
+            if newer { countsGeneration = counts.generation }
+            publish { status in
+                status = updated
+                if newer { counts.apply(to: &status) }
+            }
         } catch {
             logger.error("reading status counts failed", metadata: ["error": "\(error)"])
         }
     }
 
-    /// Re-reads the outbox and conflict counts only (a local change leaves the record counts as they are), and
-    /// returns once a read that started after this call is published. Calls that arrive while a read is under way
-    /// wait for the next one, so many concurrent changes cost a few reads, not one each.
-    func refreshOutboxCounts() async {
-        outboxRefreshesWanted += 1
-        let asked = outboxRefreshesWanted
-        if outboxRefreshReading {
-            await withCheckedContinuation { outboxRefreshWaiters.append((asked, $0)) }
-            return
-        }
-        outboxRefreshReading = true
-        while true {
-            let covers = outboxRefreshesWanted
-            do {
-                let (counts, open, byOutcome) = try await store.read { db in
-                    (try Outbox.counts(db), try ConflictLog.openCount(db), try ConflictLog.countsByOutcome(db))
-                }
-                publish { status in
-                    status.pending = counts.pending
-                    status.failed = counts.failed
-                    status.dead = counts.dead
-                    status.held = counts.held
-                    status.openConflicts = open
-                    status.metrics.conflictsByOutcome = byOutcome
-                }
-            } catch {
-                logger.error("reading status counts failed", metadata: ["error": "\(error)"])
-            }
-            let done = outboxRefreshWaiters.filter { $0.asked <= covers }
-            outboxRefreshWaiters.removeAll { $0.asked <= covers }
-            for waiter in done { waiter.continuation.resume() }
-            if outboxRefreshesWanted == covers { break }
-        }
-        outboxRefreshReading = false
+    /// Shows outbox and conflict counts read elsewhere (a group commit's transaction), unless the status already
+    /// shows newer ones.
+    func show(_ counts: StatusCounts) {
+        guard counts.generation >= countsGeneration else { return }
+        countsGeneration = counts.generation
+        publish { counts.apply(to: &$0) }
     }
 
+    /// `status` with the collections' sync state and record counts read again, and the outbox and conflict counts
+    /// of the same transaction (not applied: the caller shows them if they are newer than the status's).
     private static func counts(
         _ store: ReplicaStore, into status: EngineStatus,
         recounting: Set<SyncCollection> = Set(SyncCollection.allCases)
-    ) throws -> EngineStatus {
+    ) throws -> (EngineStatus, StatusCounts) {
         try store.read { db in
             var status = status
-            let counts = try Outbox.counts(db)
-            status.pending = counts.pending
-            status.failed = counts.failed
-            status.dead = counts.dead
-            status.held = counts.held
-            status.openConflicts = try ConflictLog.openCount(db)
-            status.metrics.conflictsByOutcome = try ConflictLog.countsByOutcome(db)
+            let counts = try StatusCounts.read(db)
             let previous = Dictionary(status.collections.map { ($0.collection, $0.records) }) { first, _ in first }
             status.collections = try SyncCollection.pullOrder.map { collection in
                 let row = try Row.fetchOne(
@@ -474,7 +463,7 @@ public actor SyncEngine {
                     lastError: row?["last_error"],
                     records: records)
             }
-            return status
+            return (status, counts)
         }
     }
 }

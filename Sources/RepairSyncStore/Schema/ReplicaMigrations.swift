@@ -17,6 +17,7 @@ enum ReplicaMigrations {
         migrator.registerMigration("v6-push-priority", migrate: PushPriorityMigration.migrate)
         migrator.registerMigration("v7-discarded-in-doubt", migrate: DiscardedInDoubtMigration.migrate)
         migrator.registerMigration("v8-children-by-their-own-tombstones", migrate: ChildDeletionMigration.migrate)
+        migrator.registerMigration("v9-status-generation", migrate: StatusGenerationMigration.migrate)
         return migrator
     }
 

@@ -5,8 +5,9 @@ internal import RepairSyncEngine
 internal import RepairSyncModels
 internal import ServiceLifecycle
 
-/// What systemd is told while the daemon runs: `STATUS=` (e.g. "idle · 3 pending · last sync 12:03") on every status
-/// change, `WATCHDOG=1` at half of `WATCHDOG_USEC` — sent only after the engine actor answered, so a stuck daemon
+/// What systemd is told while the daemon runs: `STATUS=` (e.g. "idle · 3 pending · last sync 12:03") when the status
+/// changes — at most `statusInterval` apart: a burst of queued changes is one line, and its last status is always
+/// sent — `WATCHDOG=1` at half of `WATCHDOG_USEC` — sent only after the engine actor answered, so a stuck daemon
 /// stops feeding the watchdog and systemd restarts it — and `STOPPING=1` as soon as shutdown begins.
 /// Without `NOTIFY_SOCKET` every message is a no-op.
 struct SystemdService: Service {
@@ -14,6 +15,11 @@ struct SystemdService: Service {
     let scheduler: SchedulerService
     let metrics: SyncMetrics
     let logger: Logger
+
+    /// How often, at most, the status line and the metrics' gauges follow the status: each queued change changes
+    /// the pending count, and a tool queueing thousands a second would otherwise pay a datagram to systemd and a
+    /// metrics update for each.
+    static let statusInterval = Duration.milliseconds(250)
 
     func run() async throws {
         var microseconds: UInt64 = 0
@@ -23,13 +29,19 @@ struct SystemdService: Service {
         await withDiscardingTaskGroup { group in
             group.addTask {
                 var last = ""
-                for await status in await engine.statusUpdates() {
+                // The latest status only: what changed while this one waited below is one update, not many.
+                for await status in await engine.statusUpdates(latestOnly: true) {
                     // Between runs: refresh the metrics' gauges and their text file.
                     if status.phase.name != "syncing" { metrics.publish(status, responses: engine.responseCounts) }
                     let text = Self.statusText(status, paused: scheduler.snapshot.paused)
                     if text != last {
                         Self.notify("STATUS=\(text)")
                         last = text
+                    }
+                    do {
+                        try await Task.sleep(for: Self.statusInterval)
+                    } catch {
+                        return
                     }
                 }
             }

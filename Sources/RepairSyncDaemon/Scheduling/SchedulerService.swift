@@ -157,9 +157,10 @@ public final class SchedulerService: Service, Sendable {
             group.addTask { await self.loop() }
             if let events = self.events { group.addTask { await events.run() } }
             group.addTask {
-                // Runs started over the socket bypass the schedule; their connection failures count all the same.
+                // Runs started over the socket bypass the schedule; their connection failures count all the same. Only
+                // changes of phase wake this (not each queued change's count).
                 var wasOffline = false
-                for await status in await self.engine.statusUpdates() {
+                for await status in await self.engine.statusUpdates(wanted: { $0.phase != $1.phase }) {
                     let offline = status.phase == .offline
                     if offline, !wasOffline { await self.mailbox.post(.engineOffline) }
                     wasOffline = offline

@@ -27,20 +27,24 @@ extension BenchRun {
         var floor = try SQLiteFloor.fullCommits(at: floorPath, count: 500)
 
         var single = Samples()
+        let singleCost = DaemonCost(daemon.pid)
         for id in ids.prefix(ScenarioPlan.singleClientCalls) {
             single.append(try Self.timedQueueChange(control, id: id))
         }
+        let singleSpent = singleCost.perChange(ScenarioPlan.singleClientCalls)
         floor.append(contentsOf: try SQLiteFloor.fullCommits(at: floorPath, count: 500))
 
         let rest = Array(ids.dropFirst(ScenarioPlan.singleClientCalls))
         let clients = ScenarioPlan.concurrentClients
         let chunks = (0..<clients).map { client in stride(from: client, to: rest.count, by: clients).map { rest[$0] } }
         let socket = daemon.socketPath
+        let concurrentCost = DaemonCost(daemon.pid)
         let (concurrent, wall) = try await Self.fromClients(chunks, socket: socket) { client, chunk in
             var samples = Samples()
             for id in chunk { samples.append(try Self.timedQueueChange(client, id: id)) }
             return samples
         }
+        let concurrentSpent = concurrentCost.perChange(rest.count)
         let rate = Double(rest.count) / wall.seconds
         let floorRate = 1000 / floor.median
 
@@ -48,6 +52,7 @@ extension BenchRun {
         // changed many records sends): each edit joins its pending change, so the push scenario still finds 10,000.
         try editAtTheCounter(rest, storePath: daemon.storePath, notes: "edited again at the counter (bench)")
         let batchSize = ScenarioPlan.queueChangeBatch
+        let batchCost = DaemonCost(daemon.pid)
         let (batches, batchWall) = try await Self.fromClients(chunks, socket: socket) { client, chunk in
             var samples = Samples()
             for start in stride(from: 0, to: chunk.count, by: batchSize) {
@@ -56,12 +61,14 @@ extension BenchRun {
             return samples
         }
         let batchRate = Double(rest.count) / batchWall.seconds
+        let batchSpent = batchCost.perChange(rest.count)
 
-        let pending = try control.call("status")["pending"]?.intValue ?? -1
-        guard pending == ids.count else { throw BenchError("expected \(ids.count) pending changes, status says \(pending)") }
         Log.say(
             "    floor p50 \(Format.ms(floor.median)) p99 \(Format.ms(floor.p99)); 1 client p50 \(Format.ms(single.median)) p99 \(Format.ms(single.p99)); 20 clients \(Format.rate(rate, "changes")); in batches of \(batchSize) \(Format.rate(batchRate, "changes"))"
         )
+        Log.say("    the daemon per change: 1 client \(singleSpent); 20 clients \(concurrentSpent); in batches \(batchSpent)")
+        let pending = try control.call("status")["pending"]?.intValue ?? -1
+        guard pending == ids.count else { throw BenchError("expected \(ids.count) pending changes, status says \(pending)") }
         return [
             ResultRow(
                 scenario: "queueChange, 1 client (p50 / p99)",
@@ -80,6 +87,26 @@ extension BenchRun {
                 baseline: "one call per line above: \(Format.rate(rate, "changes"))", ratio: Format.ratio(batchRate / rate),
                 target: "≥ 10000 changes/s", passed: batchRate >= 10_000),
         ]
+    }
+
+    /// The daemon's CPU time and context switches from a starting point, per change queued since.
+    struct DaemonCost {
+        let pid: Int32
+        let cpu: Double
+        let switches: [String: Int]
+
+        init(_ pid: Int32) {
+            self.pid = pid
+            cpu = ProcessStats.cpuSeconds(pid)
+            switches = ProcessStats.contextSwitches(pid)
+        }
+
+        /// "84 µs CPU, 7.9 context switches".
+        func perChange(_ changes: Int) -> String {
+            let cpu = (ProcessStats.cpuSeconds(pid) - cpu) / Double(max(changes, 1)) * 1_000_000
+            let switches = Double(ProcessStats.switches(from: switches, to: ProcessStats.contextSwitches(pid))) / Double(max(changes, 1))
+            return String(format: "%.0f µs CPU, %.1f context switches", cpu, switches)
+        }
     }
 
     /// Another program changes the orders' notes in the replica (one transaction), as a counter tool does before it

@@ -32,7 +32,18 @@ enum Outbox {
             .flatMap(PushPriority.init(rawValue:)) ?? .normal
     }
 
-    static func newKey() -> String { UUID().uuidString.lowercased() }
+    /// A new idempotency key: a random (version 4) UUID, in lower case. Its bits come from the system generator
+    /// (`getrandom`); Foundation's `UUID()` opens, reads and closes `/dev/urandom` for each one, three system calls
+    /// for every queued change.
+    static func newKey() -> String {
+        var generator = SystemRandomNumberGenerator()
+        var bits = (generator.next() as UInt64, generator.next() as UInt64)
+        return withUnsafeMutableBytes(of: &bits) { bytes in
+            bytes[6] = bytes[6] & 0x0F | 0x40  // version 4: random
+            bytes[8] = bytes[8] & 0x3F | 0x80  // the RFC 4122 variant
+            return UUID(uuid: bytes.loadUnaligned(as: uuid_t.self)).uuidString.lowercased()
+        }
+    }
 
     /// Queues changed fields of a record.
     ///

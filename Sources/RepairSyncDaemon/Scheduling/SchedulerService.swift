@@ -67,9 +67,14 @@ public final class SchedulerService: Service, Sendable {
     public let events: EventStreamClient?
     private let mailbox = Mailbox<Event>()
     private let serverChanges = ServerChangeInbox()
-    /// A `.localChange` is in the mailbox, not yet taken: a change queued meanwhile needs no event of its own (the
-    /// one waiting plans the same debounced push, and is taken after it).
+    /// A `.localChange` was posted and no run has started since: a change queued meanwhile needs no event of its own
+    /// (the push it waits for is planned, or will be when the event is taken). It only moves the debounce on
+    /// (`lastLocalChange`), which the loop reads each time it wakes — so a tool queueing a change every millisecond
+    /// wakes the scheduler once, not a thousand times a second.
     private let localChangePosted = Atomic<Bool>(false)
+    /// When the last local change was queued, as nanoseconds from `clockBase`.
+    private let lastLocalChange = Atomic<Int64>(0)
+    private let clockBase = ContinuousClock.now
     private let schedule: Mutex<SyncSchedule<ContinuousClock.Instant>>
     private let snapshotValue: Mutex<Snapshot>
     /// Told each time idle memory was handed back (tests wait on it).
@@ -133,11 +138,21 @@ public final class SchedulerService: Service, Sendable {
         return report
     }
 
-    /// A change was queued locally: push soon (debounced; not while paused). Concurrent callers (20 shop tools
-    /// queueing at once) post one event between them, not one each that the scheduler wakes for.
+    /// A change was queued locally: push soon (debounced; not while paused). Only the first change after a run
+    /// started posts an event; later ones (20 shop tools queueing at once, or one queueing a change a millisecond)
+    /// note their time, which moves the debounce on when the scheduler next wakes.
     public func localChange() async {
+        let since = ContinuousClock.now - clockBase
+        lastLocalChange.store(
+            since.components.seconds * 1_000_000_000 + since.components.attoseconds / 1_000_000_000, ordering: .releasing)
         guard !localChangePosted.exchange(true, ordering: .acquiringAndReleasing) else { return }
         await mailbox.post(.localChange)
+    }
+
+    /// The last local change's time, if one was posted and no run has started since.
+    private func pendingLocalChange() -> ContinuousClock.Instant? {
+        guard localChangePosted.load(ordering: .acquiring) else { return nil }
+        return clockBase + .nanoseconds(lastLocalChange.load(ordering: .acquiring))
     }
 
     public func setPaused(_ paused: Bool) async {
@@ -187,7 +202,12 @@ public final class SchedulerService: Service, Sendable {
         // hand back, or never).
         var releaseMemoryAt: ContinuousClock.Instant?
         while !Task.isCancelled {
-            let planned = schedule.withLock { $0.nextRun() }
+            // Changes queued since the scheduler last looked move the push's debounce on (up to its maximum delay).
+            let lastChange = pendingLocalChange()
+            let planned = schedule.withLock { schedule in
+                if let lastChange { schedule.localChange(now: lastChange) }
+                return schedule.nextRun()
+            }
             publish(planned)
             let now = ContinuousClock.now
             guard let run = planned, run.at <= now else {
@@ -204,6 +224,8 @@ public final class SchedulerService: Service, Sendable {
                 continue
             }
             schedule.withLock { $0.runStarted(run) }
+            // The run pushes every change queued before it: one queued from here on posts again.
+            localChangePosted.store(false, ordering: .releasing)
             let report: SyncReport
             if run.full, run.collections == Set(SyncCollection.allCases) {
                 report = await engine.performFullSync()
@@ -281,13 +303,12 @@ public final class SchedulerService: Service, Sendable {
             schedule.withLock { $0.serverChanged(collections, now: .now) }
             return
         }
-        // Taken: a change queued from here on posts again (its push is planned from a later instant).
-        if case .localChange = event { localChangePosted.store(false, ordering: .releasing) }
         let now = ContinuousClock.now
+        let lastChange = pendingLocalChange() ?? now
         schedule.withLock { schedule in
             switch event {
             case .manual(let collections): schedule.manualRequested(collections, now: now)
-            case .localChange: schedule.localChange(now: now)
+            case .localChange: schedule.localChange(now: lastChange)
             case .paused(let paused): schedule.setPaused(paused)
             case .connectivity(let online): schedule.connectivityChanged(online: online, now: now)
             case .engineOffline, .serverChange: break

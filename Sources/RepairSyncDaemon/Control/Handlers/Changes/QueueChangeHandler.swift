@@ -1,8 +1,8 @@
 internal import RepairSyncProtocol
 internal import RepairSyncEngine
 
-/// Another program wrote the record: queue what differs. The answer carries the outbox counts re-read after its
-/// commit (`queueChange` returns once they are), so it costs no count query of its own.
+/// Another program wrote the record: queue what differs. The answer carries the outbox counts its commit read and
+/// the status shows (`queueChange` returns once they are shown), so it costs no count query of its own.
 struct QueueChangeHandler: ControlHandler {
     typealias Method = RPC.QueueChange
     let services: ControlServices

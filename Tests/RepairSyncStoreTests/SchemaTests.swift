@@ -13,7 +13,7 @@ import Testing
             try store.appliedMigrations() == [
                 "v1-replica", "v2-engine", "v3-in-doubt-and-resync", "v4-local-creates",
                 "v5-list-indexes-and-outbox-counts", "v6-push-priority", "v7-discarded-in-doubt",
-                "v8-children-by-their-own-tombstones",
+                "v8-children-by-their-own-tombstones", "v9-status-generation",
             ])
         let tables = try store.read { db in
             try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
@@ -21,7 +21,8 @@ import Testing
         #expect(
             tables == [
                 "clients", "conflict_counts", "conflicts", "dashboard_snapshots", "devices", "edited_rows", "grdb_migrations",
-                "orders", "outbox", "outbox_counts", "push_priorities", "resync_marks", "sqlite_sequence", "sync_bases", "sync_metadata", "ticket_messages", "tickets",
+                "orders", "outbox", "outbox_counts", "push_priorities", "resync_marks", "sqlite_sequence", "status_generation",
+                "sync_bases", "sync_metadata", "ticket_messages", "tickets",
             ])
         let metadata = try store.read { db in try SyncMetadata.fetchAll(db) }
         #expect(Set(metadata.map(\.collection)) == Set(SyncCollection.allCases))

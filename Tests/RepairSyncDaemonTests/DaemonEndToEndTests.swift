@@ -611,7 +611,14 @@ struct DaemonEndToEndTests {
             let listened = try #require(port, "\(h.notify.received)")
             _ = try await h.call("sync", .object(["wait": .bool(true)]))
             _ = try await h.call("updateOrder", .object(["id": .string("ord_2"), "notes": .string("metrics")]))
+            let beforeSync = h.notify.datagramCount
             _ = try await h.call("sync", .object(["wait": .bool(true)]))
+            // The text file follows the status at most four times a second; the status line sent with it says when
+            // it shows the run (the change pushed: nothing pending).
+            let shown = await h.notify.waitForLine(after: beforeSync, timeout: 10) { line in
+                ["STATUS=completed · 0 pending", "STATUS=idle · 0 pending"].contains { line.hasPrefix($0) }
+            }
+            #expect(shown != nil, "\(h.notify.received)")
             let stats = try await h.call("stats")
             #expect((stats["lifetime"]?["runs"]?.intValue ?? 0) >= 2)
             #expect(stats["lifetime"]?["pushed"]?["orders"] == .number(1))

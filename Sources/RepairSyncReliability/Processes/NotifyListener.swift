@@ -52,14 +52,21 @@ public final class NotifyListener: @unchecked Sendable {
 
     /// Waits until a datagram has a line starting with `prefix`; returns that line.
     public func waitForLine(startingWith prefix: String, timeout: TimeInterval = 60) async -> String? {
+        await waitForLine(timeout: timeout) { $0.hasPrefix(prefix) }
+    }
+
+    /// Waits until a datagram — the `after`-th received or a later one — has a line that `matches`; returns that line.
+    public func waitForLine(
+        after: Int = 0, timeout: TimeInterval = 60, where matches: @escaping @Sendable (String) -> Bool
+    ) async -> String? {
         await withCheckedContinuation { continuation in
             Thread {
                 self.lock.lock()
                 defer { self.lock.unlock() }
                 let deadline = Date().addingTimeInterval(timeout)
                 while true {
-                    let lines = self.history.flatMap { $0.split(separator: "\n").map(String.init) }
-                    if let found = lines.first(where: { $0.hasPrefix(prefix) }) {
+                    let lines = self.history.dropFirst(after).flatMap { $0.split(separator: "\n").map(String.init) }
+                    if let found = lines.first(where: matches) {
                         continuation.resume(returning: found)
                         return
                     }
@@ -90,6 +97,13 @@ public final class NotifyListener: @unchecked Sendable {
                 continuation.resume(returning: found)
             }.start()
         }
+    }
+
+    /// How many datagrams have arrived so far (for `waitForLine(startingWith:after:)`).
+    public var datagramCount: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return history.count
     }
 
     public var received: [String] {

@@ -11,8 +11,7 @@ struct QueueChangeHandler: ControlHandler {
         let engine = services.engine
         let result = try await engine.queueChange(params.kind, id: params.id)
         await services.scheduler.localChange()
-        let status = await engine.status
-        let pending = status.pending + status.failed + status.held
+        let pending = engine.changesWaiting
         switch result {
         case .queued(let seq, let fields):
             return RPC.QueueChange.Result(queued: true, seq: seq, fields: fields, pending: pending)

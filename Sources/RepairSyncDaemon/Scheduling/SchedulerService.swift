@@ -72,8 +72,11 @@ public final class SchedulerService: Service, Sendable {
     /// (`lastLocalChange`), which the loop reads each time it wakes — so a tool queueing a change every millisecond
     /// wakes the scheduler once, not a thousand times a second.
     private let localChangePosted = Atomic<Bool>(false)
-    /// When the last local change was queued, as nanoseconds from `clockBase`.
+    /// When the last local change was queued, as nanoseconds from `clockBase`; and the last such time the schedule
+    /// has seen (a change it has seen plans nothing again: after a reconnect, whose run pushes everything, it would
+    /// plan a push-only run of its own).
     private let lastLocalChange = Atomic<Int64>(0)
+    private let foldedLocalChange = Atomic<Int64>(-1)
     private let clockBase = ContinuousClock.now
     private let schedule: Mutex<SyncSchedule<ContinuousClock.Instant>>
     private let snapshotValue: Mutex<Snapshot>
@@ -149,10 +152,13 @@ public final class SchedulerService: Service, Sendable {
         await mailbox.post(.localChange)
     }
 
-    /// The last local change's time, if one was posted and no run has started since.
-    private func pendingLocalChange() -> ContinuousClock.Instant? {
+    /// The last local change's time, if one was posted and no run has started since and the schedule has not seen
+    /// it yet; from now on it has. (Only the scheduler's loop calls this.)
+    private func unseenLocalChange() -> ContinuousClock.Instant? {
         guard localChangePosted.load(ordering: .acquiring) else { return nil }
-        return clockBase + .nanoseconds(lastLocalChange.load(ordering: .acquiring))
+        let last = lastLocalChange.load(ordering: .acquiring)
+        guard foldedLocalChange.exchange(last, ordering: .acquiringAndReleasing) != last else { return nil }
+        return clockBase + .nanoseconds(last)
     }
 
     public func setPaused(_ paused: Bool) async {
@@ -203,7 +209,7 @@ public final class SchedulerService: Service, Sendable {
         var releaseMemoryAt: ContinuousClock.Instant?
         while !Task.isCancelled {
             // Changes queued since the scheduler last looked move the push's debounce on (up to its maximum delay).
-            let lastChange = pendingLocalChange()
+            let lastChange = unseenLocalChange()
             let planned = schedule.withLock { schedule in
                 if let lastChange { schedule.localChange(now: lastChange) }
                 return schedule.nextRun()
@@ -304,7 +310,8 @@ public final class SchedulerService: Service, Sendable {
             return
         }
         let now = ContinuousClock.now
-        let lastChange = pendingLocalChange() ?? now
+        // The event plans a push even for a change the loop already folded in (a run may have started since).
+        let lastChange = unseenLocalChange() ?? now
         schedule.withLock { schedule in
             switch event {
             case .manual(let collections): schedule.manualRequested(collections, now: now)

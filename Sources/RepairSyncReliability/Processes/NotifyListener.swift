@@ -99,7 +99,7 @@ public final class NotifyListener: @unchecked Sendable {
         }
     }
 
-    /// How many datagrams have arrived so far (for `waitForLine(startingWith:after:)`).
+    /// How many datagrams have arrived so far (for `waitForLine(after:timeout:where:)`).
     public var datagramCount: Int {
         lock.lock()
         defer { lock.unlock() }

@@ -26,16 +26,14 @@ extension BenchRun {
         }
         // The server's change stream is open (sync.events is on by default): its heartbeats are part of the cost.
         let events = try await daemon.call("status")["events"]?.stringValue ?? "nil"
-        let cpuBefore = ProcessStats.cpuSeconds(daemon.pid)
-        let switchesBefore = ProcessStats.contextSwitches(daemon.pid)
+        let usage = ProcessStats.Usage(daemon.pid)
         // The RSS before the daemon hands back idle memory (30 s after its last run), then at the end.
         let early = PackageBench.earlySeconds
         sleep(UInt32(early))
         let residentEarly = ProcessStats.residentMiB(daemon.pid)
         sleep(UInt32(max(0, plan.idleSeconds - early)))
-        let cpu = ProcessStats.cpuSeconds(daemon.pid) - cpuBefore
-        let wakeups = Double(ProcessStats.switches(from: switchesBefore, to: ProcessStats.contextSwitches(daemon.pid)))
-            / Double(plan.idleSeconds)
+        let (cpu, switches) = usage.spent()
+        let wakeups = Double(switches) / Double(plan.idleSeconds)
         let rss = ProcessStats.residentMiB(daemon.pid)
         let anonymous = ProcessStats.anonymousResidentMiB(daemon.pid)
         let share = cpu / Double(plan.idleSeconds) * 100

@@ -92,25 +92,19 @@ extension BenchRun {
     /// The daemon's CPU time and context switches from a starting point, per change queued since, and the CPU time
     /// the bench's own clients spent meanwhile (on the same cores).
     struct DaemonCost {
-        let pid: Int32
-        let cpu: Double
-        let clientsCPU: Double
-        let switches: [String: Int]
+        let daemon: ProcessStats.Usage
+        let clients = ProcessStats.Usage(getpid())
 
-        init(_ pid: Int32) {
-            self.pid = pid
-            cpu = ProcessStats.cpuSeconds(pid)
-            clientsCPU = ProcessStats.cpuSeconds(getpid())
-            switches = ProcessStats.contextSwitches(pid)
-        }
+        init(_ pid: Int32) { daemon = ProcessStats.Usage(pid) }
 
         /// "84 µs CPU, 7.9 context switches (clients 30 µs)".
         func perChange(_ changes: Int) -> String {
             let changes = Double(max(changes, 1))
-            let cpu = (ProcessStats.cpuSeconds(pid) - cpu) / changes * 1_000_000
-            let clients = (ProcessStats.cpuSeconds(getpid()) - clientsCPU) / changes * 1_000_000
-            let switches = Double(ProcessStats.switches(from: switches, to: ProcessStats.contextSwitches(pid))) / changes
-            return String(format: "%.0f µs CPU, %.1f context switches (clients %.0f µs)", cpu, switches, clients)
+            let (cpu, switches) = daemon.spent()
+            let clientsCPU = clients.spent().cpuSeconds
+            return String(
+                format: "%.0f µs CPU, %.1f context switches (clients %.0f µs)", cpu / changes * 1_000_000,
+                Double(switches) / changes, clientsCPU / changes * 1_000_000)
         }
     }
 

@@ -127,8 +127,7 @@ extension BenchRun {
         guard try await daemon.waitForStatus(timeout: 60, { $0["state"]?.stringValue == "idle" }) != nil else {
             throw BenchError("the daemon did not go idle")
         }
-        let cpuBefore = ProcessStats.cpuSeconds(daemon.pid)
-        let switchesBefore = ProcessStats.contextSwitches(daemon.pid)
+        let usage = ProcessStats.Usage(daemon.pid)
         if !events {
             // The idle baseline at the default interval: the shortened one would run every 2 s. A reload (SIGHUP)
             // plans the next periodic run one interval from now.
@@ -140,9 +139,8 @@ extension BenchRun {
             }
         }
         try await Task.sleep(for: .seconds(plan.idleSeconds))
-        let cpu = ProcessStats.cpuSeconds(daemon.pid) - cpuBefore
-        let wakeups = Double(ProcessStats.switches(from: switchesBefore, to: ProcessStats.contextSwitches(daemon.pid)))
-            / Double(plan.idleSeconds)
+        let (cpu, switches) = usage.spent()
+        let wakeups = Double(switches) / Double(plan.idleSeconds)
         if events {
             let state = try await daemon.call("status")["events"]?.stringValue
             guard state == "connected" else { throw BenchError("the stream was not open through the idle minute: \(state ?? "nil")") }

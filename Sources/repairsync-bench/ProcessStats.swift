@@ -54,4 +54,22 @@ extension ProcessStats {
     static func switches(from before: [String: Int], to after: [String: Int]) -> Int {
         after.reduce(0) { total, thread in total + thread.value - (before[thread.key] ?? 0) }
     }
+
+    /// A process's CPU time and context switches at one moment, to tell what it spent from then on.
+    struct Usage {
+        let pid: Int32
+        let cpuSeconds: Double
+        let switches: [String: Int]
+
+        init(_ pid: Int32) {
+            self.pid = pid
+            cpuSeconds = ProcessStats.cpuSeconds(pid)
+            switches = ProcessStats.contextSwitches(pid)
+        }
+
+        /// CPU seconds and context switches since this reading.
+        func spent() -> (cpuSeconds: Double, switches: Int) {
+            (ProcessStats.cpuSeconds(pid) - cpuSeconds, ProcessStats.switches(from: switches, to: ProcessStats.contextSwitches(pid)))
+        }
+    }
 }

@@ -1,7 +1,6 @@
 internal import Foundation
 internal import GRDB
 public import Logging
-internal import Synchronization
 public import RepairSyncModels
 public import RepairSyncStore
 
@@ -30,9 +29,6 @@ public actor SyncEngine {
     /// The generation of the outbox and conflict counts the status shows (`StatusCounts`): older readings are not
     /// shown over them.
     private var countsGeneration: Int64
-    /// The outbox counts the status shows, for readers that need not wait for the actor (`changesWaiting`); set
-    /// with `countsGeneration`.
-    private nonisolated let shownOutboxCounts: Mutex<Outbox.Counts>
 
     struct RunRequest: Sendable {
         var collections: Set<SyncCollection>
@@ -67,7 +63,6 @@ public actor SyncEngine {
         current = status
         counts.apply(to: &current)
         countsGeneration = counts.generation
-        shownOutboxCounts = Mutex(counts.outbox)
         // A local change's commit publishes the counts it made, before its caller is answered: one read in the
         // commit's own transaction, whatever number of changes share it.
         store.groupCommit.reportBatches(read: StatusCounts.read) { [weak self] counts in await self?.show(counts) }
@@ -423,7 +418,7 @@ public actor SyncEngine {
         do {
             let (updated, counts) = try Self.counts(store, into: current, recounting: recounting)
             let newer = counts.generation >= countsGeneration
-            if newer { showing(counts) }
+            if newer { countsGeneration = counts.generation }
             publish { status in
                 status = updated
                 if newer { counts.apply(to: &status) }
@@ -437,20 +432,8 @@ public actor SyncEngine {
     /// shows newer ones.
     func show(_ counts: StatusCounts) {
         guard counts.generation >= countsGeneration else { return }
-        showing(counts)
-        publish { counts.apply(to: &$0) }
-    }
-
-    private func showing(_ counts: StatusCounts) {
         countsGeneration = counts.generation
-        shownOutboxCounts.withLock { $0 = counts.outbox }
-    }
-
-    /// Changes not on the server and not given up on (pending, being sent, waiting to retry, held) as the status
-    /// shows them now, read without waiting for the engine's actor: a `queueChange` answer carries it, and the
-    /// counts its commit read were shown before it returned.
-    public nonisolated var changesWaiting: Int {
-        shownOutboxCounts.withLock { $0.pending + $0.failed + $0.held }
+        publish { counts.apply(to: &$0) }
     }
 
     /// `status` with the collections' sync state and record counts read again, and the outbox and conflict counts

@@ -11,7 +11,8 @@ struct QueueChangeHandler: ControlHandler {
         let engine = services.engine
         let result = try await engine.queueChange(params.kind, id: params.id)
         await services.scheduler.localChange()
-        let pending = engine.changesWaiting
+        let status = await engine.status
+        let pending = status.pending + status.failed + status.held
         switch result {
         case .queued(let seq, let fields):
             return RPC.QueueChange.Result(queued: true, seq: seq, fields: fields, pending: pending)

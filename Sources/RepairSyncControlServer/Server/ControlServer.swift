@@ -155,26 +155,21 @@ public struct ControlServer: Sendable {
                 return
             }
             defer { table.release(id) }
-            // One writer for replies and notifications, so lines never interleave. A reply is awaited until written
-            // (a client that does not read stops being read); notifications are counted and bounded.
-            let (lines, writer) = AsyncStream.makeStream(of: OutgoingLine.self)
+            // Every line is one write of a whole line, so lines never interleave whoever writes them. Replies (and a
+            // method's streamed notifications) are written by this task, the one that has them, and awaited: the
+            // writer suspends while the socket is not writable, so a client that does not read stops being read.
+            // Subscription notifications go through their own queue, counted and bounded.
+            let (notifications, writer) = AsyncStream.makeStream(of: String.self)
             let queued = NotificationCount()
             let state = ControlConnection(maxQueuedNotifications: limits.maxQueuedNotifications)
             let context = ControlRequestContext(peer: peer, connection: state)
-            state.streamSender.withLock { $0 = { line in try await Self.send(line, through: writer) } }
+            state.streamSender.withLock { $0 = { line in try await outbound.write(ByteBuffer(string: line + "\n")) } }
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
-                    for await line in lines {
-                        switch line {
-                        case .reply(let text, let written):
-                            try? await outbound.write(ByteBuffer(string: text + "\n"))
-                            written.yield()
-                            written.finish()
-                        case .notification(let text):
-                            queued.count.withLock { $0 -= 1 }
-                            // A failed write means the peer is gone: keep draining, so no sender waits forever.
-                            try? await outbound.write(ByteBuffer(string: text + "\n"))
-                        }
+                    for await text in notifications {
+                        queued.count.withLock { $0 -= 1 }
+                        // A failed write means the peer is gone: keep draining, so the queue's count stays true.
+                        try? await outbound.write(ByteBuffer(string: text + "\n"))
                     }
                 }
                 group.addTask {
@@ -192,7 +187,7 @@ public struct ControlServer: Sendable {
                                 connection.channel.close(promise: nil)
                                 return
                             }
-                            writer.yield(.notification(JSONRPCDispatcher<ControlRequestContext>.notification(method, params: params)))
+                            writer.yield(JSONRPCDispatcher<ControlRequestContext>.notification(method, params: params))
                         }
                     }
                 }
@@ -208,7 +203,9 @@ public struct ControlServer: Sendable {
                         guard line.readableBytes > 0 else { continue }
                         table.setBusy(id, true)
                         if let reply = await dispatcher.reply(to: line.readableBytesView, context: context) {
-                            try await Self.send(reply, through: writer)
+                            // A peer gone before its reply changes nothing here: what it asked for ran, and its
+                            // after-reply actions (a stop after `purge`) still run.
+                            try? await outbound.write(ByteBuffer(string: reply + "\n"))
                         }
                         for action in state.afterReply.withLock({ actions in defer { actions = [] }; return actions }) {
                             await action()
@@ -217,7 +214,7 @@ public struct ControlServer: Sendable {
                     case .tooLong:
                         let error = JSONRPCDispatcher<ControlRequestContext>.response(
                             id: .null, error: .invalidRequest("a line longer than \(limits.maxLineBytes) bytes"))
-                        try await Self.send(error.serialized, through: writer)
+                        try? await outbound.write(ByteBuffer(string: error.serialized + "\n"))
                         // Half-close: the client reads the error and sees the end. Its remaining input is read and
                         // discarded (the decoder keeps nothing), because closing with unread input would reset the
                         // connection and could destroy the error reply before the client reads it.
@@ -228,19 +225,6 @@ public struct ControlServer: Sendable {
                 }
             }
         }
-    }
-
-    enum OutgoingLine: Sendable {
-        case reply(String, AsyncStream<Void>.Continuation)
-        case notification(String)
-    }
-
-    /// Queues a reply and waits until it has been written.
-    private static func send(_ text: String, through writer: AsyncStream<OutgoingLine>.Continuation) async throws {
-        let (written, signal) = AsyncStream.makeStream(of: Void.self)
-        guard case .enqueued = writer.yield(.reply(text, signal)) else { throw CancellationError() }
-        for await _ in written { break }
-        try Task.checkCancellation()
     }
 
     static func peer(of channel: any Channel) async -> ControlPeer {

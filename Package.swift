@@ -157,6 +157,9 @@ let package = Package(
                 // doctor's certificate line: the API's TLS handshake and the chain it presents; the change stream.
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                // Tasks on the event loops (TaskPlacement); long blocking work on NIO's blocking pool.
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),

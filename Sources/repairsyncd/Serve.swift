@@ -37,6 +37,8 @@ struct Serve: AsyncParsableCommand {
                 throw ExitCode(ConfigurationError.exitCode)
             }
         }
+        // Before the daemon starts any work: its tasks run on the threads that serve its sockets.
+        TaskPlacement.runTasksOnEventLoops()
         let code = await Daemon.run(configPath: configPath)
         if code != 0 { throw ExitCode(code) }
     }

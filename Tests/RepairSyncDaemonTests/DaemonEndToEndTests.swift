@@ -19,6 +19,8 @@ struct DaemonEndToEndTests {
     func methods() async throws {
         try await DaemonHarness.with { h in
             try await h.start()
+            // The executable serves its tasks on its event loops (TaskPlacement), which every call below runs on.
+            #expect(h.log().contains("tasks_on=event_loops"), "\(h.log())")
             let report = try await h.call("sync", .object(["wait": .bool(true)]))
             #expect(report["stop"] == nil, "\(report.serialized)")
             let server = try await h.backend.get("/admin/counters").object()["records"] as? [String: Int] ?? [:]

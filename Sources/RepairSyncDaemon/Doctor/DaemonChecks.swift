@@ -26,7 +26,12 @@ struct DaemonChecks {
             checks.append(certificate)
         }
         checks += api.dropFirst()
-        checks.append(storeCheck(services.engine.storeHealth()))
+        let engine = services.engine
+        if let health = try? await BlockingWork.run({ engine.storeHealth() }) {
+            checks.append(storeCheck(health))
+        } else {
+            checks.append(DoctorCheck("store", .fail, "the check could not run: the daemon is stopping"))
+        }
         checks += await changeChecks(interval: configuration.sync.interval)
         return checks
     }

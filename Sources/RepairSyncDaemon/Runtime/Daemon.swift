@@ -179,6 +179,7 @@ public enum Daemon {
                 "api": "\(configuration.api.baseURL)", "store": "\(configuration.store.path)",
                 "proxy": "\(transport.proxy.map { "\($0) (from \(configuration.api.transport.proxySource ?? .configuration))" } ?? "none")",
                 "ca_file": "\(transport.caFile ?? "none")", "tls_min_version": "\(transport.minimumTLSVersion.rawValue)",
+                "tasks_on": "\(TaskPlacement.onEventLoops ? "event_loops" : "default_pool")",
             ])
         do {
             try await group.run()

@@ -19,7 +19,7 @@ struct BackupHandler: ControlHandler {
         defer {
             for file in [copy, copy + "-journal"] { try? FileManager.default.removeItem(atPath: file) }
         }
-        let problems = try engine.backup(to: copy)
+        let problems = try await BlockingWork.run { try engine.backup(to: copy) }
         guard problems.isEmpty else {
             throw JSONRPCError.storeError("the backup copy failed its integrity check: \(problems.prefix(3))")
         }

@@ -14,14 +14,19 @@ internal import Synchronization
 /// let seq = try await store.groupCommit.write { db in try insertChange(db) }
 /// ```
 ///
-/// How: the first writer that finds no commit in progress leads: it takes everything queued so far, applies it in
-/// one transaction, commits, hands each waiter its result, and passes the lead to the first writer that queued
-/// during the commit. Nobody waits on a timer; a lone writer commits at once.
+/// How: a writer that finds no commit in progress starts one with everything queued so far; from then on the
+/// database's writer drives itself: when a commit ends it takes everything queued meanwhile and starts the next
+/// commit before it answers the callers of the one that ended. So the writer never waits for a caller's thread to
+/// be scheduled between two commits (on a busy daemon those threads are serving the other connections), nobody
+/// waits on a timer, and a lone writer commits at once.
 ///
 /// A batch can also be *reported* (`reportBatches`): a batch holding a `write(reporting: true)` reads something
 /// after its works, in its own transaction — the state its commit makes — and the reading is handed on once the
-/// batch committed, before any of its callers is answered. One read and one hand-off per commit, however many
-/// writes share it (the engine publishes the outbox counts so).
+/// batch committed, before any of its callers is answered (by the first of them to resume; the others wait for
+/// it). One read and one hand-off per commit, however many writes share it (the engine publishes the outbox
+/// counts so). Readings of batches that follow each other closely may be handed on out of commit order: each
+/// says what its own commit made, and a reader that cares orders them by what they read (the engine's counts
+/// carry their generation).
 public final class GroupCommit: Sendable {
     private let writer: any DatabaseWriter
     private let state = Mutex(State())
@@ -69,54 +74,50 @@ public final class GroupCommit: Sendable {
         reporting: Bool = false, _ work: @escaping @Sendable (Database) throws -> T
     ) async throws -> T {
         let slot = Slot(reports: reporting) { db in try work(db) }
-        let leads = state.withLock { state in
+        let starts = state.withLock { state in
             state.queue.append(slot)
             guard !state.committing else { return false }
             state.committing = true
             return true
         }
-        if !leads, case .done(let result) = await slot.outcome() {
-            return try Self.cast(result)
-        }
-        return try Self.cast(await commitQueued(leader: slot))
+        if starts { commitQueued() }
+        let (result, reading) = await slot.outcome()
+        if let reading { await reading.handOn() }
+        return try Self.cast(result)
     }
 
-    /// Commits everything queued (the leader's own work included) in one transaction, answers the waiters, and
-    /// hands the lead on. Returns the leader's result.
-    private func commitQueued(leader: Slot) async -> Result<any Sendable, any Error> {
+    /// Commits everything queued in one transaction on the writer; when it ends, starts the next commit if writes
+    /// queued meanwhile, then answers this batch's callers.
+    private func commitQueued() {
         let batch = state.withLock { state in
             defer { state.queue.removeAll() }
             return state.queue
         }
         let report = batch.contains(where: \.reports) ? report.withLock { $0 } : nil
-        let results: [Result<any Sendable, any Error>]
-        var reading: (any Sendable)?
-        do {
-            // `asyncWrite` rather than the async `write`: GRDB interrupts the database access of a cancelled task, and
-            // the leader's cancellation (its client went away) must not undo the others' changes.
-            (results, reading) = try await withCheckedThrowingContinuation { continuation in
-                writer.asyncWrite({ db in
-                    (Self.apply(batch, db), report.flatMap { try? $0.read(db) })
-                }, completion: { _, result in continuation.resume(with: result) })
+        // `asyncWrite`, not the async `write`: GRDB interrupts the database access of a cancelled task, and no
+        // caller's cancellation (its client went away) may undo the others' changes.
+        writer.asyncWrite({ db in
+            (Self.apply(batch, db), report.flatMap { try? $0.read(db) })
+        }, completion: { _, outcome in
+            // On the writer, right after the commit: the next batch goes first, queued behind this block on the
+            // writer's serial queue, so it starts without a thread hop.
+            let more = self.state.withLock { state in
+                if state.queue.isEmpty { state.committing = false }
+                return state.committing
             }
-        } catch {
-            // The commit itself failed: nothing of the batch is on disk, and there is nothing to report.
-            results = Array(repeating: .failure(error), count: batch.count)
-        }
-        if let report, let reading { await report.committed(reading) }
-        let next = state.withLock { state -> Slot? in
-            guard let first = state.queue.first else {
-                state.committing = false
-                return nil
+            if more { self.commitQueued() }
+            let results: [Result<any Sendable, any Error>]
+            var reading: Reading?
+            switch outcome {
+            case .success(let (applied, read)):
+                results = applied
+                if let report, let read { reading = Reading(read, to: report.committed) }
+            case .failure(let error):
+                // The commit itself failed: nothing of the batch is on disk, and there is nothing to report.
+                results = Array(repeating: .failure(error), count: batch.count)
             }
-            return first
-        }
-        var own: Result<any Sendable, any Error> = .failure(CancellationError())
-        for (slot, result) in zip(batch, results) {
-            if slot === leader { own = result } else { slot.resume(.done(result)) }
-        }
-        next?.resume(.lead)
-        return own
+            for (slot, result) in zip(batch, results) { slot.resume(result, reading: reading) }
+        })
     }
 
     /// Each work in its own savepoint, in arrival order: one that throws is rolled back alone.
@@ -140,14 +141,55 @@ public final class GroupCommit: Sendable {
         try result.get() as! T
     }
 
+    /// A committed batch's reading, handed on once, by the first of its callers to get there; the others wait for
+    /// it, so that none is answered before it was handed on.
+    private final class Reading: Sendable {
+        private enum Stage {
+            case waiting(any Sendable)
+            case handingOn([CheckedContinuation<Void, Never>])
+            case handedOn
+        }
+
+        private let stage: Mutex<Stage>
+        private let committed: @Sendable (any Sendable) async -> Void
+
+        init(_ reading: any Sendable, to committed: @escaping @Sendable (any Sendable) async -> Void) {
+            stage = Mutex(.waiting(reading))
+            self.committed = committed
+        }
+
+        func handOn() async {
+            let mine: (any Sendable)? = stage.withLock { stage in
+                guard case .waiting(let reading) = stage else { return nil }
+                stage = .handingOn([])
+                return reading
+            }
+            if let mine {
+                await committed(mine)
+                let waiters = stage.withLock { stage -> [CheckedContinuation<Void, Never>] in
+                    defer { stage = .handedOn }
+                    if case .handingOn(let waiters) = stage { return waiters }
+                    return []
+                }
+                for waiter in waiters { waiter.resume() }
+                return
+            }
+            await withCheckedContinuation { continuation in
+                let done = stage.withLock { stage -> Bool in
+                    guard case .handingOn(var waiters) = stage else { return true }
+                    waiters.append(continuation)
+                    stage = .handingOn(waiters)
+                    return false
+                }
+                if done { continuation.resume() }
+            }
+        }
+    }
+
     /// One caller's work and the way its outcome reaches it.
     private final class Slot: Sendable {
-        enum Outcome: Sendable {
-            /// The transaction with this work committed (or failed): here is the work's result.
-            case done(Result<any Sendable, any Error>)
-            /// The previous batch committed while this one waited: this caller commits the next batch.
-            case lead
-        }
+        /// The work's result once its transaction committed (or failed), and the batch's reading to hand on first.
+        typealias Outcome = (result: Result<any Sendable, any Error>, reading: Reading?)
 
         private enum Waiting {
             case idle
@@ -176,7 +218,8 @@ public final class GroupCommit: Sendable {
             }
         }
 
-        func resume(_ outcome: Outcome) {
+        func resume(_ result: Result<any Sendable, any Error>, reading: Reading?) {
+            let outcome = (result, reading)
             let continuation = waiting.withLock { state -> CheckedContinuation<Outcome, Never>? in
                 if case .waiting(let continuation) = state { return continuation }
                 state = .ready(outcome)

@@ -185,11 +185,13 @@ enum Outbox {
         var key: String? = orderKey
         var seen: Set<String> = []
         while let current = key, seen.insert(current).inserted {
+            // Most records were made on the server and have no create: its seq alone first (no row of every column),
+            // the entry only when there is one.
             guard
-                let create = try Row.fetchOne(
-                    db.cachedStatement(sql: "SELECT \(columns) FROM outbox WHERE order_key = ? AND kind = 'create' ORDER BY seq LIMIT 1"),
-                    arguments: [current]
-                ).map(entry), create.collection != .ticketMessages
+                let seq = try Int64.fetchOne(
+                    db.cachedStatement(sql: "SELECT seq FROM outbox WHERE order_key = ? AND kind = 'create' ORDER BY seq LIMIT 1"),
+                    arguments: [current]),
+                let create = try entry(db, seq: seq), create.collection != .ticketMessages
             else { return nil }
             if create.state == .dead { return create }
             key = create.dependsOn

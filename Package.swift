@@ -78,6 +78,8 @@ let package = Package(
             dependencies: [
                 "RepairSyncModels",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // sqlite3_wal_hook: the WAL's checkpoints beside the writer, not inside its commits.
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ],
             swiftSettings: swiftSettings
         ),

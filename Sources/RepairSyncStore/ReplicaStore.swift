@@ -23,10 +23,13 @@ public final class ReplicaStore: Sendable {
     public let path: String?
     /// Transactions of concurrent writers sharing one commit (`queueChange` from many clients).
     public let groupCommit: GroupCommit
+    /// The WAL's checkpoints, run beside the writer rather than inside a commit (nil for an in-memory store).
+    let checkpoints: BackgroundCheckpoints?
 
-    private init(writer: any DatabaseWriter, path: String?) {
+    private init(writer: any DatabaseWriter, path: String?, checkpoints: BackgroundCheckpoints? = nil) {
         self.writer = writer
         self.path = path
+        self.checkpoints = checkpoints
         groupCommit = GroupCommit(writer: writer)
     }
 
@@ -38,16 +41,21 @@ public final class ReplicaStore: Sendable {
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
         let pool: DatabasePool
+        let checkpoints: BackgroundCheckpoints
         do {
             pool = try DatabasePool(path: path, configuration: configuration)
             // GRDB sets synchronous=NORMAL on the writer when it enables WAL (after `prepareDatabase`), which may
-            // lose the last commits on a power cut. Only the writer connection commits, so FULL is set there.
-            try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
+            // lose the last commits on a power cut. Only the writer connection commits, so FULL is set there; and
+            // its commits leave the WAL's checkpoints to a connection beside it.
+            checkpoints = try pool.writeWithoutTransaction { db in
+                try db.execute(sql: "PRAGMA synchronous = FULL")
+                return BackgroundCheckpoints.install(on: db, path: path)
+            }
         } catch {
             throw isCorruption(error) ? StoreError.corrupt(path: path, reason: "\(error)") : StoreError.cannotOpen(path: path, reason: "\(error)")
         }
         try migrate(pool, path: path)
-        return ReplicaStore(writer: pool, path: path)
+        return ReplicaStore(writer: pool, path: path, checkpoints: checkpoints)
     }
 
     /// Moves a file that is not a sound database out of the way — with its WAL and shared-memory files, under
@@ -106,7 +114,11 @@ public final class ReplicaStore: Sendable {
 
     /// Closes the database: for a wipe (`purge`). Reads and writes fail afterwards.
     public func close() throws {
-        if let pool = writer as? DatabasePool { try pool.close() }
+        guard let pool = writer as? DatabasePool else { return }
+        // The checkpoints' connection first: none may open the file again once it is gone.
+        pool.writeWithoutTransaction { db in checkpoints?.uninstall(from: db) }
+        checkpoints?.close()
+        try pool.close()
     }
 
     /// The database file and its WAL on disk, in bytes: two `stat` calls (every status a subscriber is sent carries

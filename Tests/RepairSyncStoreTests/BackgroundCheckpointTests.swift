@@ -16,14 +16,19 @@ struct BackgroundCheckpointTests {
         let checkpoints = try #require(store.checkpoints)
         var largest: Int32 = 0
         repeat {
-            n += 1
-            let row = n
-            try store.write { db in
-                try db.execute(sql: "INSERT INTO scratch (n, filler) VALUES (?, zeroblob(3000))", arguments: [row])
-            }
-            largest = max(largest, checkpoints.walPages.load(ordering: .relaxed))
+            largest = max(largest, try commitRow(store, &n))
         } while checkpoints.walPages.load(ordering: .relaxed) < frames && n < 20_000
         return largest
+    }
+
+    /// Commits row `n + 1`; returns the WAL's size after it.
+    func commitRow(_ store: ReplicaStore, _ n: inout Int) throws -> Int32 {
+        n += 1
+        let row = n
+        try store.write { db in
+            try db.execute(sql: "INSERT INTO scratch (n, filler) VALUES (?, zeroblob(3000))", arguments: [row])
+        }
+        return try #require(store.checkpoints).walPages.load(ordering: .relaxed)
     }
 
     func store(_ dir: TemporaryDirectory) throws -> ReplicaStore {
@@ -62,14 +67,7 @@ struct BackgroundCheckpointTests {
             _ = try commit(store, untilWALHas: BackgroundCheckpoints.inlineThreshold - 10, from: &n)
             // Past the inline threshold the commit copies the WAL back; the next write starts it again.
             var largest: Int32 = 0
-            for _ in 0..<40 {
-                n += 1
-                let row = n
-                try store.write { db in
-                    try db.execute(sql: "INSERT INTO scratch (n, filler) VALUES (?, zeroblob(3000))", arguments: [row])
-                }
-                largest = max(largest, checkpoints.walPages.load(ordering: .relaxed))
-            }
+            for _ in 0..<40 { largest = max(largest, try commitRow(store, &n)) }
             return largest
         }
         #expect(largest < BackgroundCheckpoints.inlineThreshold + 10, "never much past the inline threshold")

@@ -34,9 +34,29 @@ import Testing
         return (store, counter)
     }
 
+    /// Starts a write of row 0 whose transaction stays open until `release` is signalled; returns once it is open, so
+    /// every write made meanwhile queues for the next commit.
+    func blockedFirstWrite(
+        _ store: ReplicaStore, reporting: Bool = false
+    ) async -> (write: Task<Int, any Error>, release: DispatchSemaphore) {
+        let release = DispatchSemaphore(value: 0)
+        let (started, startedContinuation) = AsyncStream.makeStream(of: Void.self)
+        let write = Task {
+            try await store.groupCommit.write(reporting: reporting) { db in
+                startedContinuation.yield()
+                release.wait()
+                try db.execute(sql: "INSERT INTO scratch (n) VALUES (0)")
+                return 0
+            }
+        }
+        var iterator = started.makeAsyncIterator()
+        await iterator.next()
+        return (write, release)
+    }
+
     /// The first write holds its transaction open until `others` writes are queued behind it, so the batching is
     /// deterministic: those all go into the second commit.
-    func writeBehindABlockedLeader(
+    func writeBehindABlockedCommit(
         _ store: ReplicaStore, others: Int, reporting: Bool = false, work: @escaping @Sendable (Int, Database) throws -> Void
     ) async throws -> [Result<Int, any Error>] {
         let release = DispatchSemaphore(value: 0)
@@ -77,11 +97,11 @@ import Testing
     func concurrentWritesShareOneCommit() async throws {
         let dir = try TemporaryDirectory()
         let (store, counter) = try store(dir)
-        let results = try await writeBehindABlockedLeader(store, others: 49) { n, db in
+        let results = try await writeBehindABlockedCommit(store, others: 49) { n, db in
             try db.execute(sql: "INSERT INTO scratch (n) VALUES (?)", arguments: [n])
         }
         #expect(results.map { try? $0.get() } == Array(0...49))
-        #expect(counter.commits == 2, "the leader's commit, then one for the 49 queued behind it")
+        #expect(counter.commits == 2, "the first write's commit, then one for the 49 queued behind it")
         try store.close()
 
         // A new connection reads what was acknowledged.
@@ -95,7 +115,7 @@ import Testing
         struct Refused: Error {}
         let dir = try TemporaryDirectory()
         let (store, counter) = try store(dir)
-        let results = try await writeBehindABlockedLeader(store, others: 3) { n, db in
+        let results = try await writeBehindABlockedCommit(store, others: 3) { n, db in
             try db.execute(sql: "INSERT INTO scratch (n) VALUES (?)", arguments: [n])
             if n == 2 { throw Refused() }
         }
@@ -114,7 +134,7 @@ import Testing
         store.groupCommit.reportBatches(read: { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM scratch") ?? -1 }) {
             rows in readings.withLock { $0.append(rows) }
         }
-        let results = try await writeBehindABlockedLeader(store, others: 9, reporting: true) { n, db in
+        let results = try await writeBehindABlockedCommit(store, others: 9, reporting: true) { n, db in
             try db.execute(sql: "INSERT INTO scratch (n) VALUES (?)", arguments: [n])
         }
         #expect(results.map { try? $0.get() } == Array(0...9))
@@ -144,18 +164,7 @@ import Testing
             if rows == 1 { for await _ in gate { break } }
             readings.withLock { $0.append(rows) }
         }
-        let release = DispatchSemaphore(value: 0)
-        let (started, startedContinuation) = AsyncStream.makeStream(of: Void.self)
-        let first = Task {
-            try await store.groupCommit.write(reporting: true) { db in
-                startedContinuation.yield()
-                release.wait()
-                try db.execute(sql: "INSERT INTO scratch (n) VALUES (0)")
-                return 0
-            }
-        }
-        var iterator = started.makeAsyncIterator()
-        await iterator.next()
+        let (first, release) = await blockedFirstWrite(store, reporting: true)
         let others = Task {
             try await withThrowingTaskGroup(of: Int.self) { group in
                 for n in 1...5 {
@@ -202,18 +211,7 @@ import Testing
                 return n
             }
         }
-        let release = DispatchSemaphore(value: 0)
-        let (started, startedContinuation) = AsyncStream.makeStream(of: Void.self)
-        let first = Task {
-            try await store.groupCommit.write { db in
-                startedContinuation.yield()
-                release.wait()
-                try db.execute(sql: "INSERT INTO scratch (n) VALUES (0)")
-                return 0
-            }
-        }
-        var iterator = started.makeAsyncIterator()
-        await iterator.next()
+        let (first, release) = await blockedFirstWrite(store)
         // Writer 1 queues first behind the blocked commit, in the next batch; its client goes away.
         let cancelled = Task { try await insert(1) }
         while store.groupCommit.queuedWrites < 1 { await Task.yield() }

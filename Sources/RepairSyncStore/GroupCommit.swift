@@ -107,11 +107,11 @@ public final class GroupCommit: Sendable {
             }
             if more { self.commitQueued() }
             let results: [Result<any Sendable, any Error>]
-            var reading: Reading?
+            var reading: ReadingHandOff?
             switch outcome {
             case .success(let (applied, read)):
                 results = applied
-                if let report, let read { reading = Reading(read, to: report.committed) }
+                if let report, let read { reading = ReadingHandOff(read, to: report.committed) }
             case .failure(let error):
                 // The commit itself failed: nothing of the batch is on disk, and there is nothing to report.
                 results = Array(repeating: .failure(error), count: batch.count)
@@ -143,7 +143,7 @@ public final class GroupCommit: Sendable {
 
     /// A committed batch's reading, handed on once, by the first of its callers to get there; the others wait for
     /// it, so that none is answered before it was handed on.
-    private final class Reading: Sendable {
+    private final class ReadingHandOff: Sendable {
         private enum Stage {
             case waiting(any Sendable)
             case handingOn([CheckedContinuation<Void, Never>])
@@ -189,7 +189,7 @@ public final class GroupCommit: Sendable {
     /// One caller's work and the way its outcome reaches it.
     private final class Slot: Sendable {
         /// The work's result once its transaction committed (or failed), and the batch's reading to hand on first.
-        typealias Outcome = (result: Result<any Sendable, any Error>, reading: Reading?)
+        typealias Outcome = (result: Result<any Sendable, any Error>, reading: ReadingHandOff?)
 
         private enum Waiting {
             case idle
@@ -218,7 +218,7 @@ public final class GroupCommit: Sendable {
             }
         }
 
-        func resume(_ result: Result<any Sendable, any Error>, reading: Reading?) {
+        func resume(_ result: Result<any Sendable, any Error>, reading: ReadingHandOff?) {
             let outcome = (result, reading)
             let continuation = waiting.withLock { state -> CheckedContinuation<Outcome, Never>? in
                 if case .waiting(let continuation) = state { return continuation }

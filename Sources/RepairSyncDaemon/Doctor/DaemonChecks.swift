@@ -27,10 +27,10 @@ struct DaemonChecks {
         }
         checks += api.dropFirst()
         let engine = services.engine
-        if let health = try? await BlockingWork.run({ engine.storeHealth() }) {
-            checks.append(storeCheck(health))
-        } else {
-            checks.append(DoctorCheck("store", .fail, "the check could not run: the daemon is stopping"))
+        do {
+            checks.append(storeCheck(try await BlockingWork.run { engine.storeHealth() }))
+        } catch {
+            checks.append(DoctorCheck("store", .fail, "the check could not run: \(error)"))
         }
         checks += await changeChecks(interval: configuration.sync.interval)
         return checks

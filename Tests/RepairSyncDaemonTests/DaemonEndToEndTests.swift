@@ -194,6 +194,30 @@ struct DaemonEndToEndTests {
         }
     }
 
+    @Test("a burst of changes from one caller: 20 audit lines, then one line that counts the rest when its second ends")
+    func auditAllowance() async throws {
+        try await DaemonHarness.with { h in
+            try await h.start()
+            let path = h.socketPath
+            let ids = (1...30).map { "ord_\($0)" }
+            // One line: the 30 calls arrive together, well within one second.
+            let results = try await DaemonHarness.blocking {
+                try ControlClient(path: path).callBatch(RPC.QueueChange.self, ids.map { .init(kind: .orderUpdated, id: $0) })
+            }
+            #expect(results.count == ids.count)
+            let pid = getpid()
+            let summary = "control changes requested beyond the audit allowance"
+            try await PushStack.waitUntil("the burst's summary line", timeout: .seconds(30)) { h.log().contains(summary) }
+            let lines = h.log().split(separator: "\n")
+            let logged = lines.filter { $0.contains("control change requested") && $0.contains("pid=\(pid)") }
+            let summaries = lines.filter { $0.contains(summary) && $0.contains("pid=\(pid)") }
+            #expect(logged.count == 20, "\(logged.count) calls logged one line each")
+            #expect(summaries.count == 1)
+            #expect(summaries.first?.contains("calls=10") == true, "\(summaries)")
+            #expect(summaries.first?.contains("methods=queueChange=10") == true, "\(summaries)")
+        }
+    }
+
     @Test("subscribe delivers a sync's transitions in order: syncing, then completed")
     func subscribeTransitions() async throws {
         try await DaemonHarness.with { h in

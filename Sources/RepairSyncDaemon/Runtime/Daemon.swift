@@ -132,12 +132,14 @@ public enum Daemon {
             }
         }
         let stopper = GroupStopper()
+        let controlLogger = Logger(label: "repairsyncd.control")
+        let audit = ControlAudit(logger: controlLogger)
         let router = ControlRouter(
             services: ControlServices(
-                engine: engine, scheduler: scheduler, metrics: metrics, logger: Logger(label: "repairsyncd.control"),
+                engine: engine, scheduler: scheduler, metrics: metrics, logger: controlLogger,
                 configPath: configPath, configuration: { running.withLock { $0 } }, reload: reload,
                 shutdown: { await stopper.stop() }),
-            authorization: PeerAuthorization(group: configuration.control.group))
+            authorization: PeerAuthorization(group: configuration.control.group), audit: audit)
         let server = ControlServer(
             path: configuration.control.socket,
             limits: .init(
@@ -146,7 +148,7 @@ public enum Daemon {
             socketMode: configuration.control.publicStatus ? 0o666 : 0o660,
             inheritedDescriptor: SystemdService.inheritedSocket(),
             dispatcher: router.dispatcher)
-        let control = ControlService(server: server, logger: logger) {
+        let control = ControlService(server: server, audit: audit, logger: logger) {
             if server.inheritedDescriptor == nil {
                 applyGroup(configuration.control.group, to: configuration.control.socket, logger: logger)
             } else {

@@ -4,8 +4,9 @@ internal import RepairSyncEngine
 internal import RepairSyncProtocol
 
 /// Dispatches the control socket's calls to the typed handlers: looks the method up, checks the caller's access,
-/// decodes and validates the params (-32602 naming the parameter), logs every change with the caller, runs the
-/// handler, encodes its result, and maps what it throws to the documented error codes — each of these once, here.
+/// decodes and validates the params (-32602 naming the parameter), logs every change with the caller (`ControlAudit`),
+/// runs the handler, encodes its result, and maps what it throws to the documented error codes — each of these once,
+/// here.
 struct ControlRouter: Sendable {
     struct Route: Sendable {
         let access: Access
@@ -15,30 +16,29 @@ struct ControlRouter: Sendable {
     private(set) var routes: [String: Route] = [:]
     let authorization: PeerAuthorization
     let logger: Logger
+    let audit: ControlAudit
 
-    init(authorization: PeerAuthorization, logger: Logger) {
+    init(authorization: PeerAuthorization, logger: Logger, audit: ControlAudit) {
         self.authorization = authorization
         self.logger = logger
+        self.audit = audit
     }
 
     /// The router with every handler of `ControlHandlers.all`.
-    init(services: ControlServices, authorization: PeerAuthorization) {
-        self.init(authorization: authorization, logger: services.logger)
+    init(services: ControlServices, authorization: PeerAuthorization, audit: ControlAudit) {
+        self.init(authorization: authorization, logger: services.logger, audit: audit)
         for handler in ControlHandlers.all { register(handler, services: services) }
     }
 
     mutating func register<H: ControlHandler>(_ type: H.Type, services: ControlServices) {
         let handler = H(services: services)
-        let logger = logger
+        let audit = audit
         routes[H.Method.name] = Route(access: H.Method.access) { params, context in
             let decoded = try H.Method.Params.decode(from: params)
             if H.Method.access == .mutating {
-                logger.notice(
-                    "control change requested",
-                    metadata: [
-                        "method": "\(H.Method.name)", "uid": "\(context.peer.uid)", "pid": "\(context.peer.pid)",
-                        "id": "\((decoded as? any AuditSubject)?.auditSubject ?? "")",
-                    ])
+                audit.record(
+                    method: H.Method.name, subject: (decoded as? any AuditSubject)?.auditSubject ?? "",
+                    peer: context.peer)
             }
             let result = try await handler.handle(decoded, ControlRequest(context: context))
             return try JSONValueEncoder().encode(result)

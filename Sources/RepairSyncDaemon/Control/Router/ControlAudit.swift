@@ -1,0 +1,64 @@
+internal import Logging
+internal import RepairSyncControlServer
+internal import Synchronization
+
+/// The audit trail of the control socket's mutating calls: one line per call (method, record, the caller's uid and
+/// pid), within each caller's allowance (`AuditAllowance`); beyond it, one line per caller and window that counts
+/// the calls it did not log, when the window ends — or when the daemon stops.
+final class ControlAudit: Sendable {
+    private let logger: Logger
+    private let allowance: Mutex<AuditAllowance>
+    /// A window started counting: a summary is due at its end.
+    private let counting: AsyncStream<Void>.Continuation
+    private let countingSignals: AsyncStream<Void>
+
+    init(logger: Logger, allowance: AuditAllowance = AuditAllowance()) {
+        self.logger = logger
+        self.allowance = Mutex(allowance)
+        (countingSignals, counting) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+    }
+
+    /// Logs a mutating call, or counts it when its caller is beyond the allowance.
+    func record(method: String, subject: String, peer: ControlPeer) {
+        let caller = AuditAllowance.Caller(uid: peer.uid, pid: peer.pid)
+        let now = ContinuousClock.now
+        let (decision, ended) = allowance.withLock { $0.admit(caller, method: method, subject: subject, at: now) }
+        for summary in ended { log(summary) }
+        switch decision {
+        case .log:
+            logger.notice(
+                "control change requested",
+                metadata: ["method": "\(method)", "uid": "\(peer.uid)", "pid": "\(peer.pid)", "id": "\(subject)"])
+        case .counted(let first):
+            if first { counting.yield() }
+        }
+    }
+
+    /// Logs each window's summary when the window ends, waiting (not polling) while no window counts anything.
+    /// Returns when cancelled, after logging every summary still owed.
+    func run() async {
+        for await _ in countingSignals {
+            while let due = allowance.withLock({ $0.nextSummaryDue }) {
+                do {
+                    try await Task.sleep(until: due, clock: .continuous)
+                } catch {
+                    break
+                }
+                let now = ContinuousClock.now
+                for summary in allowance.withLock({ $0.summaries(endedBy: now) }) { log(summary) }
+            }
+            if Task.isCancelled { break }
+        }
+        for summary in allowance.withLock({ $0.remainingSummaries() }) { log(summary) }
+    }
+
+    private func log(_ summary: AuditAllowance.Summary) {
+        logger.notice(
+            "control changes requested beyond the audit allowance",
+            metadata: [
+                "uid": "\(summary.caller.uid)", "pid": "\(summary.caller.pid)", "calls": "\(summary.calls)",
+                "methods": "\(summary.methods.map { "\($0.name)=\($0.calls)" }.joined(separator: ","))",
+                "first_id": "\(summary.first)", "last_id": "\(summary.last)",
+            ])
+    }
+}

@@ -54,7 +54,8 @@ struct AuditAllowanceTests {
         _ = allowance.admit(tool, method: "queueChange", subject: "b", at: at(500))
         let (decision, ended) = allowance.admit(tool, method: "queueChange", subject: "c", at: at(1500))
         #expect(decision == .log)
-        #expect(ended == [.init(caller: tool, calls: 1, methods: [.init(name: "queueChange", calls: 1)], first: "b", last: "b")])
+        #expect(
+            ended == [.init(caller: tool, calls: 1, methods: [.init(name: "queueChange", calls: 1)], first: "b", last: "b")])
         #expect(allowance.nextSummaryDue == nil, "the new window has counted nothing")
     }
 

@@ -355,7 +355,8 @@ enum Outbox {
     /// The entries of one record, oldest first.
     static func entries(_ db: Database, collection: SyncCollection, id: String) throws -> [OutboxEntry] {
         // Most records have none (every change another program queues asks): a typed probe first, the entries'
-        // columns only when there are some — a `Row` cursor maps all of their names before its first step, rows or none.
+        // columns only when there are some — a `Row` cursor maps all of their names before its first step, rows or
+        // none.
         guard
             try Int64.fetchOne(
                 db.cachedStatement(sql: "SELECT seq FROM outbox WHERE collection = ? AND record_id = ? LIMIT 1"),

@@ -112,6 +112,7 @@ struct AuditAllowance {
 
     private static func summary(_ window: Window, _ caller: Caller) -> Summary? {
         guard window.counted > 0 else { return nil }
-        return Summary(caller: caller, calls: window.counted, methods: window.methods, first: window.first, last: window.last)
+        return Summary(
+            caller: caller, calls: window.counted, methods: window.methods, first: window.first, last: window.last)
     }
 }

@@ -5,9 +5,9 @@ import RepairSyncTestSupport
 import Synchronization
 import Testing
 
-/// WAL checkpoints beside the writer (`BackgroundCheckpoints`): a commit that takes the WAL past 1,000 frames does
-/// not copy it back itself; a connection of its own does, and the WAL then starts again from its beginning; only a
-/// WAL four times that long is checkpointed by a commit.
+/// WAL checkpoints beside the writer (`BackgroundCheckpoints`): a commit that takes the WAL past the threshold (4,000
+/// frames) does not copy it back itself; a connection of its own does, and the WAL then starts again from its
+/// beginning; only a WAL twice that long is checkpointed by a commit.
 @Suite("Background checkpoints", .serialized, .timeLimit(.minutes(1)))
 struct BackgroundCheckpointTests {
     /// Commits one row of 3 kB at a time (a new table page each, so a frame or two per commit) until the WAL holds
@@ -37,7 +37,7 @@ struct BackgroundCheckpointTests {
         return store
     }
 
-    @Test("past 1,000 frames the commits go on without checkpointing; the checkpoint runs beside them, then the WAL starts again")
+    @Test("past the threshold the commits go on without checkpointing; the checkpoint runs beside them, then the WAL starts again")
     func checkpointsBesideTheWriter() throws {
         let dir = try TemporaryDirectory()
         let store = try store(dir)
@@ -45,8 +45,9 @@ struct BackgroundCheckpointTests {
         var n = 0
         // Held: any checkpoint asked for waits, so a commit that checkpointed itself would show as a WAL that
         // started again (SQLite's automatic checkpoint at 1,000 frames, then a restart at the next write).
-        let largest = try checkpoints.holding { try commit(store, untilWALHas: 1_500, from: &n) }
-        #expect(largest >= 1_500, "no commit checkpointed the WAL at 1,000 frames")
+        let beyond = BackgroundCheckpoints.threshold + 500
+        let largest = try checkpoints.holding { try commit(store, untilWALHas: beyond, from: &n) }
+        #expect(largest >= beyond, "no commit checkpointed the WAL (SQLite's own automatic checkpoint is at 1,000 frames)")
         #expect(checkpoints.completed.load(ordering: .relaxed) == 0)
         checkpoints.drain()
         #expect(checkpoints.completed.load(ordering: .relaxed) == 1, "one checkpoint asked for, and run")
@@ -57,7 +58,7 @@ struct BackgroundCheckpointTests {
         try store.close()
     }
 
-    @Test("a WAL four times as long is checkpointed by the commit itself, so it stays bounded")
+    @Test("a WAL twice as long is checkpointed by the commit itself, so it stays bounded")
     func inlineCheckpointBoundsTheWAL() throws {
         let dir = try TemporaryDirectory()
         let store = try store(dir)
@@ -81,7 +82,7 @@ struct BackgroundCheckpointTests {
         let store = try store(dir)
         let checkpoints = try #require(store.checkpoints)
         var n = 0
-        try checkpoints.holding { _ = try commit(store, untilWALHas: 1_100, from: &n) }
+        try checkpoints.holding { _ = try commit(store, untilWALHas: BackgroundCheckpoints.threshold + 100, from: &n) }
         try store.close()
         _ = ReplicaStore.removeFiles(at: dir.path("replica.sqlite"))
         checkpoints.drain()

@@ -32,6 +32,16 @@ extension BenchRun {
         ]
     }
 
+    /// `--only pull`: the two shops, their initial syncs, and the pull above (100,000 orders against 10,000 by
+    /// default; `--orders` and `--small-orders` set them).
+    func runPullOnly() async throws -> [ResultRow] {
+        try await withSyncedShop("large", orders: plan.orders) { large, control, largeAPI in
+            try await withSyncedShop("small", orders: plan.smallOrders) { small, _, smallAPI in
+                try await scale(large: large, largeAPI: largeAPI, control: control, small: small, smallAPI: smallAPI)
+            }
+        }
+    }
+
     /// Edits `ids` on the server as another user would, then times a pull of orders.
     private func changeAndPull(_ ids: [String], api: PlainClient, control: ControlClient, round: Int) async throws -> Duration {
         for id in ids {

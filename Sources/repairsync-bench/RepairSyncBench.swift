@@ -53,15 +53,15 @@ struct RepairSyncBench: AsyncParsableCommand {
     var package: String?
 
     @Option(help: ArgumentHelp(
-        "Run only this scenario (booking: booking in over the socket, then 1,000 offline bookings pushed; server-push: 100 server edits seen in the replica with and without the change stream, and the idle cost of the open stream; compression: the initial sync over a throttled link with and without gzip) on a shop of --small-orders orders; reads: listOrders and getOrder on a shop of --orders orders against one of --small-orders, cold and with both stores in the page cache; queue-change: queueChange from 1 and 20 clients on a shop of --orders orders; initial-sync: the initial sync of a shop of --orders orders twice, beside its floor), and print its rows (nothing is written into --markdown).",
+        "Run only this scenario (booking: booking in over the socket, then 1,000 offline bookings pushed; server-push: 100 server edits seen in the replica with and without the change stream, and the idle cost of the open stream; compression: the initial sync over a throttled link with and without gzip) on a shop of --small-orders orders; reads: listOrders and getOrder on a shop of --orders orders against one of --small-orders, cold and with both stores in the page cache; pull: the pull of 1,000 orders changed on the server, the same two shops; queue-change: queueChange from 1 and 20 clients on a shop of --orders orders; initial-sync: the initial sync of a shop of --orders orders twice, beside its floor), and print its rows (nothing is written into --markdown).",
         valueName: "scenario"))
     var only: String?
 
     func validate() throws {
         if let scale, scale < 2 { throw ValidationError("--scale must be at least 2") }
         if let only {
-            guard ["booking", "server-push", "compression", "reads", "queue-change", "initial-sync"].contains(only) else {
-                throw ValidationError("--only takes booking, server-push, compression, reads, queue-change or initial-sync")
+            guard ["booking", "server-push", "compression", "reads", "pull", "queue-change", "initial-sync"].contains(only) else {
+                throw ValidationError("--only takes booking, server-push, compression, reads, pull, queue-change or initial-sync")
             }
             guard markdown == nil else { throw ValidationError("--only prints its rows; it does not write --markdown") }
         }
@@ -98,6 +98,7 @@ struct RepairSyncBench: AsyncParsableCommand {
                 case "server-push": try await run.runServerPushOnly()
                 case "compression": try await run.runCompressionOnly()
                 case "reads": try await run.runReadsOnly()
+                case "pull": try await run.runPullOnly()
                 case "queue-change": try await run.runQueueChangeOnly()
                 case "initial-sync": try await run.runInitialSyncOnly()
                 default: try await run.runBookingOnly()

@@ -17,7 +17,8 @@ internal import Synchronization
 /// Why 4,000 frames and not SQLite's 1,000: even beside the writer a checkpoint slows the commits it overlaps (its
 /// writes and its two syncs queue on the same disk as the commit's `fdatasync`), so one `queueChange` in 115–120
 /// was still two to three times the others — about 1 % of the calls, exactly the p99. At 4,000 frames it is one call
-/// in about 500, and the WAL's file settles at about 16 MiB (33 MiB at most, at `inlineThreshold`).
+/// in about 500. The WAL's file keeps the largest size it reached: about 16 MiB from queued changes, 33 MiB (at
+/// `inlineThreshold`) after a burst the background checkpoints could not keep up with, such as an initial sync.
 ///
 /// Durability does not move: a commit is durable when its WAL frames are synced (`synchronous=FULL` on the writer);
 /// a checkpoint copies what is already durable, syncing the WAL before and the database file after (FULL here too).

@@ -98,15 +98,19 @@ public struct ControlServer: Sendable {
     /// 0660). The socket file is removed on the way out.
     public func run(onListening: @Sendable () async -> Void = {}) async throws {
         let maxLineBytes = limits.maxLineBytes
-        let initializer: @Sendable (any Channel) -> EventLoopFuture<NIOAsyncChannel<ControlFrame, ByteBuffer>> = { channel in
+        let initializer: @Sendable (any Channel) -> EventLoopFuture<AcceptedConnection> = { channel in
             channel.eventLoop.makeCompletedFuture {
+                let waiting = WaitingRequests()
                 try channel.pipeline.syncOperations.addHandler(
                     ByteToMessageHandler(LineFrameDecoder(maxLineBytes: maxLineBytes)))
-                return try NIOAsyncChannel<ControlFrame, ByteBuffer>(wrappingChannelSynchronously: channel)
+                try channel.pipeline.syncOperations.addHandler(WaitingRequests.Counter(waiting))
+                return AcceptedConnection(
+                    channel: try NIOAsyncChannel<ControlFrame, ByteBuffer>(wrappingChannelSynchronously: channel),
+                    waiting: waiting)
             }
         }
         let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton).serverChannelOption(.backlog, value: 256)
-        let server: NIOAsyncChannel<NIOAsyncChannel<ControlFrame, ByteBuffer>, Never>
+        let server: NIOAsyncChannel<AcceptedConnection, Never>
         if let inheritedDescriptor {
             // systemd made the socket (mode, owner, group, directory) and keeps it: serve it, remove nothing.
             server = try await bootstrap.bind(inheritedDescriptor, childChannelInitializer: initializer)
@@ -128,13 +132,13 @@ public struct ControlServer: Sendable {
     }
 
     private func acceptLoop(
-        _ server: NIOAsyncChannel<NIOAsyncChannel<ControlFrame, ByteBuffer>, Never>, table: ConnectionTable
+        _ server: NIOAsyncChannel<AcceptedConnection, Never>, table: ConnectionTable
     ) async throws {
         try await withThrowingDiscardingTaskGroup { group in
             try await withTaskCancellationHandler {
                 try await server.executeThenClose { connections in
                     for try await connection in connections {
-                        group.addTask { await self.serve(connection, table: table) }
+                        group.addTask { await self.serve(connection.channel, waiting: connection.waiting, table: table) }
                     }
                 }
             } onCancel: {
@@ -144,11 +148,14 @@ public struct ControlServer: Sendable {
         }
     }
 
-    private func serve(_ connection: NIOAsyncChannel<ControlFrame, ByteBuffer>, table: ConnectionTable) async {
+    private func serve(
+        _ connection: NIOAsyncChannel<ControlFrame, ByteBuffer>, waiting: WaitingRequests, table: ConnectionTable
+    ) async {
         let peer = await Self.peer(of: connection.channel)
         let channel = connection.channel
         try? await connection.executeThenClose { inbound, outbound in
-            guard let id = table.admit(peer.uid, limits: limits, close: { channel.close(promise: nil) }) else {
+            guard let id = table.admit(peer.uid, limits: limits, waiting: waiting, close: { channel.close(promise: nil) })
+            else {
                 let refusal = JSONRPCDispatcher<ControlRequestContext>.response(
                     id: .null, error: .unavailable("too many control connections, none idle; close some and retry"))
                 try await outbound.write(ByteBuffer(string: refusal.serialized + "\n"))
@@ -200,8 +207,13 @@ public struct ControlServer: Sendable {
                 while let frame = try await frames.next() {
                     switch frame {
                     case .line(let line):
-                        guard line.readableBytes > 0 else { continue }
+                        guard line.readableBytes > 0 else {
+                            waiting.taken()
+                            continue
+                        }
+                        // Busy before it stops waiting: never both false while a request is in hand.
                         table.setBusy(id, true)
+                        waiting.taken()
                         if let reply = await dispatcher.reply(to: line.readableBytesView, context: context) {
                             // A peer gone before its reply changes nothing here: what it asked for ran, and its
                             // after-reply actions (a stop after `purge`) still run.
@@ -252,8 +264,9 @@ final class NotificationCount: Sendable {
 /// Open connections, in total and per uid, and which of them are idle.
 ///
 /// When a limit is reached, a new connection does not simply bounce: the connection idle the longest — no request
-/// in progress, not subscribed, no complete request for the longest time (half-written lines count as idle) — is
-/// closed to make room, within the same uid when the per-uid limit is the one reached. Only when nothing is idle
+/// in progress, none received and waiting to be served, not subscribed, no complete request for the longest time
+/// (half-written lines count as idle) — is closed to make room, within the same uid when the per-uid limit is the
+/// one reached. Only when nothing is idle
 /// is the new connection refused. So idle or slow connections, even a thousand of them from the same user, can
 /// never lock anyone out of `status`; busy ones and subscriptions are bounded by the limits as before.
 final class ConnectionTable: Sendable {
@@ -262,25 +275,31 @@ final class ConnectionTable: Sendable {
         var lastActivity: ContinuousClock.Instant
         var busy = false
         var subscribed = false
+        var waiting: WaitingRequests
         var close: @Sendable () -> Void
     }
 
     private let state = Mutex<(next: Int, entries: [Int: Entry])>((0, [:]))
 
     /// Admits a connection (its id), closing the longest-idle one if a limit is reached; nil when none is idle.
-    func admit(_ uid: UInt32, limits: ControlServer.Limits, close: @escaping @Sendable () -> Void) -> Int? {
+    func admit(
+        _ uid: UInt32, limits: ControlServer.Limits, waiting: WaitingRequests, close: @escaping @Sendable () -> Void
+    ) -> Int? {
         var evicted: (@Sendable () -> Void)?
         let id: Int? = state.withLock { state in
             let mine = state.entries.values.count { $0.uid == uid }
             let perUIDFull = mine >= limits.maxConnectionsPerUID
             if perUIDFull || state.entries.count >= limits.maxConnections {
-                let idle = state.entries.filter { !$0.value.busy && !$0.value.subscribed && (!perUIDFull || $0.value.uid == uid) }
+                let idle = state.entries.filter { entry in
+                    !entry.value.busy && !entry.value.subscribed && !entry.value.waiting.any
+                        && (!perUIDFull || entry.value.uid == uid)
+                }
                 guard let victim = idle.min(by: { $0.value.lastActivity < $1.value.lastActivity }) else { return nil }
                 state.entries[victim.key] = nil
                 evicted = victim.value.close
             }
             state.next += 1
-            state.entries[state.next] = Entry(uid: uid, lastActivity: .now, close: close)
+            state.entries[state.next] = Entry(uid: uid, lastActivity: .now, waiting: waiting, close: close)
             return state.next
         }
         evicted?()

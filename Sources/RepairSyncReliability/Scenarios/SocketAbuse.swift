@@ -108,6 +108,7 @@ public struct SocketAbuse: Sendable {
                     report.add(Figure("idle connections: still open / closed to make room / refused", "\(stillOpen) / \(evicted) / \(refused)"))
                     report.add(Figure("slow writers answered / closed to make room", "\(slow.answered) / \(slow.closed)"))
                     report.add(.count("status calls not answered (every 20 ms throughout)", probe.failures, mustBe: 0))
+                    report.notes += probe.errors.map { "a status call not answered: \($0)" }
                     report.add(Figure("status calls answered, p99 / max latency", "\(probe.answered), \(probe.p99) / \(probe.max) ms"))
                     report.add(Figure(
                         "daemon RSS before → after", "\(before / 1024) → \(after / 1024) MiB", target: "≤ +64 MiB",
@@ -132,10 +133,12 @@ final class StatusProber: Sendable {
         var failures: Int
         var p99: Int
         var max: Int
+        /// The first few failures' errors.
+        var errors: [String]
     }
 
     let path: String
-    private let state = Mutex<(running: Bool, latencies: [Int], failures: Int)>((true, [], 0))
+    private let state = Mutex<(running: Bool, latencies: [Int], failures: Int, errors: [String])>((true, [], 0, []))
     /// Signalled by the probing thread when it has finished its last call.
     private let done = DispatchSemaphore(value: 0)
 
@@ -151,7 +154,10 @@ final class StatusProber: Sendable {
                     let elapsed = ContinuousClock.now - start
                     state.withLock { $0.latencies.append(Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)) }
                 } catch {
-                    state.withLock { $0.failures += 1 }
+                    state.withLock { state in
+                        state.failures += 1
+                        if state.errors.count < 3 { state.errors.append(String(describing: error)) }
+                    }
                 }
                 usleep(20_000)
             }
@@ -166,7 +172,7 @@ final class StatusProber: Sendable {
         return state.withLock { state in
             let sorted = state.latencies.sorted()
             let p99 = sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, sorted.count * 99 / 100)]
-            return Result(answered: sorted.count, failures: state.failures, p99: p99, max: sorted.last ?? 0)
+            return Result(answered: sorted.count, failures: state.failures, p99: p99, max: sorted.last ?? 0, errors: state.errors)
         }
     }
 }

@@ -266,9 +266,9 @@ final class NotificationCount: Sendable {
 /// When a limit is reached, a new connection does not simply bounce: the connection idle the longest — no request
 /// in progress, none received and waiting to be served, not subscribed, no complete request for the longest time
 /// (half-written lines count as idle) — is closed to make room, within the same uid when the per-uid limit is the
-/// one reached. Only when nothing is idle
-/// is the new connection refused. So idle or slow connections, even a thousand of them from the same user, can
-/// never lock anyone out of `status`; busy ones and subscriptions are bounded by the limits as before.
+/// one reached. Only when nothing is idle is the new connection refused. So idle or slow connections, even a
+/// thousand of them from the same user, can never lock anyone out of `status`; busy ones and subscriptions are
+/// bounded by the limits as before.
 final class ConnectionTable: Sendable {
     struct Entry {
         var uid: UInt32

@@ -91,10 +91,8 @@ extension BenchRun {
     /// `--only reads`: the two shops, their initial syncs, and the reads above (100,000 orders against 10,000 by
     /// default; `--orders` and `--small-orders` set them).
     func runReadsOnly() async throws -> [ResultRow] {
-        try await withSyncedShop("large", orders: plan.orders) { large, control, _ in
-            try await withSyncedShop("small", orders: plan.smallOrders) { small, _, _ in
-                try replicaReads(large: large, control: control, small: small)
-            }
+        try await withLargeAndSmallShop { large, control, _, small, _ in
+            try replicaReads(large: large, control: control, small: small)
         }
     }
 

@@ -35,10 +35,8 @@ extension BenchRun {
     /// `--only pull`: the two shops, their initial syncs, and the pull above (100,000 orders against 10,000 by
     /// default; `--orders` and `--small-orders` set them).
     func runPullOnly() async throws -> [ResultRow] {
-        try await withSyncedShop("large", orders: plan.orders) { large, control, largeAPI in
-            try await withSyncedShop("small", orders: plan.smallOrders) { small, _, smallAPI in
-                try await scale(large: large, largeAPI: largeAPI, control: control, small: small, smallAPI: smallAPI)
-            }
+        try await withLargeAndSmallShop { large, control, largeAPI, small, smallAPI in
+            try await scale(large: large, largeAPI: largeAPI, control: control, small: small, smallAPI: smallAPI)
         }
     }
 

@@ -136,6 +136,22 @@ struct BenchRun {
         return rows
     }
 
+    /// For the `--only` scenarios that compare sizes: the large shop (`--orders`) and the small one (`--small-orders`),
+    /// each synced as in `withSyncedShop`, and `body` with both daemons, the large one's control client and both
+    /// shops' API clients.
+    func withLargeAndSmallShop(
+        _ body: (
+            _ large: DaemonProcess, _ control: ControlClient, _ largeAPI: PlainClient, _ small: DaemonProcess,
+            _ smallAPI: PlainClient
+        ) async throws -> [ResultRow]
+    ) async throws -> [ResultRow] {
+        try await withSyncedShop("large", orders: plan.orders) { large, control, largeAPI in
+            try await withSyncedShop("small", orders: plan.smallOrders) { small, _, smallAPI in
+                try await body(large, control, largeAPI, small, smallAPI)
+            }
+        }
+    }
+
     /// What the seeder said on standard error ("seeded N records in …").
     static func seedLine(_ server: APIServerProcess) -> String {
         server.process.log().split(separator: "\n").first { $0.hasPrefix("seeded") }.map(String.init) ?? ""

@@ -97,7 +97,7 @@ public final class GroupCommit: Sendable {
         // `asyncWrite`, not the async `write`: GRDB interrupts the database access of a cancelled task, and no
         // caller's cancellation (its client went away) may undo the others' changes.
         writer.asyncWrite({ db in
-            (Self.apply(batch, db), report.flatMap { try? $0.read(db) })
+            (try Self.apply(batch, db), report.flatMap { try? $0.read(db) })
         }, completion: { _, outcome in
             // On the writer, right after the commit: the next batch goes first, queued behind this block on the
             // writer's serial queue, so it starts without a thread hop.
@@ -113,16 +113,20 @@ public final class GroupCommit: Sendable {
                 results = applied
                 if let report, let read { reading = ReadingHandOff(read, to: report.committed) }
             case .failure(let error):
-                // The commit itself failed: nothing of the batch is on disk, and there is nothing to report.
+                // The commit failed, or a lone work threw: nothing of the batch is on disk, and there is nothing to
+                // report.
                 results = Array(repeating: .failure(error), count: batch.count)
             }
             for (slot, result) in zip(batch, results) { slot.resume(result, reading: reading) }
         })
     }
 
-    /// Each work in its own savepoint, in arrival order: one that throws is rolled back alone.
-    private static func apply(_ batch: [Slot], _ db: Database) -> [Result<any Sendable, any Error>] {
-        batch.map { slot in
+    /// Each work in its own savepoint, in arrival order: one that throws is rolled back alone. A lone work (every
+    /// call from a single client) needs none: its error is thrown, and the transaction, only its own, rolled back —
+    /// two statements fewer to prepare and run for each such call (GRDB prepares a savepoint's each time).
+    private static func apply(_ batch: [Slot], _ db: Database) throws -> [Result<any Sendable, any Error>] {
+        if batch.count == 1 { return [.success(try batch[0].work(db))] }
+        return batch.map { slot in
             var result: Result<any Sendable, any Error> = .failure(CancellationError())
             do {
                 try db.inSavepoint {

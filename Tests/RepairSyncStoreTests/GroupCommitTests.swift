@@ -201,6 +201,33 @@ import Testing
         #expect(counter.commits == 3)
     }
 
+    @Test("a lone write that fails is rolled back, its caller gets its error, nothing is reported, and the next write commits")
+    func loneFailedWrite() async throws {
+        struct Refused: Error {}
+        let dir = try TemporaryDirectory()
+        let (store, counter) = try store(dir)
+        let readings = Mutex<[Int]>([])
+        store.groupCommit.reportBatches(
+            read: { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM scratch") ?? -1 },
+            committed: { count in readings.withLock { $0.append(count) } })
+        await #expect(throws: Refused.self) {
+            try await store.groupCommit.write(reporting: true) { db in
+                try db.execute(sql: "INSERT INTO scratch (n) VALUES (1)")
+                throw Refused()
+            }
+        }
+        #expect(readings.withLock { $0 }.isEmpty, "a batch that did not commit reports nothing")
+        #expect(counter.commits == 0)
+        #expect(try await store.groupCommit.write(reporting: true) { db in
+            try db.execute(sql: "INSERT INTO scratch (n) VALUES (2)")
+            return 2
+        } == 2)
+        let stored = try await store.read { db in try Int.fetchAll(db, sql: "SELECT n FROM scratch ORDER BY n") }
+        #expect(stored == [2], "the failed write's insert was rolled back")
+        #expect(readings.withLock { $0 } == [1])
+        #expect(counter.commits == 1)
+    }
+
     @Test("a writer whose task was cancelled after it queued is still committed, with the writes queued beside it")
     func cancelledWriterCommitsTheBatch() async throws {
         let dir = try TemporaryDirectory()

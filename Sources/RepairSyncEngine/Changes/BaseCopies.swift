@@ -22,8 +22,7 @@ enum BaseCopies {
                 arguments: [collection.name, id])
         else { return nil }
         return BaseCopy(
-            version: row["version"], fields: try FieldValuesJSON.decode(row["fields"]),
-            goneInDoubt: try Self.decodeInDoubt(row["in_doubt"]))
+            version: row[0], fields: try FieldValuesJSON.decode(row[1]), goneInDoubt: try Self.decodeInDoubt(row[2]))
     }
 
     /// Writes the base. A copy of another version replaces the evidence of changes gone in doubt (the server's copy

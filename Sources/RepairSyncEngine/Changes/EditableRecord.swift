@@ -23,7 +23,8 @@ extension EditableRecord {
         let sql = "SELECT \(editableFields.joined(separator: ", ")) FROM \(databaseTableName) WHERE id = ?"
         guard let row = try Row.fetchOne(db.cachedStatement(sql: sql), arguments: [id]) else { return nil }
         var values: FieldValues = [:]
-        for field in editableFields { values[field] = .some(row[field] as String?) }
+        // By position (the statement selects `editableFields` in order): a lookup by name compares lowercased names.
+        for (index, field) in editableFields.enumerated() { values[field] = .some(row[index] as String?) }
         return values
     }
 }

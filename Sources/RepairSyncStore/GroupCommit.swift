@@ -6,8 +6,8 @@ internal import Synchronization
 ///
 /// The guarantee is the same as `ReplicaStore.write`: `write` returns only after the transaction holding its work
 /// committed (durably, on the replica's FULL writer); if the work throws, its own changes are rolled back and the
-/// error is thrown to its caller alone — the other writers of the batch are not affected (each runs in a savepoint).
-/// Works are applied in arrival order.
+/// error is thrown to its caller alone — the other writers of the batch are not affected (each runs in a savepoint;
+/// a work alone in its commit needs none). Works are applied in arrival order.
 ///
 /// ```swift
 /// // 20 clients calling this at once: a few commits, not 20.

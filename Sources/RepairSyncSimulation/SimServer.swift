@@ -573,6 +573,8 @@ struct SimServer {
     struct NewMessage: Decodable {
         var id: String
         var content: String
+        // swift-format-ignore: AlwaysUseLowerCamelCase
+        // The wire's name.
         var is_internal: Bool?
     }
 

@@ -289,7 +289,7 @@ struct TransportConfigurationTests {
         let files = try Files(Self.yaml("ca_file: \(ca.certificatePath)\ntls_min_version: 1.3\nproxy: http://shop:pa55@proxy.lan:3128"))
         let configuration = try await files.load(environment: ["https_proxy": "http://ignored:1"])
         #expect(configuration.api.transport.caFile == ca.certificatePath)
-        #expect(configuration.api.transport.minimumTLSVersion == .v1_3)
+        #expect(configuration.api.transport.minimumTLSVersion == .tls13)
         #expect(configuration.api.transport.proxy == ProxyServer(kind: .http, host: "proxy.lan", port: 3128, username: "shop", password: "pa55"))
         #expect(configuration.api.transport.proxySource == .configuration)
         #expect(configuration.rendered.contains("api.proxy: http://shop:<redacted>@proxy.lan:3128  # from api.proxy"))

@@ -47,18 +47,18 @@ struct LocalCreatesTests {
             let report = await h.engine.sync([])
             #expect(report.pushed == 4, "\(report)")
             // Parent first: each create was sent only after its parent's was accepted.
-            let order_ = h.recorder.events.compactMap { event -> String? in
+            let steps = h.recorder.events.compactMap { event -> String? in
                 switch event {
                 case .sending(_, let collection, _): "send \(collection.name)"
                 case .accepted(_, let collection, _): "accept \(collection.name)"
                 default: nil
                 }
             }
-            let acceptedClient = try #require(order_.firstIndex(of: "accept clients"))
-            let sentOrder = try #require(order_.firstIndex(of: "send orders"))
-            let acceptedOrder = try #require(order_.firstIndex(of: "accept orders"))
-            let sentDevices = order_.indices.filter { order_[$0] == "send devices" }
-            #expect(acceptedClient < sentOrder && sentDevices.count == 2 && sentDevices.allSatisfy { $0 > acceptedOrder }, "\(order_)")
+            let acceptedClient = try #require(steps.firstIndex(of: "accept clients"))
+            let sentOrder = try #require(steps.firstIndex(of: "send orders"))
+            let acceptedOrder = try #require(steps.firstIndex(of: "accept orders"))
+            let sentDevices = steps.indices.filter { steps[$0] == "send devices" }
+            #expect(acceptedClient < sentOrder && sentDevices.count == 2 && sentDevices.allSatisfy { $0 > acceptedOrder }, "\(steps)")
 
             let created = try #require(try h.local(Order.self, Self.orderId))
             let server = try await h.serverRecord(Order.self, "orders", Self.orderId)

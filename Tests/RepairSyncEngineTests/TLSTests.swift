@@ -16,7 +16,7 @@ struct TLSTests {
     /// A backend serving `issued` (by `ca`), and an engine trusting `trust` (nil: the system's CAs only) through
     /// `proxy`, on a fresh store.
     static func withEngine<T: Sendable>(
-        ca: ThrowawayCA, issued: ThrowawayCA.Issued, trust: String?, minimumTLSVersion: TransportSettings.MinimumTLSVersion = .v1_2,
+        ca: ThrowawayCA, issued: ThrowawayCA.Issued, trust: String?, minimumTLSVersion: TransportSettings.MinimumTLSVersion = .tls12,
         serverMaximumVersion: String? = nil, proxy: ProxyServer? = nil, host: String = "127.0.0.1",
         _ body: @Sendable (RunningBackend, SyncEngine, String) async throws -> T
     ) async throws -> T {
@@ -203,7 +203,7 @@ struct TLSTests {
         let ca = try ThrowawayCA(directory: directory.path("ca"))
         let issued = try ca.issue()
         try await Self.withEngine(
-            ca: ca, issued: issued, trust: ca.certificatePath, minimumTLSVersion: .v1_3, serverMaximumVersion: "1.2"
+            ca: ca, issued: issued, trust: ca.certificatePath, minimumTLSVersion: .tls13, serverMaximumVersion: "1.2"
         ) { _, engine, _ in
             let stop = await engine.performFullSync().stop ?? ""
             #expect(stop.contains("offers no TLS version this workstation accepts (api.tls_min_version is 1.3)"), "\(stop)")

@@ -44,7 +44,8 @@ struct OfflineBookingTests {
 
     @Test("booked in with the API stopped, the daemon restarted offline, the API started: everything arrives once, parent first, and the number shows locally")
     func bookInOffline() async throws {
-        try await HostileStack.with("offline-booking", config: "  offline_interval: 1s\n") { s in  // (continues the stack's probe section)
+        // The config continues the stack's probe section.
+        try await HostileStack.with("offline-booking", config: "  offline_interval: 1s\n") { s in
             try await s.sync()
             let port = s.server.port
             await s.server.stop()

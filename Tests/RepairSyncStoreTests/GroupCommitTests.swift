@@ -131,9 +131,9 @@ import Testing
         let dir = try TemporaryDirectory()
         let (store, counter) = try store(dir)
         let readings = Mutex<[Int]>([])
-        store.groupCommit.reportBatches(read: { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM scratch") ?? -1 }) {
-            rows in readings.withLock { $0.append(rows) }
-        }
+        store.groupCommit.reportBatches(
+            read: { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM scratch") ?? -1 },
+            committed: { rows in readings.withLock { $0.append(rows) } })
         let results = try await writeBehindABlockedCommit(store, others: 9, reporting: true) { n, db in
             try db.execute(sql: "INSERT INTO scratch (n) VALUES (?)", arguments: [n])
         }
@@ -158,12 +158,13 @@ import Testing
         let (store, counter) = try store(dir)
         let (gate, open) = AsyncStream.makeStream(of: Void.self)
         let readings = Mutex<[Int]>([])
-        store.groupCommit.reportBatches(read: { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM scratch") ?? -1 }) {
-            rows in
-            // The first batch's hand-off waits until the second batch's callers have all been answered.
-            if rows == 1 { for await _ in gate { break } }
-            readings.withLock { $0.append(rows) }
-        }
+        store.groupCommit.reportBatches(
+            read: { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM scratch") ?? -1 },
+            committed: { rows in
+                // The first batch's hand-off waits until the second batch's callers have all been answered.
+                if rows == 1 { for await _ in gate { break } }
+                readings.withLock { $0.append(rows) }
+            })
         let (first, release) = await blockedFirstWrite(store, reporting: true)
         let others = Task {
             try await withThrowingTaskGroup(of: Int.self) { group in

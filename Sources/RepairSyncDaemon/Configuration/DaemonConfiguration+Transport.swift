@@ -11,7 +11,7 @@ extension DaemonConfiguration {
         public var proxySource: ProxyServer.Source?
 
         public init(
-            caFile: String? = nil, minimumTLSVersion: TransportSettings.MinimumTLSVersion = .v1_2,
+            caFile: String? = nil, minimumTLSVersion: TransportSettings.MinimumTLSVersion = .tls12,
             proxy: ProxyServer? = nil, proxySource: ProxyServer.Source? = nil
         ) {
             self.caFile = caFile

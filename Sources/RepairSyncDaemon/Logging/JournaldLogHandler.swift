@@ -67,7 +67,7 @@ public struct JournaldLogHandler: LogHandler {
 
     private static func send(_ fields: [String]) -> Int32 {
         let copies = fields.map { strdup($0) }
-        defer { copies.forEach { free($0) } }
+        defer { for copy in copies { free(copy) } }
         var vectors = copies.map { iovec(iov_base: UnsafeMutableRawPointer($0), iov_len: strlen($0!)) }
         return vectors.withUnsafeMutableBufferPointer { buffer in
             sd_journal_sendv(buffer.baseAddress, Int32(buffer.count))

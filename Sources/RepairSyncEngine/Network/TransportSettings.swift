@@ -18,8 +18,8 @@ internal import NIOSSL
 public struct TransportSettings: Sendable, Equatable {
     /// The oldest TLS version accepted (`api.tls_min_version`).
     public enum MinimumTLSVersion: String, Sendable, CaseIterable {
-        case v1_2 = "1.2"
-        case v1_3 = "1.3"
+        case tls12 = "1.2"
+        case tls13 = "1.3"
     }
 
     /// A PEM file with one or more CA certificates trusted in addition to the system's (`api.ca_file`).
@@ -31,7 +31,7 @@ public struct TransportSettings: Sendable, Equatable {
     public var connectTimeout: Duration
 
     public init(
-        caFile: String? = nil, minimumTLSVersion: MinimumTLSVersion = .v1_2, proxy: ProxyServer? = nil,
+        caFile: String? = nil, minimumTLSVersion: MinimumTLSVersion = .tls12, proxy: ProxyServer? = nil,
         connectTimeout: Duration = .seconds(5)
     ) {
         self.caFile = caFile
@@ -51,7 +51,7 @@ public struct TransportSettings: Sendable, Equatable {
         var tls = TLSConfiguration.makeClientConfiguration()
         tls.certificateVerification = .fullVerification
         tls.trustRoots = .default
-        tls.minimumTLSVersion = minimumTLSVersion == .v1_3 ? .tlsv13 : .tlsv12
+        tls.minimumTLSVersion = minimumTLSVersion == .tls13 ? .tlsv13 : .tlsv12
         if let caFile {
             tls.additionalTrustRoots = [.certificates(try Self.loadCertificates(caFile))]
         }

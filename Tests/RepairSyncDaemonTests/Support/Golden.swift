@@ -26,9 +26,9 @@ enum Golden {
             let actualLines = actual.split(separator: "\n", omittingEmptySubsequences: false)
             let expectedLines = expected.split(separator: "\n", omittingEmptySubsequences: false)
             let first = zip(actualLines, expectedLines).enumerated().first { $0.element.0 != $0.element.1 }
-            let where_ = first.map { "line \($0.offset + 1):\n  expected: \($0.element.1)\n  actual:   \($0.element.0)" }
+            let difference = first.map { "line \($0.offset + 1):\n  expected: \($0.element.1)\n  actual:   \($0.element.0)" }
                 ?? "lengths differ (\(expectedLines.count) expected lines, \(actualLines.count) actual)"
-            Issue.record("\(name) differs from its golden file, \(where_)", sourceLocation: sourceLocation)
+            Issue.record("\(name) differs from its golden file, \(difference)", sourceLocation: sourceLocation)
         }
     }
 }

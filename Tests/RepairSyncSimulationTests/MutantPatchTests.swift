@@ -1,8 +1,11 @@
 import Foundation
 import Testing
 
-/// The mutation table's patches (`scripts/mutants/*.patch`) each revert one fix in today's code. A fix whose code
-/// moves leaves its patch behind, and `scripts/mutants/run` could only say so after an hour; this says it at once.
+/// The mutation table's patches (`scripts/mutants/*.patch`) each revert one fix in today's code, and the power-cut
+/// mutants (`scripts/mutants/power-cut/*.patch`) each break one durability guarantee. A fix whose code moves leaves
+/// its patch behind, and `scripts/mutants/run` could only say so after an hour — the power-cut one only when someone
+/// runs it, which is how `ack-before-commit` stood stale after the lone write's change (`af8f3a7`); this says it at
+/// once.
 ///
 /// Checked here without `git apply --check`: spawning 32 processes through Foundation's `Process` in the test
 /// process is 32 more chances of its over-read in `Process.run()` on Linux (swift-corelibs-foundation #5472, in
@@ -12,8 +15,11 @@ struct MutantPatchTests {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
 
-    static var patches: [URL] {
-        let directory = repository.appendingPathComponent("scripts/mutants")
+    static var patches: [URL] { patches(in: "scripts/mutants") }
+    static var powerCutPatches: [URL] { patches(in: "scripts/mutants/power-cut") }
+
+    static func patches(in folder: String) -> [URL] {
+        let directory = repository.appendingPathComponent(folder)
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
         return names.filter { $0.hasSuffix(".patch") }.sorted().map { directory.appendingPathComponent($0) }
     }
@@ -53,11 +59,13 @@ struct MutantPatchTests {
         }
     }
 
-    @Test("every mutant patch applies to today's sources (each hunk's lines are there), and touches only Sources/")
+    @Test("every mutant patch, the power-cut ones too, applies to today's sources (each hunk's lines are there), and touches only Sources/")
     func patchesApply() throws {
         let patches = Self.patches
+        let powerCutPatches = Self.powerCutPatches
         try #require(patches.count >= 30, "the patches were found: \(patches.count) in scripts/mutants")
-        for patch in patches {
+        try #require(powerCutPatches.count >= 2, "the power-cut patches were found: \(powerCutPatches.count)")
+        for patch in patches + powerCutPatches {
             let files = Self.parse(try String(contentsOf: patch, encoding: .utf8))
             #expect(!files.isEmpty && files.allSatisfy { $0.path.hasPrefix("Sources/") && !$0.hunks.isEmpty },
                 "\(patch.lastPathComponent): \(files.map(\.path))")

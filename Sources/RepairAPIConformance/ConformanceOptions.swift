@@ -59,7 +59,9 @@ public struct ConformanceOptions: Sendable {
     public var unknownFilters: [String] {
         only.filter { filter in
             !ConformanceCatalog.clauses.contains { clause in
-                clause.checkIDs.contains { ConformanceOptions(baseURL: "", token: "", only: [filter]).selects($0, section: clause.section) }
+                clause.checkIDs.contains {
+                    ConformanceOptions(baseURL: "", token: "", only: [filter]).selects($0, section: clause.section)
+                }
             }
         }
     }

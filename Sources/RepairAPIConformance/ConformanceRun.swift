@@ -1,8 +1,8 @@
 internal import AsyncHTTPClient
 internal import Foundation
 public import RepairSyncEngine
-internal import RepairSyncProtocol
 internal import RepairSyncModels
+internal import RepairSyncProtocol
 
 /// One run of the conformance checks against a server.
 ///
@@ -58,13 +58,18 @@ public final class ConformanceRun {
             return report(abortedBecause: reason, skipping: reason)
         }
         judgeHealth(health)
-        if wants(["auth-missing", "auth-invalid", "unknown-collection", "feed-limit-range", "feed-unknown-cursor",
-            "dashboard"] + Self.compressionClauses)
+        if wants(
+            [
+                "auth-missing", "auth-invalid", "unknown-collection", "feed-limit-range", "feed-unknown-cursor",
+                "dashboard",
+            ] + Self.compressionClauses)
         {
             await basicProbes()
         }
-        let feedClauses = ["feed-paging", "feed-limit", "feed-unique", "feed-cursor", "feed-reread", "record-get",
-            "record-keys", "timestamps", "money", "tombstones", "feed-expired"]
+        let feedClauses = [
+            "feed-paging", "feed-limit", "feed-unique", "feed-cursor", "feed-reread", "record-get",
+            "record-keys", "timestamps", "money", "tombstones", "feed-expired",
+        ]
         if wants(feedClauses) {
             for collection in SyncCollection.pullOrder { await checkFeed(collection) }
         } else {
@@ -115,7 +120,9 @@ public final class ConformanceRun {
     /// The record as the server has it now, or why not.
     func currentRecord(_ collection: SyncCollection, _ id: String) async -> Result<JSONValue, Unobtainable> {
         let (exchange, _) = await client.call { api throws(APIError) in _ = try await api.record(collection, id: id) }
-        guard exchange.status == 200 else { return .failure(Unobtainable("\(exchange.requestLine) \(exchange.answer)")) }
+        guard exchange.status == 200 else {
+            return .failure(Unobtainable("\(exchange.requestLine) \(exchange.answer)"))
+        }
         guard let record = try? JSONText.parse(exchange.body), record.members != nil else {
             return .failure(Unobtainable("\(exchange.requestLine) answered 200 without a JSON object"))
         }

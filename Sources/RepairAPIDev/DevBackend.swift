@@ -3,13 +3,13 @@ internal import GRDB
 internal import Hummingbird
 internal import HummingbirdCore
 internal import HummingbirdTLS
-internal import NIOSSL
 public import Logging
 internal import NIOCore
+internal import NIOSSL
 internal import RepairSyncModels
 internal import ServiceLifecycle
-internal import UnixSignals
 internal import Synchronization
+internal import UnixSignals
 
 /// The development backend: a real HTTP server implementing docs/api.md over its own SQLite storage.
 ///
@@ -147,7 +147,10 @@ public final class DevBackend: Sendable {
         var seeder = Seeder(options: seedOptions)
         try seeder.run(into: store)
         // Seeded records are not announced: nothing before them can be resumed from.
-        store.events.rebase(head: try store.pool.read { db in try Int64.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'seq'") ?? 0 })
+        store.events.rebase(
+            head: try store.pool.read { db in
+                try Int64.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'seq'") ?? 0
+            })
         return true
     }
 

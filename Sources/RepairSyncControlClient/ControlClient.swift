@@ -85,12 +85,14 @@ public final class ControlClient {
     static func explain(path: String, errno code: Int32) -> String {
         switch code {
         case ENOENT:
-            let directory = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+            let directory = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(
+                separator: "/")
             return access(directory.isEmpty ? "/" : directory, F_OK) == 0
                 ? "repairsyncd is not running: no control socket at \(path) (start it with `systemctl start repairsyncd`)"
                 : "repairsyncd is not running: \(directory) does not exist (start it with `systemctl start repairsyncd`, or pass --socket)"
         case EACCES, EPERM:
-            return "permission denied on \(path): add your user to the socket's group (e.g. `usermod -aG repair $USER`, then log in again)"
+            return
+                "permission denied on \(path): add your user to the socket's group (e.g. `usermod -aG repair $USER`, then log in again)"
         case ECONNREFUSED:
             return "repairsyncd is not running: \(path) exists but nobody answers (a stale socket; start the daemon)"
         default:
@@ -181,7 +183,8 @@ public final class ControlClient {
     }
 
     /// Calls the view's method (it takes no params) and decodes only the view's members of the result.
-    public func call<View: ControlResultView>(_ view: View.Type) throws(Failure) -> View where View.Method.Params == NoParams {
+    public func call<View: ControlResultView>(_ view: View.Type) throws(Failure) -> View
+    where View.Method.Params == NoParams {
         let json = try send(View.Method.name, nil) { _ in }
         do {
             return try JSONValueDecoder().decode(View.self, from: json)
@@ -191,7 +194,8 @@ public final class ControlClient {
     }
 
     /// Calls a method that takes no params.
-    public func call<M: ControlMethod>(_ method: M.Type, onNotification: (Notification) -> Void = { _ in }) throws(Failure)
+    public func call<M: ControlMethod>(_ method: M.Type, onNotification: (Notification) -> Void = { _ in })
+        throws(Failure)
         -> M.Result where M.Params == NoParams
     {
         try call(method, NoParams(), onNotification: onNotification)

@@ -5,13 +5,15 @@ public import RepairSyncProtocol
 /// does is the `handler`'s business; this type only knows the protocol.
 public struct JSONRPCDispatcher<Context: Sendable>: Sendable {
     /// Runs one method call. Throw a `JSONRPCError` for an error reply; any other error becomes -32603.
-    public typealias Handler = @Sendable (_ method: String, _ params: JSONValue?, _ context: Context) async throws -> JSONValue
+    public typealias Handler =
+        @Sendable (_ method: String, _ params: JSONValue?, _ context: Context) async throws -> JSONValue
 
     public let parser: JSONParser
     public let maxBatch: Int
     let handler: Handler
 
-    public init(parser: JSONParser = JSONParser(), maxBatch: Int = JSONRPCMessage.maxBatch, handler: @escaping Handler) {
+    public init(parser: JSONParser = JSONParser(), maxBatch: Int = JSONRPCMessage.maxBatch, handler: @escaping Handler)
+    {
         self.parser = parser
         self.maxBatch = maxBatch
         self.handler = handler
@@ -60,7 +62,8 @@ public struct JSONRPCDispatcher<Context: Sendable>: Sendable {
     /// One request object: its response, or nil for a notification.
     private func call(_ request: JSONValue, context: Context) async -> JSONValue? {
         guard case .object = request else {
-            return Self.response(id: .null, error: .invalidRequest("a request must be an object, not \(request.typeName)"))
+            return Self.response(
+                id: .null, error: .invalidRequest("a request must be an object, not \(request.typeName)"))
         }
         let id = request["id"]
         let replyId: JSONValue
@@ -68,7 +71,8 @@ public struct JSONRPCDispatcher<Context: Sendable>: Sendable {
         case nil: replyId = .null
         case .null?, .string?, .number?: replyId = id!
         case let other?:
-            return Self.response(id: .null, error: .invalidRequest("id must be a string, a number or null, not \(other.typeName)"))
+            return Self.response(
+                id: .null, error: .invalidRequest("id must be a string, a number or null, not \(other.typeName)"))
         }
         guard request["jsonrpc"] == .string("2.0") else {
             return Self.response(id: replyId, error: .invalidRequest(#"jsonrpc must be "2.0""#))
@@ -85,7 +89,8 @@ public struct JSONRPCDispatcher<Context: Sendable>: Sendable {
         switch params {
         case nil, .object?, .array?: break
         case let other?:
-            return Self.response(id: replyId, error: .invalidRequest("params must be an object or an array, not \(other.typeName)"))
+            return Self.response(
+                id: replyId, error: .invalidRequest("params must be an object or an array, not \(other.typeName)"))
         }
         let isNotification = id == nil
         do {

@@ -4,7 +4,8 @@ extension Simulator {
     /// `scripts/mutants/run`, which tells a reverted fix that a fresh batch of seeds misses but its own list catches.
     public static let regressions: [(seed: UInt64, bug: String, operations: [SimOperation])] = [
         (
-            421, "a change refused after a later edit of the same field kept that field; retried, it overwrote the later value",
+            421,
+            "a change refused after a later edit of the same field kept that field; retried, it overwrote the later value",
             [
                 .startSync(.full), .deliver(.stalePage(back: 61)), .deliver(.serverError(503)), .deliver(.normal),
                 .deliver(.cursorExpired), .deliver(.cursorExpired), .deliver(.normal), .deliver(.unreachable),
@@ -16,7 +17,8 @@ extension Simulator {
             ]
         ),
         (
-            1056, "a resync that started again from the beginning kept the marks of its first start: a message pushed in between and lost by a server restore stayed as a ghost",
+            1056,
+            "a resync that started again from the beginning kept the marks of its first start: a message pushed in between and lost by a server restore stayed as a ghost",
             [
                 .processCrash(event: 6, count: 2), .startSync(.full), .deliver(.normal), .startSync(.full),
                 .deliver(.truncated), .decideConflict(index: 31, keepLocal: false), .deliver(.normal),
@@ -26,7 +28,8 @@ extension Simulator {
             ]
         ),
         (
-            1289, "a shop tool inserted an order under a client whose create was dead; discarding the client left the order, which the next run sent to a server that never had its client",
+            1289,
+            "a shop tool inserted an order under a client whose create was dead; discarding the client left the order, which the next run sent to a server that never had its client",
             [
                 .localCreate(kind: 39, parent: 14, devices: 46), .localCreate(kind: 29, parent: 0, devices: 13),
                 .startSync(.partial(mask: 24)), .deliver(.normal), .deliver(.refused),
@@ -34,7 +37,8 @@ extension Simulator {
             ]
         ),
         (
-            341, "a client create in doubt (a truncated 201) was settled by the pull; the order and devices waiting for it went only at the next run",
+            341,
+            "a client create in doubt (a truncated 201) was settled by the pull; the order and devices waiting for it went only at the next run",
             [
                 .startSync(.full), .deliver(.normal), .deliver(.lostRequest), .deliver(.normal),
                 .deliver(.unreachable), .localCreate(kind: 47, parent: 40, devices: 38), .startSync(.full),
@@ -45,7 +49,8 @@ extension Simulator {
             ]
         ),
         (
-            458, "an order create refused, then its retry's answer lost: settled by the pull, its devices waited for the next run",
+            458,
+            "an order create refused, then its retry's answer lost: settled by the pull, its devices waited for the next run",
             [
                 .localCreate(kind: 43, parent: 48, devices: 47), .startSync(.pushOnly), .deliver(.refused),
                 .deliver(.lostResponse), .advance(milliseconds: 30000), .startSync(.pushOnly), .deliver(.normal),
@@ -53,7 +58,8 @@ extension Simulator {
             ]
         ),
         (
-            1037, "a device edit waiting behind a create that the pull settled went out only at the next run (the quiet sync was not a fixpoint)",
+            1037,
+            "a device edit waiting behind a create that the pull settled went out only at the next run (the quiet sync was not a fixpoint)",
             [
                 .processCrash(event: 30, count: 4), .toolInsert(kind: 2, parent: 33),
                 .localUpdate(devices: true, record: 57, field: 32, value: 43),
@@ -65,7 +71,8 @@ extension Simulator {
             ]
         ),
         (
-            1797, "a device's status edited here waited behind a create the pull settled; the replica kept it while the server did not have it yet",
+            1797,
+            "a device's status edited here waited behind a create the pull settled; the replica kept it while the server did not have it yet",
             [
                 .startSync(.full), .deliver(.normal), .deliver(.normal), .deliver(.lostRequest), .deliver(.normal),
                 .deliver(.normal), .startSync(.full), .deliver(.stuckFeed), .deliver(.proxyPage(401)),
@@ -94,7 +101,8 @@ extension Simulator {
             ]
         ),
         (
-            785, "a change discarded while in doubt had been applied; a later edit's 412 carried its value, taken for another user's edit (a conflict on a record nobody else wrote; under server-wins the later edit would have gone)",
+            785,
+            "a change discarded while in doubt had been applied; a later edit's 412 carried its value, taken for another user's edit (a conflict on a record nobody else wrote; under server-wins the later edit would have gone)",
             [
                 .startSync(.full), .deliver(.normal), .toolInsert(kind: 42, parent: 34), .deliver(.serverError(500)),
                 .deliver(.stalePage(back: 46)), .deliver(.unreachable),
@@ -105,7 +113,8 @@ extension Simulator {
             ]
         ),
         (
-            19, "a change in doubt given up on, then replaced by a later edit of its field, went without a trace; the feed's copy with its value was taken for another user's edit (a conflict on a record nobody else wrote; under server-wins the later edit would have gone)",
+            19,
+            "a change in doubt given up on, then replaced by a later edit of its field, went without a trace; the feed's copy with its value was taken for another user's edit (a conflict on a record nobody else wrote; under server-wins the later edit would have gone)",
             [
                 .startSync(.full), .deliver(.normal), .startSync(.full), .deliver(.normal), .deliver(.normal),
                 .deliver(.normal), .deliver(.staleCopies), .deliver(.normal), .deliver(.proxyPage(401)),
@@ -129,7 +138,8 @@ extension Simulator {
             ]
         ),
         (
-            89, "issue 16.5 reverted (found by this seed at 822982d): a later edit of a field did not supersede a dead entry's value, and retrying the dead change overwrote the later edit",
+            89,
+            "issue 16.5 reverted (found by this seed at 822982d): a later edit of a field did not supersede a dead entry's value, and retrying the dead change overwrote the later edit",
             [
                 .startSync(.full), .deliver(.normal), .deliver(.normal), .deliver(.normal), .deliver(.unauthorized),
                 .serverEdit(collection: 9, record: 24, field: 20, value: 17),
@@ -141,7 +151,8 @@ extension Simulator {
             ]
         ),
         (
-            2089, "found by the soak (beyond the 2,000 seeds of scripts/test) with the simulator of baa50c8, where it failed: a conflict on a device nobody else wrote, after its change in doubt (a truncated answer) met a later edit; clean with the fixes of this session",
+            2089,
+            "found by the soak (beyond the 2,000 seeds of scripts/test) with the simulator of baa50c8, where it failed: a conflict on a device nobody else wrote, after its change in doubt (a truncated answer) met a later edit; clean with the fixes of this session",
             [
                 .startSync(.full), .deliver(.normal), .deliver(.normal), .deliver(.lostResponse), .deliver(.normal),
                 .deliver(.truncated), .deliver(.normal),
@@ -154,7 +165,8 @@ extension Simulator {
             ]
         ),
         (
-            4447, "an edit putting a field back, behind a change of it in doubt, was dropped as already on the server when a stale page showed the record at its base: the server kept the value in doubt",
+            4447,
+            "an edit putting a field back, behind a change of it in doubt, was dropped as already on the server when a stale page showed the record at its base: the server kept the value in doubt",
             [
                 .localCreate(kind: 23, parent: 41, devices: 55), .startSync(.full), .deliver(.normal),
                 .deliver(.normal), .deliver(.normal), .deliver(.normal), .deliver(.serverError(500)), .deliver(.normal),
@@ -168,7 +180,8 @@ extension Simulator {
             ]
         ),
         (
-            703, "a change given up on kept the field a later edit (queued while it was in flight) replaced; the later change went, and a retry of the dead one sent the older value over it",
+            703,
+            "a change given up on kept the field a later edit (queued while it was in flight) replaced; the later change went, and a retry of the dead one sent the older value over it",
             [
                 .startSync(.full), .startSync(.full), .deliver(.normal), .localCreate(kind: 47, parent: 37, devices: 0),
                 .deliver(.normal), .deliver(.normal), .deliver(.normal),
@@ -181,7 +194,8 @@ extension Simulator {
             ]
         ),
         (
-            456, "an order's create in doubt was lost by a server restore, refused on the restored server and edited; a second restore brought the record back (its earlier key applied): the feed showed it, but the create was not settled (only one in doubt was), the pull overwrote the edit in the row and the dead create stayed",
+            456,
+            "an order's create in doubt was lost by a server restore, refused on the restored server and edited; a second restore brought the record back (its earlier key applied): the feed showed it, but the create was not settled (only one in doubt was), the pull overwrote the edit in the row and the dead create stayed",
             [
                 .serverEdit(collection: 32, record: 20, field: 30, value: 45),
                 .localUpdate(devices: false, record: 62, field: 2, value: 47),
@@ -240,7 +254,8 @@ extension Simulator {
             ]
         ),
         (
-            4311, "a PATCH applied with its answer lost; the record then put back to an older version (announced in the feed, and pulled); the replayed 200 was taken as the new base: the replica kept a version the server no longer had",
+            4311,
+            "a PATCH applied with its answer lost; the record then put back to an older version (announced in the feed, and pulled); the replayed 200 was taken as the new base: the replica kept a version the server no longer had",
             [
                 .processCrash(event: 20, count: 2), .localUpdate(devices: false, record: 3, field: 19, value: 16),
                 .localUpdate(devices: false, record: 11, field: 53, value: 62),
@@ -256,7 +271,8 @@ extension Simulator {
             ]
         ),
         (
-            9409, "a change given up on in doubt was replaced, during a pull, by another program's unqueued write of its field; the rebase read the base's evidence of our own writes before that replacement added to it, and logged a conflict on a record nobody else wrote",
+            9409,
+            "a change given up on in doubt was replaced, during a pull, by another program's unqueued write of its field; the rebase read the base's evidence of our own writes before that replacement added to it, and logged a conflict on a record nobody else wrote",
             [
                 .toolInsert(kind: 21, parent: 45), .startSync(.full), .deliver(.normal), .deliver(.normal),
                 .deliver(.normal), .deliver(.normal), .deliver(.normal), .deliver(.lostRequest), .deliver(.lostRequest),
@@ -267,7 +283,8 @@ extension Simulator {
             ]
         ),
         (
-            42403, "(the simulator's own false alarm, found by the 100,000-seed soak) a local edit of ord_2's status to the value its base held, with no change of ours to the field, made after another user changed the status on the server: the quiet sync's 412 rebases it as unchanged and the other user's status stands, rightly (a three-way merge); the ledger counted the edit as lost — now an edit to its base's value, read from sync_bases, is made but not held to reaching the server",
+            42403,
+            "(the simulator's own false alarm, found by the 100,000-seed soak) a local edit of ord_2's status to the value its base held, with no change of ours to the field, made after another user changed the status on the server: the quiet sync's 412 rebases it as unchanged and the other user's status stands, rightly (a three-way merge); the ledger counted the edit as lost — now an edit to its base's value, read from sync_bases, is made but not held to reaching the server",
             [
                 .startSync(.full), .deliver(.normal), .deliver(.normal), .deliver(.normal), .deliver(.normal),
                 .localUpdate(devices: false, record: 49, field: 53, value: 7), .crash(afterApply: false),
@@ -279,7 +296,8 @@ extension Simulator {
             ]
         ),
         (
-            50330, "(found by the 100,000-seed soak) a message reused an id whose first message a server restore had taken away; the restore then brought the first one back, and the pull that applied it settled our message's create as if the server had ours — deleted, with nothing to show for it; now a message create is settled only by a server message with its ticket and content, and the 409 keeps it dead, visible (the 409 itself is no fault of the client: the server's copy came back with a restore)",
+            50330,
+            "(found by the 100,000-seed soak) a message reused an id whose first message a server restore had taken away; the restore then brought the first one back, and the pull that applied it settled our message's create as if the server had ours — deleted, with nothing to show for it; now a message create is settled only by a server message with its ticket and content, and the 409 keeps it dead, visible (the 409 itself is no fault of the client: the server's copy came back with a restore)",
             [
                 .advance(milliseconds: 1500), .advance(milliseconds: 100),
                 .decideConflict(index: 50, keepLocal: false), .queueExternal(devices: false, record: 31),
@@ -294,7 +312,7 @@ extension Simulator {
                 .deliver(.normal), .deliver(.normal), .deliver(.stalePage(back: 22)), .deliver(.normal),
                 .queueExternal(devices: true, record: 61), .deliver(.normal), .deliver(.lostRequest),
                 .retryDead(index: 8), .serverRewind(collection: 24, record: 56, inFeed: false),
-                .jumpWall(milliseconds: 3600000), .localMessage(ticket: 29, content: 38, sameIdAsLast: false),
+                .jumpWall(milliseconds: 3_600_000), .localMessage(ticket: 29, content: 38, sameIdAsLast: false),
                 .retryDead(index: 56), .serverRecreate(collection: 55, record: 12), .startSync(.full),
                 .advance(milliseconds: 90000), .queueExternal(devices: false, record: 22),
                 .externalWrite(devices: true, record: 49, field: 47, value: 40), .deliver(.normal), .deliver(.normal),
@@ -319,7 +337,8 @@ extension Simulator {
             ]
         ),
         (
-            89429, "(found by the 100,000-seed soak) a PATCH refused with 412 had its answer lost; the record was then deleted and created again on the server (version 1), and the new one pulled; the replay of the key answered the stored 412, whose current — the record as it was, of a higher version — was applied as the newer copy over the new record, the edit settled against it, and no feed brought the new record again",
+            89429,
+            "(found by the 100,000-seed soak) a PATCH refused with 412 had its answer lost; the record was then deleted and created again on the server (version 1), and the new one pulled; the replay of the key answered the stored 412, whose current — the record as it was, of a higher version — was applied as the newer copy over the new record, the edit settled against it, and no feed brought the new record again",
             [
                 .startSync(.full), .deliver(.normal), .deliver(.normal), .deliver(.normal), .deliver(.normal),
                 .deliver(.normal), .deliver(.normal), .deliver(.normal),
@@ -341,7 +360,8 @@ extension Simulator {
         // their lists were not kept, and today's draws do not reach them within the budget. Each list is the
         // sequence of its bug (after an initial sync), checked to fail with its fix reverted (`scripts/mutants`).
         (
-            370, "an edit of an order another user had deleted came back 404; the order's row went, and by the foreign key the row of a device booked in on it, but the device's create stayed queued and was sent once a server restore brought the order back",
+            370,
+            "an edit of an order another user had deleted came back 404; the order's row went, and by the foreign key the row of a device booked in on it, but the device's create stayed queued and was sent once a server restore brought the order back",
             [.startSync(.full)] + Self.delivered(30) + [
                 .serverDelete(collection: 1, record: 0),
                 .localUpdate(devices: false, record: 0, field: 1, value: 1),
@@ -352,7 +372,8 @@ extension Simulator {
             ]
         ),
         (
-            2034, "a later edit took a field out of a change given up on in doubt and kept its key: retried, the key went out with another body",
+            2034,
+            "a later edit took a field out of a change given up on in doubt and kept its key: retried, the key went out with another body",
             [.startSync(.full)] + Self.delivered(30) + [
                 .localUpdate(devices: false, record: 0, field: 0, value: 1),
                 .localUpdate(devices: false, record: 0, field: 1, value: 2),
@@ -366,7 +387,8 @@ extension Simulator {
             ]
         ),
         (
-            2560, "a stale cached page (the last page of an earlier pull, has_more false, its cursor still valid) answered the first request of a resync the admin asked for, and the sweep deleted every record it did not hold without asking the server",
+            2560,
+            "a stale cached page (the last page of an earlier pull, has_more false, its cursor still valid) answered the first request of a resync the admin asked for, and the sweep deleted every record it did not hold without asking the server",
             [.startSync(.full)] + Self.delivered(30) + [
                 .startSync(.resync(mask: 4)), .deliver(.normal), .deliver(.stalePage(back: 0)), .deliver(.normal),
                 .deliver(.normal), .deliver(.normal), .deliver(.normal), .deliver(.normal), .deliver(.normal),
@@ -375,7 +397,8 @@ extension Simulator {
             ]
         ),
         (
-            2320, "another program wrote an order's status while a run was under way; the pull's upsert of that order (its notes changed on the server) fired the edited-rows trigger again, whose INSERT OR IGNORE failed under the upsert: the page failed",
+            2320,
+            "another program wrote an order's status while a run was under way; the pull's upsert of that order (its notes changed on the server) fired the edited-rows trigger again, whose INSERT OR IGNORE failed under the upsert: the page failed",
             [.startSync(.full)] + Self.delivered(30) + [
                 .startSync(.full), .deliver(.normal), .deliver(.normal),
                 .externalWrite(devices: false, record: 0, field: 0, value: 1),
@@ -385,7 +408,8 @@ extension Simulator {
             ]
         ),
         (
-            75063, "an order that left the replica for a moment (a 404, then a stale page under a resync after a server restore) took its devices with it through the replica's cascade; the order came back, its devices never did (unchanged on the server, behind the devices' cursor)",
+            75063,
+            "an order that left the replica for a moment (a 404, then a stale page under a resync after a server restore) took its devices with it through the replica's cascade; the order came back, its devices never did (unchanged on the server, behind the devices' cursor)",
             [
                 .startSync(.full), .deliver(.normal), .deliver(.normal),
                 .localUpdate(devices: true, record: 21, field: 14, value: 30), .deliver(.normal),
@@ -406,7 +430,7 @@ extension Simulator {
                 .startSync(.full), .serverEdit(collection: 13, record: 58, field: 36, value: 18),
                 .serverDelete(collection: 21, record: 9), .startSync(.full),
                 .localCreate(kind: 16, parent: 1, devices: 51),
-                .serverEdit(collection: 50, record: 18, field: 49, value: 38), .jumpWall(milliseconds: 3600000),
+                .serverEdit(collection: 50, record: 18, field: 49, value: 38), .jumpWall(milliseconds: 3_600_000),
                 .queueExternal(devices: true, record: 44), .advance(milliseconds: 90000),
                 .decideConflict(index: 18, keepLocal: true), .localUpdateLastWritten(field: 7, value: 62),
                 .startSync(.pushOnly), .localUpdateLastWritten(field: 1, value: 16), .deliver(.normal),

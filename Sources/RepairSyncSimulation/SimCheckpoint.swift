@@ -67,10 +67,13 @@ public struct SimCheckpoint: Codable, Sendable {
         }
         let saved = try JSONDecoder().decode(SimCheckpoint.self, from: data)
         guard saved.build == build else {
-            throw Mismatch(path: path, reason: "it was written by another build of the simulator (\(saved.build), this one is \(build))")
+            throw Mismatch(
+                path: path,
+                reason: "it was written by another build of the simulator (\(saved.build), this one is \(build))")
         }
         guard saved.first == first, saved.count == count else {
-            throw Mismatch(path: path, reason: "it is for \(saved.count) seeds from \(saved.first), not \(count) from \(first)")
+            throw Mismatch(
+                path: path, reason: "it is for \(saved.count) seeds from \(saved.first), not \(count) from \(first)")
         }
         return saved
     }
@@ -89,7 +92,8 @@ public struct SimCheckpoint: Codable, Sendable {
         batch.coverage = coverage
         batch.seconds = seconds
         batch.failures = failures.map {
-            SimulationResult(seed: $0.seed, violations: [$0.violation], operations: [], trace: [], coverage: SimCoverage())
+            SimulationResult(
+                seed: $0.seed, violations: [$0.violation], operations: [], trace: [], coverage: SimCoverage())
         }
         return batch
     }

@@ -65,7 +65,10 @@ final class SimHTTPFront: Sendable {
                 var headers = HTTPHeaders(response.headers.map { ($0.name, $0.value) })
                 headers.replaceOrAdd(name: "Content-Length", value: "\(response.body.count)")
                 context.write(
-                    wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: .init(statusCode: response.status), headers: headers))),
+                    wrapOutboundOut(
+                        .head(
+                            HTTPResponseHead(
+                                version: head.version, status: .init(statusCode: response.status), headers: headers))),
                     promise: nil)
                 context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: response.body)))), promise: nil)
                 context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)

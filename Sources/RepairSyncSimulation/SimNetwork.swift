@@ -32,8 +32,10 @@ public final class SimNetwork: APITransport {
     /// Requests sent so far (over every network of one simulation, carried across crashes).
     var requestCount: Int { log.count }
 
-    public func send(_ request: TransportRequest, timeout: Duration) async throws(TransportFailure) -> TransportResponse {
-        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<TransportResponse, TransportFailure>, Never>) in
+    public func send(_ request: TransportRequest, timeout: Duration) async throws(TransportFailure) -> TransportResponse
+    {
+        let result = await withCheckedContinuation {
+            (continuation: CheckedContinuation<Result<TransportResponse, TransportFailure>, Never>) in
             log.append("\(request.method) \(request.path)")
             state.withLock { state in
                 state.nextId += 1

@@ -94,7 +94,8 @@ public enum SimOperation: Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .localUpdate(let devices, let record, let field, let value):
             "local update \(devices ? "device" : "order") #\(record) field \(field) = v\(value)"
-        case .localUpdateLastWritten(let field, let value): "local update of the record written last, field \(field) = v\(value)"
+        case .localUpdateLastWritten(let field, let value):
+            "local update of the record written last, field \(field) = v\(value)"
         case .localUpdateInFlight(let field, let value): "local update of a field in flight, #\(field) = v\(value)"
         case .localMessage(let ticket, let content, let same):
             "local message on ticket #\(ticket) content \(content)\(same ? " (same id as the last)" : "")"
@@ -108,10 +109,12 @@ public enum SimOperation: Sendable, Hashable, CustomStringConvertible {
         case .queueExternal(let devices, let record): "queueChange \(devices ? "device" : "order") #\(record)"
         case .retryDead(let index): "retry dead change #\(index)"
         case .discardDead(let index): "discard dead change #\(index)"
-        case .decideConflict(let index, let keepLocal): "decide open conflict #\(index): keep \(keepLocal ? "local" : "remote")"
+        case .decideConflict(let index, let keepLocal):
+            "decide open conflict #\(index): keep \(keepLocal ? "local" : "remote")"
         case .serverEdit(let collection, let record, let field, let value):
             "server edit \(Self.collectionName(collection)) #\(record) field \(field) = v\(value)"
-        case .serverDelete(let collection, let record): "server delete \(Self.collectionName(collection, amongAll: true)) #\(record)"
+        case .serverDelete(let collection, let record):
+            "server delete \(Self.collectionName(collection, amongAll: true)) #\(record)"
         case .serverRecreate(let collection, let record):
             "server delete and create again \(Self.collectionName(collection)) #\(record)"
         case .serverRewind(let collection, let record, let inFeed):

@@ -1,6 +1,6 @@
 internal import Foundation
-internal import RepairSyncModels
 internal import RepairSyncEngine
+internal import RepairSyncModels
 
 /// A server that implements docs/api.md from its own code — its own storage, feeds, idempotency and validation,
 /// sharing nothing with `repair-api-dev` — so that the two can disagree and the engine is tested against the
@@ -89,14 +89,16 @@ struct SimServer {
             let id = "tkt_\(n)"
             insert(.tickets, Self.ticket(id: id, n: n, client: clientIds[n % clientIds.count], stamp: stamp))
             for m in 1...(1 + Int(random.next() % 2)) {
-                insert(.ticketMessages, Self.message(id: "msg_\(n)_\(m)", ticket: id, content: "hello \(m)", stamp: stamp))
+                insert(
+                    .ticketMessages, Self.message(id: "msg_\(n)_\(m)", ticket: id, content: "hello \(m)", stamp: stamp))
             }
         }
     }
 
     static func order(id: String, n: Int, client: String, stamp: String) -> SimJSON {
         .object([
-            "id": .string(id), "order_number": .int(1000 + n), "status": .string("booked_in"), "total": .string("149.99"),
+            "id": .string(id), "order_number": .int(1000 + n), "status": .string("booked_in"),
+            "total": .string("149.99"),
             "deposit": .string("50"), "balance": .string("99.99"), "notes": .null, "client_id": .string(client),
             "client_name": .string("Client \(client)"), "client_email": .string("\(client)@example.com"),
             "client_phone": .null, "location_id": .string("loc_1"), "location_name": .string("High Street"),
@@ -134,7 +136,8 @@ struct SimServer {
         ])
     }
 
-    static func message(id: String, ticket: String, content: String, stamp: String, isInternal: Bool = false) -> SimJSON {
+    static func message(id: String, ticket: String, content: String, stamp: String, isInternal: Bool = false) -> SimJSON
+    {
         .object([
             "id": .string(id), "ticket_id": .string(ticket), "content": .string(content),
             "sender_type": .string("staff"), "sender_name": .string("Sim User"), "sender_id": .string("usr_sim"),
@@ -166,7 +169,9 @@ struct SimServer {
     /// restore would. Cursors issued since cannot be honoured: the feed's epoch moves on (every cursor answers 410).
     mutating func restore(_ backup: Backup) {
         for (collection, stored) in backup.records {
-            for id in stored.keys where records[collection]?[id] == nil { resurrected.insert("\(collection.name)|\(id)") }
+            for id in stored.keys where records[collection]?[id] == nil {
+                resurrected.insert("\(collection.name)|\(id)")
+            }
         }
         records = backup.records
         tombstones = backup.tombstones
@@ -212,7 +217,9 @@ struct SimServer {
         everStored.insert("\(collection.name)|\(id)")
         tombstones[collection]?[id] = nil
         if case .object(let members) = body {
-            for (field, value) in members { written["\(collection.name)|\(id)|\(field)", default: []].append((step, value.text)) }
+            for (field, value) in members {
+                written["\(collection.name)|\(id)|\(field)", default: []].append((step, value.text))
+            }
         }
     }
 
@@ -250,7 +257,8 @@ struct SimServer {
         tombstones[collection, default: [:]][id] = (serverNow.rfc3339, nextSeq())
         let children: [(SyncCollection, String)] =
             switch collection {
-            case .orders: ids(.devices).filter { record(.devices, $0)?["order_id"]?.string == id }.map { (.devices, $0) }
+            case .orders:
+                ids(.devices).filter { record(.devices, $0)?["order_id"]?.string == id }.map { (.devices, $0) }
             case .tickets:
                 ids(.ticketMessages).filter { record(.ticketMessages, $0)?["ticket_id"]?.string == id }
                     .map { (.ticketMessages, $0) }
@@ -266,7 +274,9 @@ struct SimServer {
         requests += 1
         let (path, query) = Self.split(request.path)
         let parts = path.split(separator: "/").map(String.init)
-        guard parts.count >= 3, parts[0] == "api", parts[1] == "v1" else { return error(404, "not_found", "no such path") }
+        guard parts.count >= 3, parts[0] == "api", parts[1] == "v1" else {
+            return error(404, "not_found", "no such path")
+        }
         if parts.count == 3, parts[2] == "health", request.method == "GET" {
             return json(200, .object(["status": .string("ok"), "time": .string(serverNow.rfc3339)]))
         }
@@ -275,7 +285,9 @@ struct SimServer {
             response.headers.append(("WWW-Authenticate", "Bearer"))
             return response
         }
-        guard let collection = SyncCollection(rawValue: parts[2]) else { return error(404, "not_found", "no such collection") }
+        guard let collection = SyncCollection(rawValue: parts[2]) else {
+            return error(404, "not_found", "no such collection")
+        }
         switch (request.method, parts.count) {
         case ("GET", 4) where parts[3] == "changes":
             return changes(collection, query: query)
@@ -339,7 +351,8 @@ struct SimServer {
             entries.append((stored.seq, stored.body, nil))
         }
         for (id, tombstone) in tombstones[collection] ?? [:] where tombstone.seq > after {
-            entries.append((tombstone.seq, nil, .object(["id": .string(id), "deleted_at": .string(tombstone.deletedAt)])))
+            entries.append(
+                (tombstone.seq, nil, .object(["id": .string(id), "deleted_at": .string(tombstone.deletedAt)])))
         }
         entries.sort { $0.seq < $1.seq }
         let page = entries.prefix(limit)
@@ -397,7 +410,8 @@ struct SimServer {
 
     /// A write refused for good (`422 invalid_value`), not applied; remembered for its key as any final outcome.
     mutating func refuse(_ request: TransportRequest) -> TransportResponse {
-        idempotent(request) { server in server.error(422, "invalid_value", "refused by the simulation", field: "notes") }
+        idempotent(request) { server in server.error(422, "invalid_value", "refused by the simulation", field: "notes")
+        }
     }
 
     /// A JSON body compared as JSON: key order and whitespace do not matter.
@@ -433,12 +447,15 @@ struct SimServer {
             if expected != version {
                 // The client is told the record as it is: a silent rewind is silent no more.
                 unannounced.remove("\(collection.name)|\(id)")
-                return json(412, .object([
-                    "error": .object([
-                        "code": .string("version_mismatch"), "message": .string("If-Match \(expected) ≠ \(version)"),
-                    ]),
-                    "current": current,
-                ]))
+                return json(
+                    412,
+                    .object([
+                        "error": .object([
+                            "code": .string("version_mismatch"),
+                            "message": .string("If-Match \(expected) ≠ \(version)"),
+                        ]),
+                        "current": current,
+                    ]))
             }
         }
         let updated = write(collection, id) { body in
@@ -451,7 +468,9 @@ struct SimServer {
 
     /// The keys a create body may carry besides `id`, and those it requires (this server's own reading).
     static let createFields: [SyncCollection: (all: [String], required: [String])] = [
-        .clients: (["email", "first_name", "last_name", "phone", "company", "address", "city", "postcode", "notes"], ["email"]),
+        .clients: (
+            ["email", "first_name", "last_name", "phone", "company", "address", "city", "postcode", "notes"], ["email"]
+        ),
         .orders: (["client_id", "status", "notes", "deposit", "location_id", "assigned_user_id"], ["client_id"]),
         .devices: (
             [
@@ -462,13 +481,16 @@ struct SimServer {
     ]
 
     mutating func create(_ collection: SyncCollection, _ request: TransportRequest) -> TransportResponse {
-        guard let data = request.body, let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+        guard let data = request.body, let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+        else {
             return error(400, "invalid_request", "the body must be a JSON object")
         }
         let (allowed, required) = Self.createFields[collection]!
         var values: [String: String] = [:]
         for (name, value) in object.sorted(by: { $0.key < $1.key }) where name != "id" {
-            guard allowed.contains(name) else { return error(422, "invalid_field", "\(name) cannot be set", field: name) }
+            guard allowed.contains(name) else {
+                return error(422, "invalid_field", "\(name) cannot be set", field: name)
+            }
             if value is NSNull { continue }
             guard let text = value as? String else { return error(422, "invalid_value", "not a string", field: name) }
             values[name] = text
@@ -479,7 +501,9 @@ struct SimServer {
         for name in required where (values[name] ?? "").allSatisfy(\.isWhitespace) {
             return error(422, "invalid_value", "\(name) is required", field: name)
         }
-        if let email = values["email"], !email.contains("@") { return error(422, "invalid_value", "not an email", field: "email") }
+        if let email = values["email"], !email.contains("@") {
+            return error(422, "invalid_value", "not an email", field: "email")
+        }
         if let status = values["status"] {
             guard (collection == .orders ? Self.orderStatuses : Self.deviceStatuses).contains(status) else {
                 return error(422, "invalid_value", "unknown status", field: "status")

@@ -36,7 +36,8 @@ public final class Simulation {
 
     private var step = 0
     private var ledger: [LedgerEntry] = []
-    private var externalWrites: [(collection: SyncCollection, id: String, field: String, value: String?, step: Int, auditMark: Int64)] = []
+    private var externalWrites:
+        [(collection: SyncCollection, id: String, field: String, value: String?, step: Int, auditMark: Int64)] = []
     /// Rows another program inserted, in order (for `queueInserted`).
     private var inserted: [(collection: SyncCollection, id: String, step: Int, auditMark: Int64)] = []
     private var lastMessage: (ticket: String, content: String, id: String)?
@@ -158,7 +159,8 @@ public final class Simulation {
         let jitter = Mutex(SplitMix64(seed: seed ^ 0x0717_7E12))
         let configuration = EngineConfiguration(
             pageSize: settings.pageSize, policies: settings.policies,
-            retry: RetryPolicy(base: .seconds(1), cap: .seconds(60), maxAttempts: settings.maxAttempts), completedHold: .zero,
+            retry: RetryPolicy(base: .seconds(1), cap: .seconds(60), maxAttempts: settings.maxAttempts),
+            completedHold: .zero,
             maxRebasesPerRun: 3, dashboardPeriods: [], pushConcurrency: 1, pullAhead: false, maxStalledPages: 3,
             maxPagesPerRun: 400, maxVerificationsPerPage: 4,
             random: { jitter.withLock { $0.unit() } }, pushPriorities: settings.priorities)
@@ -284,7 +286,9 @@ public final class Simulation {
         case .localUpdateInFlight(let field, let value):
             guard let (collection, id, fields) = patchInFlight() else { return note("   (no edit in flight)") }
             let editable = SimServer.editable[collection]!
-            guard let index = editable.firstIndex(of: fields[field % fields.count]) else { return note("   (no such field)") }
+            guard let index = editable.firstIndex(of: fields[field % fields.count]) else {
+                return note("   (no such field)")
+            }
             editedInFlight.insert("\(collection.name)|\(id)")
             await localUpdate(collection, id: id, index, value)
         case .localMessage(let ticket, let content, let sameId):
@@ -307,7 +311,9 @@ public final class Simulation {
             do { try await engine.discard(seq: entry.seq) } catch { note("   refused: \(error)") }
         case .decideConflict(let index, let keepLocal):
             let open = (try? engine.conflicts(openOnly: true)) ?? []
-            guard let conflict = open.sorted(by: { $0.id < $1.id }).element(index) else { return note("   (none open)") }
+            guard let conflict = open.sorted(by: { $0.id < $1.id }).element(index) else {
+                return note("   (none open)")
+            }
             do { try await engine.resolveConflict(id: conflict.id, keepLocal ? .keepLocal : .keepRemote) } catch {
                 note("   refused: \(error)")
             }
@@ -321,7 +327,9 @@ public final class Simulation {
             otherWrites["\(collection.name)|\(id)"] = step
         case .serverRecreate(let collection, let record):
             let collection = SyncCollection.pullOrder[collection % 4]
-            guard let id = server.ids(collection).element(record), var body = server.record(collection, id) else { return }
+            guard let id = server.ids(collection).element(record), var body = server.record(collection, id) else {
+                return
+            }
             note("   deletes and creates again \(collection.name) \(id)")
             otherWrites["\(collection.name)|\(id)"] = step
             server.delete(collection, id)
@@ -334,13 +342,17 @@ public final class Simulation {
             guard let id = server.ids(collection).element(record),
                 let history = server.records[collection]?[id]?.history, let older = history.element(record)
             else { return note("   (no history)") }
-            note("   \(collection.name) \(id) back to version \(older["version"]?.int ?? 0)\(inFeed ? "" : ", unannounced")")
+            note(
+                "   \(collection.name) \(id) back to version \(older["version"]?.int ?? 0)\(inFeed ? "" : ", unannounced")"
+            )
             server.insert(collection, older, keepPlace: !inFeed)
             otherWrites["\(collection.name)|\(id)"] = step
         case .serverCreateMessage(let ticket):
             guard let ticketId = server.ids(.tickets).element(ticket) else { return }
             let stamp = server.serverNow.rfc3339
-            server.insert(.ticketMessages, SimServer.message(id: "srv_\(step)", ticket: ticketId, content: "from the bench", stamp: stamp))
+            server.insert(
+                .ticketMessages,
+                SimServer.message(id: "srv_\(step)", ticket: ticketId, content: "from the bench", stamp: stamp))
             _ = server.write(.tickets, ticketId) { $0["message_count"] = .int(($0["message_count"]?.int ?? 0) + 1) }
         case .expireCursors:
             server.epoch += 1
@@ -419,7 +431,9 @@ public final class Simulation {
                 note("   \(collection.name) \(id).\(name) = \(text ?? "null") (its base's value: changes nothing)")
                 return
             }
-            ledger.append(LedgerEntry(collection: collection, id: id, field: name, value: text, step: step, auditMark: auditMark()))
+            ledger.append(
+                LedgerEntry(
+                    collection: collection, id: id, field: name, value: text, step: step, auditMark: auditMark()))
             note("   \(collection.name) \(id).\(name) = \(text ?? "null")")
         } catch {
             note("   refused: \(error)")
@@ -481,7 +495,10 @@ public final class Simulation {
             // One entry per message id and content: a reused id with other content that the engine took (the id
             // was gone from the replica) is a message of its own, to reach the server or be visible.
             if !ledger.contains(where: { $0.collection == .ticketMessages && $0.id == id && $0.value == text }) {
-                ledger.append(LedgerEntry(collection: .ticketMessages, id: id, field: nil, value: text, step: step, auditMark: auditMark()))
+                ledger.append(
+                    LedgerEntry(
+                        collection: .ticketMessages, id: id, field: nil, value: text, step: step, auditMark: auditMark()
+                    ))
             }
             if !sameId { lastMessage = (ticketId, text, id) }
             note("   message \(id.prefix(8)) on \(ticketId)")
@@ -494,13 +511,19 @@ public final class Simulation {
 
     /// A new record in the ledger: it must reach the server, or be visible in the outbox, or be in the audit log.
     /// Its editable fields count as edits of their own (the create carries them).
-    private func ledgerCreate(_ collection: SyncCollection, _ id: String, _ fields: FieldValues, step: Int? = nil, mark: Int64? = nil) {
+    private func ledgerCreate(
+        _ collection: SyncCollection, _ id: String, _ fields: FieldValues, step: Int? = nil, mark: Int64? = nil
+    ) {
         let mark = mark ?? auditMark()
-        ledger.append(LedgerEntry(collection: collection, id: id, field: nil, value: nil, step: step ?? self.step, auditMark: mark))
+        ledger.append(
+            LedgerEntry(
+                collection: collection, id: id, field: nil, value: nil, step: step ?? self.step, auditMark: mark))
         let editable = SimServer.editable[collection] ?? []
         for field in editable.sorted() where fields[field] != nil {
             ledger.append(
-                LedgerEntry(collection: collection, id: id, field: field, value: fields[field] ?? nil, step: step ?? self.step, auditMark: mark))
+                LedgerEntry(
+                    collection: collection, id: id, field: field, value: fields[field] ?? nil, step: step ?? self.step,
+                    auditMark: mark))
         }
     }
 
@@ -545,7 +568,9 @@ public final class Simulation {
                 for new in devices where booked.contains(where: { $0.id == new.id }) {
                     ledgerCreate(.devices, new.id!, new.fields)
                 }
-                if order.orderNumber != nil { fail("an order booked in here shows a number before the server gave one") }
+                if order.orderNumber != nil {
+                    fail("an order booked in here shows a number before the server gave one")
+                }
                 note("   order \(order.id.prefix(8)) for \(clientId.prefix(8)) with \(booked.count) devices")
             default:
                 guard let orderId = replicaIds(.orders).element(parent) else { return note("   (no order)") }
@@ -630,7 +655,8 @@ public final class Simulation {
         do {
             let queue = try DatabaseQueue(path: directory + "/replica.sqlite")
             let changed = try queue.write { db -> Bool in
-                let old = try String?.fetchOne(db, sql: "SELECT \(name) FROM \(collection.name) WHERE id = ?", arguments: [id])
+                let old = try String?.fetchOne(
+                    db, sql: "SELECT \(name) FROM \(collection.name) WHERE id = ?", arguments: [id])
                 try db.execute(sql: "UPDATE \(collection.name) SET \(name) = ? WHERE id = ?", arguments: [text, id])
                 return old != text
             }
@@ -728,7 +754,9 @@ public final class Simulation {
         let feedName = isFeed ? request.path.split(separator: "/").dropFirst(2).first.map(String.init) ?? "" : ""
         var delivery = delivery
         let knownCursor = SimServer.split(request.path).1["cursor"].map { server.position($0) != nil } ?? true
-        if isFeed, knownCursor, case .normal = delivery, faultsOn, let sticky = stickyFeed[feedName], sticky.remaining > 0 {
+        if isFeed, knownCursor, case .normal = delivery, faultsOn, let sticky = stickyFeed[feedName],
+            sticky.remaining > 0
+        {
             delivery = sticky.delivery
             stickyFeed[feedName] = (sticky.delivery, sticky.remaining - 1, sticky.burst)
             note("   (the feed fault lasts)")
@@ -749,12 +777,14 @@ public final class Simulation {
             _ = server.handle(request)
             server.unannounced = unannounced
             response = .failure(.interrupted("sim: the response was lost"))
-        case .serverError(let status): response = .success(server.error(status, status == 503 ? "unavailable" : "internal", "sim"))
+        case .serverError(let status):
+            response = .success(server.error(status, status == 503 ? "unavailable" : "internal", "sim"))
         case .rateLimited(let seconds, let asDate):
             var reply = server.error(429, "rate_limited", "slow down")
             let until = server.serverNow.adding(milliseconds: Int64(seconds) * 1000)
             reply.headers.append(("Retry-After", asDate ? until.httpDate : "\(seconds)"))
-            retryAfterUntil = asDate ? (until.millisecondsSince1970 / 1000) * 1000 - 1000 : until.millisecondsSince1970 - 1000
+            retryAfterUntil =
+                asDate ? (until.millisecondsSince1970 / 1000) * 1000 - 1000 : until.millisecondsSince1970 - 1000
             askedToWaitUntil = max(askedToWaitUntil, until.millisecondsSince1970)
             response = .success(reply)
         case .unavailableRetryAfter(let seconds):
@@ -787,7 +817,8 @@ public final class Simulation {
             response = .success(isFeed && known ? feedFault(delivery, request) : server.handle(request))
         }
         switch response {
-        case .success(let reply): note("   → \(reply.status)\(reply.header("Idempotent-Replayed") != nil ? " (replayed)" : "")")
+        case .success(let reply):
+            note("   → \(reply.status)\(reply.header("Idempotent-Replayed") != nil ? " (replayed)" : "")")
         case .failure(let failure): note("   → \(failure)")
         }
         pending.reply(response)
@@ -805,24 +836,32 @@ public final class Simulation {
             page["next_cursor"] = .string(query["cursor"] ?? server.cursor(after: 0))
             return server.json(200, page)
         case .emptyFeed:
-            return server.json(200, .object([
-                "data": .array([]), "deleted": .array([]), "has_more": .bool(true),
-                "next_cursor": .string(server.cursor(after: after, nonce: execution.next() % 1_000_000)),
-            ]))
+            return server.json(
+                200,
+                .object([
+                    "data": .array([]), "deleted": .array([]), "has_more": .bool(true),
+                    "next_cursor": .string(server.cursor(after: after, nonce: execution.next() % 1_000_000)),
+                ]))
         case .stalePage(let back):
             guard let pages = server.served[collection], !pages.isEmpty else { return server.handle(request) }
             return TransportResponse(
-                status: 200, headers: [("Date", server.serverNow.httpDate)], body: pages[max(0, pages.count - 1 - back % pages.count)])
+                status: 200, headers: [("Date", server.serverNow.httpDate)],
+                body: pages[max(0, pages.count - 1 - back % pages.count)])
         case .staleCopies:
             var page = server.page(collection, after: after, limit: limit).body
             guard case .array(let records)? = page["data"] else { return server.handle(request) }
-            let held = (try? store.read { db in
-                try Row.fetchAll(db, sql: "SELECT id, version FROM \(collection.name)").map { ($0["id"] as String, $0["version"] as Int) }
-            }).map { Dictionary($0, uniquingKeysWith: max) } ?? [:]
+            let held =
+                (try? store.read { db in
+                    try Row.fetchAll(db, sql: "SELECT id, version FROM \(collection.name)").map {
+                        ($0["id"] as String, $0["version"] as Int)
+                    }
+                }).map { Dictionary($0, uniquingKeysWith: max) } ?? [:]
             var staled = 0
             let copies = records.map { record -> SimJSON in
                 guard let id = record["id"]?.string, let local = held[id],
-                    let older = server.records[collection]?[id]?.history.last(where: { ($0["version"]?.int ?? .max) < local })
+                    let older = server.records[collection]?[id]?.history.last(where: {
+                        ($0["version"]?.int ?? .max) < local
+                    })
                 else { return record }
                 staled += 1
                 return older
@@ -848,7 +887,8 @@ public final class Simulation {
     /// The process dies: the request in flight is lost (applied first when `afterApply`), nothing more of this
     /// engine reaches the store, and a new engine opens the same file.
     private func crash(afterApply: Bool) async {
-        coverage.crashes[afterApply ? "after apply" : network.waitingCount > 0 ? "before apply" : "idle", default: 0] += 1
+        coverage.crashes[afterApply ? "after apply" : network.waitingCount > 0 ? "before apply" : "idle", default: 0] +=
+            1
         if afterApply, let pending = network.waiting { _ = server.handle(pending.request) }
         try? store.close()
         // Whatever the dead engine still tries goes nowhere.
@@ -870,7 +910,8 @@ public final class Simulation {
             if !problems.isEmpty { fail("integrity_check after a crash: \(problems.joined(separator: "; "))") }
             network = SimNetwork(wakeups: wakeups.continuation, log: requests)
             engine = try Self.makeEngine(
-                store: store, network: network, clock: clock, settings: settings, seed: seed &+ UInt64(step), runs: runs)
+                store: store, network: network, clock: clock, settings: settings, seed: seed &+ UInt64(step), runs: runs
+            )
         } catch {
             fail("the store did not open again after a crash: \(error)")
         }
@@ -907,7 +948,10 @@ public final class Simulation {
                 return await reopen()
             }
             server = front.close()
-            note(status == 128 + SIGKILL ? "   killed at \(event):\(count)" : "   the child's sync ended (\(status)) before \(event):\(count)")
+            note(
+                status == 128 + SIGKILL
+                    ? "   killed at \(event):\(count)"
+                    : "   the child's sync ended (\(status)) before \(event):\(count)")
         } catch {
             fail("the child process could not run: \(error)")
         }
@@ -936,7 +980,8 @@ public final class Simulation {
             if let (collection, _) = lastWritten, chance(lastWriteInDoubt ? 0.6 : 0.15) {
                 // Mostly a field the last write set: the edit meets that write's entry (in doubt, dead or done).
                 let editable = SimServer.editable[collection]!
-                let field = lastWrittenFields.isEmpty || chance(0.3)
+                let field =
+                    lastWrittenFields.isEmpty || chance(0.3)
                     ? small() : editable.firstIndex(of: lastWrittenFields[small() % lastWrittenFields.count]) ?? small()
                 return .localUpdateLastWritten(field: field, value: small())
             }
@@ -977,7 +1022,8 @@ public final class Simulation {
                 : chance(0.5)
                     ? .pushOnly
                     // A share of them the admin's `repairctl resync`: pulled again from the beginning, and swept.
-                    : chance(0.2) ? .resync(mask: 1 + Int(generator.next() % 31)) : .partial(mask: 1 + Int(generator.next() % 31))
+                    : chance(0.2)
+                        ? .resync(mask: 1 + Int(generator.next() % 31)) : .partial(mask: 1 + Int(generator.next() % 31))
             return .startSync(kind)
         case ..<0.83:
             return .advance(milliseconds: [200, 1500, 5000, 30_000, 90_000][Int(generator.next() % 5)])
@@ -1007,7 +1053,8 @@ public final class Simulation {
             return chance(0.6) ? .retryDead(index: newest) : .discardDead(index: newest)
         }
         if chance(0.03), !server.backups.isEmpty,
-            (try? store.read { db in try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM resync_marks)") ?? false }) == true
+            (try? store.read { db in try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM resync_marks)") ?? false })
+                == true
         {
             return .serverRestore(backup: small())
         }
@@ -1095,7 +1142,9 @@ public final class Simulation {
             if network.waitingCount > 0 { deliver(.normal) }
         }
         let writes = requests.slice(before..<requests.count).filter { $0.hasPrefix("PATCH") || $0.hasPrefix("POST") }
-        if !writes.isEmpty { fail("after the quiet sync, the next run still sent \(writes.count) writes: \(writes.prefix(3))") }
+        if !writes.isEmpty {
+            fail("after the quiet sync, the next run still sent \(writes.count) writes: \(writes.prefix(3))")
+        }
         checkRuns()
     }
 
@@ -1104,7 +1153,9 @@ public final class Simulation {
     /// audit log, no change still in the outbox — the server ends with that value. (An older change sent after a
     /// newer one would break it.)
     private func checkLastEdits() {
-        guard let entries = try? engine.outboxEntries(), let audit = try? engine.conflicts(limit: 100_000) else { return }
+        guard let entries = try? engine.outboxEntries(), let audit = try? engine.conflicts(limit: 100_000) else {
+            return
+        }
         var last: [String: LedgerEntry] = [:]
         for edit in ledger where edit.field != nil {
             let key = "\(edit.collection.name)|\(edit.id)|\(edit.field!)"
@@ -1119,12 +1170,16 @@ public final class Simulation {
                 server.held(edit.collection, edit.id, field, edit.value, since: edit.step),
                 (otherWrites[key] ?? -1) < edit.step, (otherWrites[record] ?? -1) < edit.step, lastRestore < edit.step,
                 (externalSteps[key] ?? -1) <= edit.step,
-                !audit.contains(where: { $0.collection == edit.collection && $0.recordId == edit.id && $0.id > edit.auditMark }),
+                !audit.contains(where: {
+                    $0.collection == edit.collection && $0.recordId == edit.id && $0.id > edit.auditMark
+                }),
                 !entries.contains(where: { $0.collection == edit.collection && $0.recordId == edit.id })
             else { continue }
             let expected: SimJSON = edit.value.map { .string($0) } ?? .null
             if current[field] != expected {
-                fail("the last local edit \(key) = \(edit.value ?? "null") (step \(edit.step)) reached the server and was overwritten with \(current[field]?.text ?? "nothing") by an older change")
+                fail(
+                    "the last local edit \(key) = \(edit.value ?? "null") (step \(edit.step)) reached the server and was overwritten with \(current[field]?.text ?? "nothing") by an older change"
+                )
             }
         }
     }
@@ -1135,7 +1190,9 @@ public final class Simulation {
         guard let entries = try? engine.outboxEntries() else { return fail("the outbox cannot be read") }
         for entry in entries where entry.kind == .create && entry.collection != .ticketMessages {
             if entry.state != .dead || (entry.lastError ?? "").isEmpty {
-                fail("after the quiet sync, the create of \(entry.collection.name) \(entry.recordId) is \(entry.state.rawValue) without a reason")
+                fail(
+                    "after the quiet sync, the create of \(entry.collection.name) \(entry.recordId) is \(entry.state.rawValue) without a reason"
+                )
             }
         }
     }
@@ -1156,9 +1213,13 @@ public final class Simulation {
         for (key, count) in server.applications where count > 1 {
             fail("the server applied key \(key) \(count) times")
         }
-        if server.keyReuses > 0 { fail("the client reused an idempotency key for another request (\(server.keyReuses)×)") }
+        if server.keyReuses > 0 {
+            fail("the client reused an idempotency key for another request (\(server.keyReuses)×)")
+        }
         if server.duplicateIds > 0 { fail("the client sent a record id the server holds with other content") }
-        if server.orphanCreates > 0 { fail("a create was sent before its parent was on the server (\(server.orphanCreates)×)") }
+        if server.orphanCreates > 0 {
+            fail("a create was sent before its parent was on the server (\(server.orphanCreates)×)")
+        }
         for (key, count) in server.createdIds where count > 1 { fail("the server created \(key) \(count) times") }
         // 6: the status counts are the outbox's.
         let status = await engine.status
@@ -1180,19 +1241,22 @@ public final class Simulation {
             try SyncCollection.pullOrder.map { collection -> ClosedRange<Int> in
                 let all = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(collection.name)") ?? 0
                 guard [.clients, .orders, .devices].contains(collection) else { return all...all }
-                let unheard = try Int.fetchOne(
-                    db,
-                    sql: """
-                        SELECT COUNT(*) FROM \(collection.name) r WHERE r.synced_at IS NULL
-                        AND NOT EXISTS (SELECT 1 FROM outbox o WHERE o.collection = ? AND o.record_id = r.id)
-                        """, arguments: [collection.name]) ?? 0
+                let unheard =
+                    try Int.fetchOne(
+                        db,
+                        sql: """
+                            SELECT COUNT(*) FROM \(collection.name) r WHERE r.synced_at IS NULL
+                            AND NOT EXISTS (SELECT 1 FROM outbox o WHERE o.collection = ? AND o.record_id = r.id)
+                            """, arguments: [collection.name]) ?? 0
                 return (all - unheard)...all
             }
         }) {
             let shown = SyncCollection.pullOrder.map { collection in
                 status.collections.first { $0.collection == collection }?.records ?? -1
             }
-            if !zip(shown, tables).allSatisfy({ $1.contains($0) }) { fail("status record counts \(shown) ≠ tables \(tables)") }
+            if !zip(shown, tables).allSatisfy({ $1.contains($0) }) {
+                fail("status record counts \(shown) ≠ tables \(tables)")
+            }
         }
         checkLedger()
         checkConflictsHaveACause()
@@ -1210,7 +1274,9 @@ public final class Simulation {
             let record = "\(entry.collection.name)|\(entry.recordId)"
             let touched = otherWrites[record] != nil || otherWrites.keys.contains { $0.hasPrefix(record + "|") }
             if !touched {
-                func shown(_ values: FieldValues, _ field: String) -> String { values[field].map { $0 ?? "null" } ?? "-" }
+                func shown(_ values: FieldValues, _ field: String) -> String {
+                    values[field].map { $0 ?? "null" } ?? "-"
+                }
                 let values = entry.fields.map {
                     "\($0): base \(shown(entry.base, $0)), local \(shown(entry.local, $0)), remote \(shown(entry.remote, $0))"
                 }
@@ -1259,10 +1325,13 @@ public final class Simulation {
                 // (A create's body leaves out what is null: a field it does not carry is created null.)
                 let visible = entries.contains {
                     $0.collection == edit.collection && $0.recordId == edit.id
-                        && ($0.fields[field] == .some(edit.value) || ($0.kind == .create && edit.value == nil && $0.fields[field] == nil))
+                        && ($0.fields[field] == .some(edit.value)
+                            || ($0.kind == .create && edit.value == nil && $0.fields[field] == nil))
                 }
                 if !visible {
-                    fail("a local edit is gone: \(edit.collection.name) \(edit.id).\(field) = \(edit.value ?? "null") (step \(edit.step))")
+                    fail(
+                        "a local edit is gone: \(edit.collection.name) \(edit.id).\(field) = \(edit.value ?? "null") (step \(edit.step))"
+                    )
                     noteRecord(edit, entries, audit)
                     ledger[index].settled = true
                 }
@@ -1272,10 +1341,11 @@ public final class Simulation {
                     edit.collection == .ticketMessages
                     ? server.held(.ticketMessages, edit.id, "content", edit.value, since: 0)
                     : server.everStored.contains("\(edit.collection.name)|\(edit.id)")
-                if stored || audit.contains(where: { $0.collection == edit.collection && $0.recordId == edit.id })
-                {
+                if stored || audit.contains(where: { $0.collection == edit.collection && $0.recordId == edit.id }) {
                     ledger[index].settled = true
-                } else if !entries.contains(where: { $0.collection == edit.collection && $0.recordId == edit.id && $0.kind == .create }) {
+                } else if !entries.contains(where: {
+                    $0.collection == edit.collection && $0.recordId == edit.id && $0.kind == .create
+                }) {
                     fail("a new \(edit.collection.name) record is gone: \(edit.id) (step \(edit.step))")
                     noteRecord(edit, entries, audit)
                     ledger[index].settled = true
@@ -1287,10 +1357,13 @@ public final class Simulation {
     /// What the replay of a lost edit needs to tell why: the record's entries, its audit entries, the server's copy.
     private func noteRecord(_ edit: LedgerEntry, _ entries: [OutboxEntry], _ audit: [ConflictRecord]) {
         for entry in entries where entry.collection == edit.collection && entry.recordId == edit.id {
-            note("   outbox #\(entry.seq) \(entry.kind) \(entry.state) sent=\(entry.sent) attempts=\(entry.attempts) \(entry.fields) \(entry.lastError ?? "")")
+            note(
+                "   outbox #\(entry.seq) \(entry.kind) \(entry.state) sent=\(entry.sent) attempts=\(entry.attempts) \(entry.fields) \(entry.lastError ?? "")"
+            )
         }
         for entry in audit where entry.collection == edit.collection && entry.recordId == edit.id {
-            note("   audit #\(entry.id) \(entry.outcome) fields=\(entry.fields) local=\(entry.local) base=\(entry.base)")
+            note(
+                "   audit #\(entry.id) \(entry.outcome) fields=\(entry.fields) local=\(entry.local) base=\(entry.base)")
         }
         note("   server: \(server.record(edit.collection, edit.id)?.text ?? "none")")
     }
@@ -1312,14 +1385,18 @@ public final class Simulation {
             // Every change still to be sent is accounted for: a run that ends with one waiting says when it is due
             // (the scheduler plans the next push-only run from that figure, and from nothing else).
             if !finished.waiting.isEmpty, report.nextChangeDueMilliseconds == nil {
-                fail("run \(report.run) ended with changes waiting to be sent (seq \(finished.waiting.prefix(5).map(String.init).joined(separator: ", "))) and reported none due: nothing would send them before the next periodic run")
+                fail(
+                    "run \(report.run) ended with changes waiting to be sent (seq \(finished.waiting.prefix(5).map(String.init).joined(separator: ", "))) and reported none due: nothing would send them before the next periodic run"
+                )
             }
             // The store never fails here: nothing in the simulation fills the disk or damages the file, so an SQLite
             // error in a run (a constraint a trigger or a statement broke) is the engine's own bug, even when a
             // later run gets past it (seed 2320: a trigger's INSERT OR IGNORE under the pull's upsert failed the
             // page). Only an engine the simulator killed meets its store closed under it.
-            let failures = [report.stop].compactMap { $0 } + report.failedCollections.sorted { $0.key < $1.key }.map(\.value)
-            if !engineDied, let error = failures.first(where: { $0.contains("store: ") || $0.contains("SQLite error") }) {
+            let failures =
+                [report.stop].compactMap { $0 } + report.failedCollections.sorted { $0.key < $1.key }.map(\.value)
+            if !engineDied, let error = failures.first(where: { $0.contains("store: ") || $0.contains("SQLite error") })
+            {
                 fail("run \(report.run) met an error of the store: \(error.prefix(200))")
             }
             // One collection's failure never stops the others: a run that reached its pull and did not end for a
@@ -1328,14 +1405,17 @@ public final class Simulation {
             // report's own account: an engine whose first failure ends the run reports no failed collection.)
             let runWide = ["offline:", "authentication failed:", "rate limited:", "stopped"]
             if let stop = report.stop, !runWide.contains(where: { stop.hasPrefix($0) }) {
-                let asked = Set(self.requests.slice(range).compactMap { line -> String? in
-                    guard line.hasPrefix("GET /api/v1/"), line.contains("/changes") else { return nil }
-                    return line.split(separator: "/").dropFirst(3).first.map(String.init)
-                })
+                let asked = Set(
+                    self.requests.slice(range).compactMap { line -> String? in
+                        guard line.hasPrefix("GET /api/v1/"), line.contains("/changes") else { return nil }
+                        return line.split(separator: "/").dropFirst(3).first.map(String.init)
+                    })
                 if !asked.isEmpty {
                     let failed = Set(report.failedCollections.keys)
                     for name in report.requestedCollections where !asked.contains(name) && !failed.contains(name) {
-                        fail("run \(report.run) ended (\(stop.prefix(100))) without asking for \(name), and names no failure of it")
+                        fail(
+                            "run \(report.run) ended (\(stop.prefix(100))) without asking for \(name), and names no failure of it"
+                        )
                     }
                 }
             }
@@ -1353,11 +1433,15 @@ public final class Simulation {
                 fail("run \(report.run) still held requests back after the server's Retry-After had passed: \(stop)")
             }
             if requests > bound {
-                fail("run \(report.run) sent \(requests) requests for \(work) changes and \(pages) pages (bound \(bound))")
+                fail(
+                    "run \(report.run) sent \(requests) requests for \(work) changes and \(pages) pages (bound \(bound))"
+                )
             }
             coverage.runs += 1
             coverage.record(report)
-            note("   run \(report.run) ended: \(report.stop ?? "ok")\(report.failedCollections.isEmpty ? "" : " \(report.failedCollections.sorted { $0.key < $1.key })")")
+            note(
+                "   run \(report.run) ended: \(report.stop ?? "ok")\(report.failedCollections.isEmpty ? "" : " \(report.failedCollections.sorted { $0.key < $1.key })")"
+            )
         }
     }
 
@@ -1406,7 +1490,8 @@ public final class Simulation {
             var expected = try JSONDecoder().decode(R.self, from: body.data)
             if var editable = expected as? any EditableRecord {
                 var overlay: FieldValues = [:]
-                for entry in live where entry.collection == collection && entry.recordId == id && entry.kind == .update {
+                for entry in live where entry.collection == collection && entry.recordId == id && entry.kind == .update
+                {
                     overlay.merge(entry.fields) { $1 }
                 }
                 editable.apply(overlay)

@@ -88,7 +88,9 @@ public struct SimCoverage: Sendable, Codable, Equatable {
         if report.conflicts > 0 { outcomes["conflicts resolved", default: 0] += report.conflicts }
         if report.rewound > 0 { outcomes["history rewinds followed", default: 0] += report.rewound }
         if report.staleCopies > 0 { outcomes["stale copies ignored", default: 0] += report.staleCopies }
-        if !report.failedCollections.isEmpty { outcomes["collections failed alone", default: 0] += report.failedCollections.count }
+        if !report.failedCollections.isEmpty {
+            outcomes["collections failed alone", default: 0] += report.failedCollections.count
+        }
         if report.deleted > 0 { outcomes["records deleted", default: 0] += report.deleted }
     }
 
@@ -126,7 +128,10 @@ final class RunLog: Sendable {
         state.withLock { state in
             var result: [Finished] = []
             for (report, total, waiting) in state.reports {
-                result.append(Finished(report: report, requests: total - state.lastCount, range: state.lastCount..<total, waiting: waiting))
+                result.append(
+                    Finished(
+                        report: report, requests: total - state.lastCount, range: state.lastCount..<total,
+                        waiting: waiting))
                 state.lastCount = total
             }
             state.reports.removeAll()

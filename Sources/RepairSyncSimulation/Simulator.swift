@@ -8,7 +8,8 @@ public enum Simulator {
     }
 
     /// One seed's settings with a given list of operations (a shrunk list, or a list kept as a regression test).
-    public static func replay(seed: UInt64, operations: [SimOperation], tracing: Bool = false) async -> SimulationResult {
+    public static func replay(seed: UInt64, operations: [SimOperation], tracing: Bool = false) async -> SimulationResult
+    {
         await execute(seed: seed, script: operations, tracing: tracing)
     }
 

@@ -96,29 +96,31 @@ public final class GroupCommit: Sendable {
         let report = batch.contains(where: \.reports) ? report.withLock { $0 } : nil
         // `asyncWrite`, not the async `write`: GRDB interrupts the database access of a cancelled task, and no
         // caller's cancellation (its client went away) may undo the others' changes.
-        writer.asyncWrite({ db in
-            (try Self.apply(batch, db), report.flatMap { try? $0.read(db) })
-        }, completion: { _, outcome in
-            // On the writer, right after the commit: the next batch goes first, queued behind this block on the
-            // writer's serial queue, so it starts without a thread hop.
-            let more = self.state.withLock { state in
-                if state.queue.isEmpty { state.committing = false }
-                return state.committing
-            }
-            if more { self.commitQueued() }
-            let results: [Result<any Sendable, any Error>]
-            var reading: ReadingHandOff?
-            switch outcome {
-            case .success(let (applied, read)):
-                results = applied
-                if let report, let read { reading = ReadingHandOff(read, to: report.committed) }
-            case .failure(let error):
-                // The commit failed, or a lone work threw: nothing of the batch is on disk, and there is nothing to
-                // report.
-                results = Array(repeating: .failure(error), count: batch.count)
-            }
-            for (slot, result) in zip(batch, results) { slot.resume(result, reading: reading) }
-        })
+        writer.asyncWrite(
+            { db in
+                (try Self.apply(batch, db), report.flatMap { try? $0.read(db) })
+            },
+            completion: { _, outcome in
+                // On the writer, right after the commit: the next batch goes first, queued behind this block on the
+                // writer's serial queue, so it starts without a thread hop.
+                let more = self.state.withLock { state in
+                    if state.queue.isEmpty { state.committing = false }
+                    return state.committing
+                }
+                if more { self.commitQueued() }
+                let results: [Result<any Sendable, any Error>]
+                var reading: ReadingHandOff?
+                switch outcome {
+                case .success(let (applied, read)):
+                    results = applied
+                    if let report, let read { reading = ReadingHandOff(read, to: report.committed) }
+                case .failure(let error):
+                    // The commit failed, or a lone work threw: nothing of the batch is on disk, and there is nothing to
+                    // report.
+                    results = Array(repeating: .failure(error), count: batch.count)
+                }
+                for (slot, result) in zip(batch, results) { slot.resume(result, reading: reading) }
+            })
     }
 
     /// Each work in its own savepoint, in arrival order: one that throws is rolled back alone. A lone work (every

@@ -52,7 +52,9 @@ public final class ReplicaStore: Sendable {
                 return BackgroundCheckpoints.install(on: db, path: path)
             }
         } catch {
-            throw isCorruption(error) ? StoreError.corrupt(path: path, reason: "\(error)") : StoreError.cannotOpen(path: path, reason: "\(error)")
+            throw isCorruption(error)
+                ? StoreError.corrupt(path: path, reason: "\(error)")
+                : StoreError.cannotOpen(path: path, reason: "\(error)")
         }
         try migrate(pool, path: path)
         return ReplicaStore(writer: pool, path: path, checkpoints: checkpoints)
@@ -183,7 +185,9 @@ public final class ReplicaStore: Sendable {
         } catch let error as StoreError {
             throw error
         } catch {
-            throw isCorruption(error) ? StoreError.corrupt(path: path, reason: "\(error)") : StoreError.cannotMigrate(path: path, reason: "\(error)")
+            throw isCorruption(error)
+                ? StoreError.corrupt(path: path, reason: "\(error)")
+                : StoreError.cannotMigrate(path: path, reason: "\(error)")
         }
     }
 

@@ -31,7 +31,11 @@ public final class StoreLock: Sendable {
             guard reason == EWOULDBLOCK else {
                 throw StoreError.cannotOpen(path: path, reason: String(cString: strerror(reason)))
             }
-            let holder = count > 0 ? Int32(String(decoding: buffer[..<count], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) : nil
+            let holder =
+                count > 0
+                ? Int32(
+                    String(decoding: buffer[..<count], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+                : nil
             throw StoreError.locked(path: storePath, pid: holder)
         }
         let pid = Array("\(getpid())\n".utf8)

@@ -1,5 +1,5 @@
-public import RepairSyncModels
 internal import GRDB
+public import RepairSyncModels
 
 /// A health check of a replica file: schema, integrity, a write that is rolled back, and what the file holds.
 public struct StoreSelfCheck: Sendable {

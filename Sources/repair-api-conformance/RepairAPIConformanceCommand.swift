@@ -20,28 +20,35 @@ struct RepairAPIConformanceCommand: AsyncParsableCommand {
         version: ProductInfo.version
     )
 
-    @Argument(help: ArgumentHelp("The server's address, e.g. https://minder.example.com (with or without /api/v1).",
-        valueName: "base-url"))
+    @Argument(
+        help: ArgumentHelp(
+            "The server's address, e.g. https://minder.example.com (with or without /api/v1).",
+            valueName: "base-url"))
     var baseURL: String
 
-    @Option(help: ArgumentHelp("A file holding the API token alone on its first line (never printed).",
-        valueName: "path"))
+    @Option(
+        help: ArgumentHelp(
+            "A file holding the API token alone on its first line (never printed).",
+            valueName: "path"))
     var tokenFile: String
 
     @Flag(help: "Print the report as one JSON document (for CI); announcements go to standard error.")
     var json = false
 
-    @Option(name: .customLong("only"), help: ArgumentHelp(
-        "Run only the checks of this section of docs/api.md (4.2, 5) or this check (feed-paging, money); repeatable.",
-        valueName: "section"))
+    @Option(
+        name: .customLong("only"),
+        help: ArgumentHelp(
+            "Run only the checks of this section of docs/api.md (4.2, 5) or this check (feed-paging, money); repeatable.",
+            valueName: "section"))
     var only: [String] = []
 
     @Flag(help: "Write nothing: run the read-only checks and list the records and writes the others would use.")
     var dryRun = false
 
-    @Flag(help: ArgumentHelp(
-        "Also create one client, one order and one device (section 4.7), which stay: the API deletes no record. "
-            + "Without it, only creates the contract refuses are sent (they create nothing)."))
+    @Flag(
+        help: ArgumentHelp(
+            "Also create one client, one order and one device (section 4.7), which stay: the API deletes no record. "
+                + "Without it, only creates the contract refuses are sent (they create nothing)."))
     var creates = false
 
     @Option(help: "The limit of the first read of each feed; the second read uses 1000.")
@@ -50,23 +57,27 @@ struct RepairAPIConformanceCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Seconds before a request is given up.", valueName: "seconds"))
     var timeout = 30
 
-    @Option(help: ArgumentHelp("The order to PATCH (default: the last of its feed, the latest changed).", valueName: "id"))
+    @Option(
+        help: ArgumentHelp("The order to PATCH (default: the last of its feed, the latest changed).", valueName: "id"))
     var order: String?
 
-    @Option(help: ArgumentHelp("The device to PATCH (default: the last of its feed, the latest changed).", valueName: "id"))
+    @Option(
+        help: ArgumentHelp("The device to PATCH (default: the last of its feed, the latest changed).", valueName: "id"))
     var device: String?
 
     @Option(help: ArgumentHelp("The ticket to add a message to (default: the last of its feed).", valueName: "id"))
     var ticket: String?
 
-    @Option(help: ArgumentHelp(
-        "A PEM file of CA certificates to trust besides the system's (a test tenant behind a private CA), as the daemon's api.ca_file.",
-        valueName: "file"))
+    @Option(
+        help: ArgumentHelp(
+            "A PEM file of CA certificates to trust besides the system's (a test tenant behind a private CA), as the daemon's api.ca_file.",
+            valueName: "file"))
     var caFile: String?
 
-    @Option(help: ArgumentHelp(
-        "The proxy to reach the server through (http://[user:password@]host:port or socks5://host:port), as the daemon's api.proxy.",
-        valueName: "url"))
+    @Option(
+        help: ArgumentHelp(
+            "The proxy to reach the server through (http://[user:password@]host:port or socks5://host:port), as the daemon's api.proxy.",
+            valueName: "url"))
     var proxy: String?
 
     func validate() throws {
@@ -88,7 +99,9 @@ struct RepairAPIConformanceCommand: AsyncParsableCommand {
         let token = try readToken()
         if !json {
             FileHandle.standardOutput.write(
-                Data("repair-api-conformance \(ProductInfo.version): \(baseURL) against docs/api.md (Repair Minder API v1)\n".utf8))
+                Data(
+                    "repair-api-conformance \(ProductInfo.version): \(baseURL) against docs/api.md (Repair Minder API v1)\n"
+                        .utf8))
         }
         var custom: ConformanceTransport?
         if caFile != nil || proxy != nil {

@@ -26,12 +26,16 @@ struct RepairAPIDevCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("SQLite file for the server's data (a temporary file by default).", valueName: "path"))
     var db: String?
 
-    @Option(name: .customLong("token"), help: ArgumentHelp(
-        "An accepted bearer token, as TOKEN or TOKEN:Display Name (repeatable).", valueName: "token"))
+    @Option(
+        name: .customLong("token"),
+        help: ArgumentHelp(
+            "An accepted bearer token, as TOKEN or TOKEN:Display Name (repeatable).", valueName: "token"))
     var tokens: [String] = []
 
-    @Option(help: ArgumentHelp("A file with one accepted token per line, as TOKEN or TOKEN:Display Name.",
-        valueName: "path"))
+    @Option(
+        help: ArgumentHelp(
+            "A file with one accepted token per line, as TOKEN or TOKEN:Display Name.",
+            valueName: "path"))
     var tokenFile: String?
 
     @Flag(help: "Generate a data set when the database is empty.")
@@ -49,22 +53,26 @@ struct RepairAPIDevCommand: AsyncParsableCommand {
     @Flag(help: "Do not log one line per request.")
     var quiet = false
 
-    @Option(name: .customLong("defect"), help: ArgumentHelp(
-        "Depart from the contract on purpose, to see repair-api-conformance catch it (repeatable): "
-            + Defect.allCases.map(\.rawValue).joined(separator: ", ") + ".", valueName: "name"))
+    @Option(
+        name: .customLong("defect"),
+        help: ArgumentHelp(
+            "Depart from the contract on purpose, to see repair-api-conformance catch it (repeatable): "
+                + Defect.allCases.map(\.rawValue).joined(separator: ", ") + ".", valueName: "name"))
     var defects: [String] = []
 
-    @Option(help: ArgumentHelp(
-        "Serve HTTPS with this PEM certificate chain (the server's certificate first); needs --tls-key.",
-        valueName: "file"))
+    @Option(
+        help: ArgumentHelp(
+            "Serve HTTPS with this PEM certificate chain (the server's certificate first); needs --tls-key.",
+            valueName: "file"))
     var tlsCert: String?
 
     @Option(help: ArgumentHelp("The PEM private key of --tls-cert.", valueName: "file"))
     var tlsKey: String?
 
-    @Option(help: ArgumentHelp(
-        "With --tls-cert: the newest TLS version offered (1.2 or 1.3), to try clients that require a newer one.",
-        valueName: "version"))
+    @Option(
+        help: ArgumentHelp(
+            "With --tls-cert: the newest TLS version offered (1.2 or 1.3), to try clients that require a newer one.",
+            valueName: "version"))
     var tlsMaxVersion: String?
 
     @Flag(help: "Serve no change stream: GET /api/v1/events answers 404, as a server without it would.")
@@ -73,7 +81,8 @@ struct RepairAPIDevCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Between heartbeats on the change stream (GET /api/v1/events).", valueName: "ms"))
     var eventsHeartbeatMs = 15_000
 
-    @Flag(help: "Never compress answers (by default, answers of 1 KiB or more are gzipped for clients that accept gzip).")
+    @Flag(
+        help: "Never compress answers (by default, answers of 1 KiB or more are gzipped for clients that accept gzip).")
     var noCompression = false
 
     func validate() throws {
@@ -83,7 +92,9 @@ struct RepairAPIDevCommand: AsyncParsableCommand {
         guard (tlsCert == nil) == (tlsKey == nil) else { throw ValidationError("--tls-cert and --tls-key go together") }
         if let tlsMaxVersion {
             guard tlsCert != nil else { throw ValidationError("--tls-max-version needs --tls-cert") }
-            guard ["1.2", "1.3"].contains(tlsMaxVersion) else { throw ValidationError("--tls-max-version is 1.2 or 1.3") }
+            guard ["1.2", "1.3"].contains(tlsMaxVersion) else {
+                throw ValidationError("--tls-max-version is 1.2 or 1.3")
+            }
         }
         guard (0...65535).contains(port) else { throw ValidationError("--port must be within 0...65535") }
         guard orders >= 1 else { throw ValidationError("--orders must be at least 1") }
@@ -129,7 +140,8 @@ struct RepairAPIDevCommand: AsyncParsableCommand {
             let start = ContinuousClock.now
             let options = SeedOptions(orders: orders, seedValue: seedValue)
             if try backend.seed(options) {
-                let total = options.orders + options.devices + options.clients + options.tickets
+                let total =
+                    options.orders + options.devices + options.clients + options.tickets
                     + options.tickets * options.messagesPerTicket
                 FileHandle.standardError.write(Data("seeded \(total) records in \(ContinuousClock.now - start)\n".utf8))
             } else {

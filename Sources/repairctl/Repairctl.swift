@@ -15,8 +15,10 @@ struct Repairctl: ParsableCommand {
             """,
         version: ProductInfo.version,
         subcommands: [
-            Status.self, Watch.self, Queue.self, Sync.self, Resync.self, Pending.self, Retry.self, Discard.self, Conflicts.self,
-            Resolve.self, Pause.self, Resume.self, Reload.self, ClientCommand.self, OrderCommand.self, DeviceCommand.self,
+            Status.self, Watch.self, Queue.self, Sync.self, Resync.self, Pending.self, Retry.self, Discard.self,
+            Conflicts.self,
+            Resolve.self, Pause.self, Resume.self, Reload.self, ClientCommand.self, OrderCommand.self,
+            DeviceCommand.self,
             TicketCommand.self, Orders.self, Devices.self, Clients.self, Tickets.self, Dashboard.self, Ping.self,
             Stats.self, Backup.self, Purge.self, Doctor.self,
         ]

@@ -37,7 +37,8 @@ enum BadgeFloor {
         close(descriptor)
         // The digits after the first `"pending":` of the reply.
         let key = Array(#""pending":"#.utf8)
-        guard let start = (0...(reply.count - key.count)).first(where: { Array(reply[$0..<($0 + key.count)]) == key }) else { exit(1) }
+        guard let start = (0...(reply.count - key.count)).first(where: { Array(reply[$0..<($0 + key.count)]) == key })
+        else { exit(1) }
         let digits = reply[(start + key.count)...].prefix { (0x30...0x39).contains($0) }
         print(String(decoding: digits, as: UTF8.self))
     }

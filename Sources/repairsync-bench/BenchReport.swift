@@ -39,7 +39,8 @@ struct BenchReport {
         func line(_ row: [String]) -> String {
             zip(row, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }.joined(separator: "  ")
         }
-        return ([line(Self.header), widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ")]
+        return
+            ([line(Self.header), widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ")]
             + cells.map(line)).joined(separator: "\n")
     }
 
@@ -55,7 +56,9 @@ struct BenchReport {
             |\(Self.header.map { _ in " --- " }.joined(separator: "|"))|
 
             """
-        for row in cells { text += "| " + row.map { $0.replacingOccurrences(of: "|", with: "\\|") }.joined(separator: " | ") + " |\n" }
+        for row in cells {
+            text += "| " + row.map { $0.replacingOccurrences(of: "|", with: "\\|") }.joined(separator: " | ") + " |\n"
+        }
         return text
     }
 
@@ -100,7 +103,9 @@ struct Machine {
 /// Number formatting for the table.
 enum Format {
     static func ms(_ value: Double) -> String {
-        value >= 100 ? String(format: "%.0f ms", value) : value >= 10 ? String(format: "%.1f ms", value) : String(format: "%.2f ms", value)
+        value >= 100
+            ? String(format: "%.0f ms", value)
+            : value >= 10 ? String(format: "%.1f ms", value) : String(format: "%.2f ms", value)
     }
 
     static func seconds(_ value: Duration) -> String { String(format: "%.2f s", value.seconds) }

@@ -1,8 +1,8 @@
 import Foundation
 import NIOCore
 import NIOHTTP1
-import RepairSyncProtocol
 import RepairSyncControlClient
+import RepairSyncProtocol
 import RepairSyncReliability
 
 #if canImport(Glibc)
@@ -31,20 +31,28 @@ extension BenchRun {
         var latency = Samples()
         for index in 0..<Self.bookings {
             latency.append(try Self.timedBooking(control, index))
-            if index == Self.bookings / 2 { floor.append(contentsOf: try SQLiteFloor.fullCommits(at: floorPath, count: 500)) }
+            if index == Self.bookings / 2 {
+                floor.append(contentsOf: try SQLiteFloor.fullCommits(at: floorPath, count: 500))
+            }
         }
         let pending = try control.call("status")["pending"]?.intValue ?? -1
-        guard pending == 4 * Self.bookings else { throw BenchError("expected \(4 * Self.bookings) pending creates, status says \(pending)") }
+        guard pending == 4 * Self.bookings else {
+            throw BenchError("expected \(4 * Self.bookings) pending creates, status says \(pending)")
+        }
 
         let before = try await api.counters()
         let (report, time) = try syncAndWait(control, collections: [])
         let after = try await api.counters()
         _ = try control.call("resume")
-        guard report["pushed"]?.intValue == 4 * Self.bookings else { throw BenchError("the push did not send every create: \(report)") }
+        guard report["pushed"]?.intValue == 4 * Self.bookings else {
+            throw BenchError("the push did not send every create: \(report)")
+        }
         // The second counters read counts itself.
         let requests = after.requests - before.requests - 1
         let created = after.created - before.created
-        guard created == 4 * Self.bookings else { throw BenchError("the server created \(created) records, not \(4 * Self.bookings)") }
+        guard created == 4 * Self.bookings else {
+            throw BenchError("the server created \(created) records, not \(4 * Self.bookings)")
+        }
 
         Log.say("==> the same \(4 * Self.bookings) creates by a sequential plain client")
         let baselineStart = ContinuousClock.now
@@ -63,7 +71,8 @@ extension BenchRun {
                 ratio: "p99 " + Format.ratio(latency.p99 / twoCommits.p99), target: "p99 ≤ 50 ms",
                 passed: latency.p99 <= 50),
             ResultRow(
-                scenario: "\(Self.bookings) offline bookings pushed on reconnect (\(4 * Self.bookings) creates, parent first)",
+                scenario:
+                    "\(Self.bookings) offline bookings pushed on reconnect (\(4 * Self.bookings) creates, parent first)",
                 measured: "\(Format.seconds(time)), \(requests) requests",
                 baseline: "sequential client \(Format.seconds(baseline)), \(4 * Self.bookings) requests",
                 ratio: Format.ratio(baseline / time) + " faster",
@@ -77,19 +86,28 @@ extension BenchRun {
         let start = ContinuousClock.now
         let client = try control.call(
             "createClient",
-            .object(["email": .string("walk-in-\(index)@example.com"), "firstName": .string("Walk"), "lastName": .string("In \(index)")]))
+            .object([
+                "email": .string("walk-in-\(index)@example.com"), "firstName": .string("Walk"),
+                "lastName": .string("In \(index)"),
+            ]))
         guard let clientId = client["id"]?.stringValue else { throw BenchError("createClient: \(client)") }
         let order = try control.call(
             "createOrder",
             .object([
-                "clientId": .string(clientId), "notes": .string("booked in at the counter (bench)"), "deposit": .string("20"),
+                "clientId": .string(clientId), "notes": .string("booked in at the counter (bench)"),
+                "deposit": .string("20"),
                 "devices": .array([
-                    .object(["type": .string("phone"), "brand": .string("Apple"), "issue": .string("cracked screen"), "price": .string("89.99")]),
+                    .object([
+                        "type": .string("phone"), "brand": .string("Apple"), "issue": .string("cracked screen"),
+                        "price": .string("89.99"),
+                    ]),
                     .object(["type": .string("laptop"), "issue": .string("no power")]),
                 ]),
             ]))
         let elapsed = (ContinuousClock.now - start).milliseconds
-        guard order["order"]?["order_number"] == .null else { throw BenchError("a pending order with a number: \(order)") }
+        guard order["order"]?["order_number"] == .null else {
+            throw BenchError("a pending order with a number: \(order)")
+        }
         return elapsed
     }
 
@@ -97,14 +115,27 @@ extension BenchRun {
     static func plainBooking(_ api: PlainClient, _ index: Int) async throws {
         let ids = (0..<4).map { _ in UUID().uuidString.lowercased() }
         let bodies = [
-            ("clients", #"{"id":"\#(ids[0])","email":"plain-\#(index)@example.com","first_name":"Plain","last_name":"In \#(index)"}"#),
-            ("orders", #"{"id":"\#(ids[1])","client_id":"\#(ids[0])","notes":"booked in (baseline)","deposit":"20","status":"booked_in"}"#),
-            ("devices", #"{"id":"\#(ids[2])","order_id":"\#(ids[1])","type":"phone","brand":"Apple","issue":"cracked screen","price":"89.99","status":"booked_in"}"#),
-            ("devices", #"{"id":"\#(ids[3])","order_id":"\#(ids[1])","type":"laptop","issue":"no power","status":"booked_in"}"#),
+            (
+                "clients",
+                #"{"id":"\#(ids[0])","email":"plain-\#(index)@example.com","first_name":"Plain","last_name":"In \#(index)"}"#
+            ),
+            (
+                "orders",
+                #"{"id":"\#(ids[1])","client_id":"\#(ids[0])","notes":"booked in (baseline)","deposit":"20","status":"booked_in"}"#
+            ),
+            (
+                "devices",
+                #"{"id":"\#(ids[2])","order_id":"\#(ids[1])","type":"phone","brand":"Apple","issue":"cracked screen","price":"89.99","status":"booked_in"}"#
+            ),
+            (
+                "devices",
+                #"{"id":"\#(ids[3])","order_id":"\#(ids[1])","type":"laptop","issue":"no power","status":"booked_in"}"#
+            ),
         ]
         for (collection, body) in bodies {
             let response = try await api.send(
-                .POST, "/api/v1/\(collection)", json: body, headers: [("Idempotency-Key", UUID().uuidString.lowercased())])
+                .POST, "/api/v1/\(collection)", json: body,
+                headers: [("Idempotency-Key", UUID().uuidString.lowercased())])
             guard response.status == 201 else { throw BenchError("baseline POST /\(collection): \(response.status)") }
         }
     }

@@ -30,7 +30,8 @@ extension BenchRun {
     func runCompressionOnly() async throws -> [ResultRow] {
         Log.say("==> seeding a shop of \(plan.smallOrders) orders")
         let seeding = try await APIServerProcess(
-            database: plan.path("small-backend.sqlite"), orders: plan.smallOrders, logPath: plan.path("small-backend.log"))
+            database: plan.path("small-backend.sqlite"), orders: plan.smallOrders,
+            logPath: plan.path("small-backend.log"))
         await seeding.stop()
         return try await compressionOverThrottledLink()
     }
@@ -52,7 +53,8 @@ extension BenchRun {
             Log.say(
                 "    \(compressed ? "gzip" : "uncompressed"): \(run.records) records in \(Format.seconds(run.time)), "
                     + "\(Self.megabytes(run.wireBytes)) on the wire; the daemon measured "
-                    + "\(run.measuredThroughput.map { "\($0 / 1000) KB/s" } ?? "no throughput"), \(run.quality ?? "?") link")
+                    + "\(run.measuredThroughput.map { "\($0 / 1000) KB/s" } ?? "no throughput"), \(run.quality ?? "?") link"
+            )
         }
         let gzip = runs[true]!
         let plain = runs[false]!
@@ -63,11 +65,13 @@ extension BenchRun {
         let byteRatio = Double(gzip.wireBytes) / Double(plain.wireBytes)
         var rows = [
             ResultRow(
-                scenario: "initial sync over \(link.name), gzip, \(gzip.records) records", measured: Format.seconds(gzip.time),
+                scenario: "initial sync over \(link.name), gzip, \(gzip.records) records",
+                measured: Format.seconds(gzip.time),
                 baseline: "uncompressed: \(Format.seconds(plain.time))", ratio: Format.ratio(timeRatio),
                 target: "≤ 0.5× uncompressed", passed: timeRatio <= 0.5),
             ResultRow(
-                scenario: "bytes on the wire, that initial sync (\(link.counting))", measured: Self.megabytes(gzip.wireBytes),
+                scenario: "bytes on the wire, that initial sync (\(link.counting))",
+                measured: Self.megabytes(gzip.wireBytes),
                 baseline: "uncompressed: \(Self.megabytes(plain.wireBytes))", ratio: Format.ratio(byteRatio),
                 target: "≤ 0.25× uncompressed", passed: byteRatio <= 0.25),
         ]

@@ -13,7 +13,8 @@ extension BenchRun {
         let ca = try ThrowawayCA(directory: plan.path("tls"))
         let issued = try ca.issue()
         let server = try await APIServerProcess(
-            database: plan.path("large-backend.sqlite"), orders: plan.orders, logPath: plan.path("large-backend-https.log"),
+            database: plan.path("large-backend.sqlite"), orders: plan.orders,
+            logPath: plan.path("large-backend-https.log"),
             extra: ["--tls-cert", issued.certificatePath, "--tls-key", issued.keyPath])
         defer { server.process.signal(SIGTERM) }
         guard server.baseURL.hasPrefix("https://") else { throw BenchError("the HTTPS server said \(server.baseURL)") }
@@ -26,8 +27,12 @@ extension BenchRun {
         let (status, time) = try await Self.startAndWaitForFirstRun(daemon)
         try Self.requireSuccess(status)
         let records = Self.records(status)
-        guard records == plain.records else { throw BenchError("over HTTPS \(records) records, over HTTP \(plain.records)") }
-        Log.say("    repairsyncd over HTTPS: \(records) records in \(Format.seconds(time)) (HTTP: \(Format.seconds(plain.time)))")
+        guard records == plain.records else {
+            throw BenchError("over HTTPS \(records) records, over HTTP \(plain.records)")
+        }
+        Log.say(
+            "    repairsyncd over HTTPS: \(records) records in \(Format.seconds(time)) (HTTP: \(Format.seconds(plain.time)))"
+        )
         await daemon.stop()
         await server.stop()
         let ratio = time / plain.time

@@ -1,6 +1,6 @@
 import Foundation
-import RepairSyncProtocol
 import RepairSyncControlClient
+import RepairSyncProtocol
 import RepairSyncReliability
 
 #if canImport(Glibc)
@@ -38,10 +38,13 @@ extension BenchRun {
         let anonymous = ProcessStats.anonymousResidentMiB(daemon.pid)
         let share = cpu / Double(plan.idleSeconds) * 100
         await daemon.stop()
-        Log.say("    CPU \(cpu) s, \(wakeups) context switches/s, RSS \(Format.mib(residentEarly)) after \(early) s, \(Format.mib(rss)) at the end")
+        Log.say(
+            "    CPU \(cpu) s, \(wakeups) context switches/s, RSS \(Format.mib(residentEarly)) after \(early) s, \(Format.mib(rss)) at the end"
+        )
         return [
             ResultRow(
-                scenario: "idle CPU over \(plan.idleSeconds) s (change stream \(events))", measured: String(format: "%.2f s (%.3f %% of a core)", cpu, share),
+                scenario: "idle CPU over \(plan.idleSeconds) s (change stream \(events))",
+                measured: String(format: "%.2f s (%.3f %% of a core)", cpu, share),
                 baseline: String(format: "%.1f context switches/s", wakeups), ratio: "—", target: "< 0.1 % of a core",
                 passed: share < 0.1),
             ResultRow(

@@ -1,9 +1,9 @@
 import Foundation
-import RepairSyncProtocol
-import RepairSyncControlClient
-import RepairSyncReliability
 import GRDB
 import NIOHTTP1
+import RepairSyncControlClient
+import RepairSyncProtocol
+import RepairSyncReliability
 
 /// Scenario 1: the first sync of a shop, against the floor; peak RSS at two sizes.
 extension BenchRun {
@@ -43,10 +43,15 @@ extension BenchRun {
         let insert = try SQLiteFloor.insertRows(
             from: daemon.storePath, into: plan.path("floor-replica-\(UUID().uuidString.prefix(6)).sqlite"))
         Log.say("    floor: inserted \(insert.rows) rows in \(Format.seconds(insert.time))")
-        guard insert.rows == records else { throw BenchError("the floor inserted \(insert.rows) rows, the daemon has \(records)") }
+        guard insert.rows == records else {
+            throw BenchError("the floor inserted \(insert.rows) rows, the daemon has \(records)")
+        }
         let indexesLast = try SQLiteFloor.insertRows(
-            from: daemon.storePath, into: plan.path("floor-replica-\(UUID().uuidString.prefix(6)).sqlite"), listIndexesLast: true)
-        Log.say("    floor: inserted \(indexesLast.rows) rows in \(Format.seconds(indexesLast.time)) with the list indexes built last")
+            from: daemon.storePath, into: plan.path("floor-replica-\(UUID().uuidString.prefix(6)).sqlite"),
+            listIndexesLast: true)
+        Log.say(
+            "    floor: inserted \(indexesLast.rows) rows in \(Format.seconds(indexesLast.time)) with the list indexes built last"
+        )
         return InitialSync(
             time: time, records: records, peakMiB: peak, floorFetch: fetches.min()!, floorInsert: insert.time,
             floorInsertIndexesLast: indexesLast.time)
@@ -81,8 +86,10 @@ extension BenchRun {
         let (status, time) = try await Self.startAndWaitForFirstRun(daemon)
         try Self.requireSuccess(status)
         let peak = ProcessStats.peakResidentMiB(daemon.pid)
-        Log.say("    repairsyncd: \(Self.records(status)) records in \(Format.seconds(time)), peak RSS \(Format.mib(peak))")
-        return InitialSync(time: time, records: Self.records(status), peakMiB: peak, floorFetch: .zero, floorInsert: .zero)
+        Log.say(
+            "    repairsyncd: \(Self.records(status)) records in \(Format.seconds(time)), peak RSS \(Format.mib(peak))")
+        return InitialSync(
+            time: time, records: Self.records(status), peakMiB: peak, floorFetch: .zero, floorInsert: .zero)
     }
 
     func initialSyncRows(large: InitialSync, small: InitialSync) -> [ResultRow] {
@@ -94,7 +101,8 @@ extension BenchRun {
         return [
             ResultRow(
                 scenario: "initial sync, \(large.records) records (best of 2)", measured: Format.seconds(large.time),
-                baseline: "floor \(Format.seconds(floor)) (fetch \(Format.seconds(large.floorFetch)) + insert \(Format.seconds(large.floorInsert)); insert with the list indexes built last \(Format.seconds(large.floorInsertIndexesLast)))",
+                baseline:
+                    "floor \(Format.seconds(floor)) (fetch \(Format.seconds(large.floorFetch)) + insert \(Format.seconds(large.floorInsert)); insert with the list indexes built last \(Format.seconds(large.floorInsertIndexesLast)))",
                 ratio: Format.ratio(ratio), target: "≤ 1.30× floor", passed: ratio <= 1.3),
             ResultRow(
                 scenario: "initial sync rate", measured: Format.rate(rate, "records"),
@@ -140,9 +148,14 @@ extension BenchRun {
             daemon.append(time.milliseconds)
         }
         let cursors = try withReplica(storePath) { db in
-            try Dictionary(uniqueKeysWithValues: Self.collections.map { collection in
-                (collection, try String.fetchOne(db, sql: "SELECT cursor FROM sync_metadata WHERE collection = ?", arguments: [collection]))
-            })
+            try Dictionary(
+                uniqueKeysWithValues: Self.collections.map { collection in
+                    (
+                        collection,
+                        try String.fetchOne(
+                            db, sql: "SELECT cursor FROM sync_metadata WHERE collection = ?", arguments: [collection])
+                    )
+                })
         }
         var baseline = Samples()
         for _ in 0..<9 {

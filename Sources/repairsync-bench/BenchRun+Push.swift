@@ -1,8 +1,8 @@
 import Foundation
-import RepairSyncProtocol
-import RepairSyncControlClient
-import RepairSyncReliability
 import NIOHTTP1
+import RepairSyncControlClient
+import RepairSyncProtocol
+import RepairSyncReliability
 
 /// Scenario 4: pushing queued changes, with and without added latency, against a plain client sending the same
 /// kind of requests one after another.
@@ -37,19 +37,23 @@ extension BenchRun {
         return [
             ResultRow(
                 scenario: "push \(self.plan.pushChanges) changes, 0 ms added",
-                measured: "\(Format.seconds(fast.daemon)) (\(Format.rate(Double(self.plan.pushChanges) / fast.daemon.seconds, "changes")))",
+                measured:
+                    "\(Format.seconds(fast.daemon)) (\(Format.rate(Double(self.plan.pushChanges) / fast.daemon.seconds, "changes")))",
                 baseline: "sequential client \(Format.seconds(fast.baseline))",
                 ratio: Format.ratio(fastSpeedup) + " faster", target: "(reported)", passed: nil),
             ResultRow(
                 scenario: "push \(self.plan.slowPushChanges) changes, \(self.plan.latencyMilliseconds) ms added",
-                measured: "\(Format.seconds(slow.daemon)) (\(Format.rate(Double(self.plan.slowPushChanges) / slow.daemon.seconds, "changes")))",
+                measured:
+                    "\(Format.seconds(slow.daemon)) (\(Format.rate(Double(self.plan.slowPushChanges) / slow.daemon.seconds, "changes")))",
                 baseline: "sequential client \(Format.seconds(slow.baseline))",
                 ratio: Format.ratio(slowSpeedup) + " faster", target: "≥ 4× faster", passed: slowSpeedup >= 4),
         ]
     }
 
     /// The plain client PATCHes `baselineIds` one at a time; then the daemon pushes what is queued (a push-only run).
-    private func pushRound(control: ControlClient, api: PlainClient, baselineIds: [(id: String, version: Int)], expected: Int)
+    private func pushRound(
+        control: ControlClient, api: PlainClient, baselineIds: [(id: String, version: Int)], expected: Int
+    )
         async throws -> (daemon: Duration, baseline: Duration)
     {
         let start = ContinuousClock.now

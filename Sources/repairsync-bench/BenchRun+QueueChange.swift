@@ -1,8 +1,8 @@
 import Foundation
-import RepairSyncProtocol
-import RepairSyncControlClient
-import RepairSyncReliability
 import GRDB
+import RepairSyncControlClient
+import RepairSyncProtocol
+import RepairSyncReliability
 
 #if canImport(Glibc)
     import Glibc
@@ -56,7 +56,8 @@ extension BenchRun {
         let (batches, batchWall) = try await Self.fromClients(chunks, socket: socket) { client, chunk in
             var samples = Samples()
             for start in stride(from: 0, to: chunk.count, by: batchSize) {
-                samples.append(try Self.timedQueueChanges(client, ids: Array(chunk[start..<min(start + batchSize, chunk.count)])))
+                samples.append(
+                    try Self.timedQueueChanges(client, ids: Array(chunk[start..<min(start + batchSize, chunk.count)])))
             }
             return samples
         }
@@ -66,9 +67,13 @@ extension BenchRun {
         Log.say(
             "    floor p50 \(Format.ms(floor.median)) p99 \(Format.ms(floor.p99)); 1 client p50 \(Format.ms(single.median)) p99 \(Format.ms(single.p99)); 20 clients \(Format.rate(rate, "changes")); in batches of \(batchSize) \(Format.rate(batchRate, "changes"))"
         )
-        Log.say("    the daemon per change: 1 client \(singleSpent); 20 clients \(concurrentSpent); in batches \(batchSpent)")
+        Log.say(
+            "    the daemon per change: 1 client \(singleSpent); 20 clients \(concurrentSpent); in batches \(batchSpent)"
+        )
         let pending = try control.call("status")["pending"]?.intValue ?? -1
-        guard pending == ids.count else { throw BenchError("expected \(ids.count) pending changes, status says \(pending)") }
+        guard pending == ids.count else {
+            throw BenchError("expected \(ids.count) pending changes, status says \(pending)")
+        }
         return [
             ResultRow(
                 scenario: "queueChange, 1 client (p50 / p99)",
@@ -78,13 +83,17 @@ extension BenchRun {
                 passed: single.p99 <= 2 * floor.p99),
             ResultRow(
                 scenario: "queueChange, 20 clients",
-                measured: "\(Format.rate(rate, "changes")) (p50 \(Format.ms(concurrent.median)), p99 \(Format.ms(concurrent.p99)))",
-                baseline: "one FULL commit each: \(Format.rate(floorRate, "commits"))", ratio: Format.ratio(rate / floorRate),
+                measured:
+                    "\(Format.rate(rate, "changes")) (p50 \(Format.ms(concurrent.median)), p99 \(Format.ms(concurrent.p99)))",
+                baseline: "one FULL commit each: \(Format.rate(floorRate, "commits"))",
+                ratio: Format.ratio(rate / floorRate),
                 target: "≥ 10000 changes/s", passed: rate >= 10_000),
             ResultRow(
                 scenario: "queueChange, 20 clients, batches of \(batchSize) (one JSON-RPC batch per request line)",
-                measured: "\(Format.rate(batchRate, "changes")) (p50 \(Format.ms(batches.median)), p99 \(Format.ms(batches.p99)) per batch)",
-                baseline: "one call per line above: \(Format.rate(rate, "changes"))", ratio: Format.ratio(batchRate / rate),
+                measured:
+                    "\(Format.rate(batchRate, "changes")) (p50 \(Format.ms(batches.median)), p99 \(Format.ms(batches.p99)) per batch)",
+                baseline: "one call per line above: \(Format.rate(rate, "changes"))",
+                ratio: Format.ratio(batchRate / rate),
                 target: "≥ 10000 changes/s", passed: batchRate >= 10_000),
         ]
     }
@@ -151,7 +160,9 @@ extension BenchRun {
         let results = try client.callBatch(RPC.QueueChange.self, ids.map { .init(kind: .orderUpdated, id: $0) })
         let elapsed = (ContinuousClock.now - start).milliseconds
         for (id, result) in zip(ids, results) {
-            guard case .success(let queued) = result, queued.queued else { throw BenchError("queueChange \(id) in a batch: \(result)") }
+            guard case .success(let queued) = result, queued.queued else {
+                throw BenchError("queueChange \(id) in a batch: \(result)")
+            }
         }
         return elapsed
     }
@@ -179,12 +190,14 @@ extension BenchRun {
             }
         }
         Log.say(
-            "    badge median \(Format.ms(badge.median)), floor \(Format.ms(floor.median)), /bin/true \(Format.ms(truth.median))")
+            "    badge median \(Format.ms(badge.median)), floor \(Format.ms(floor.median)), /bin/true \(Format.ms(truth.median))"
+        )
         let ratio = badge.median / floor.median
         var rows = [
             ResultRow(
                 scenario: "repairctl status --badge (median of 40)", measured: Format.ms(badge.median),
-                baseline: "floor (connect, status, print) \(Format.ms(floor.median)); /bin/true \(Format.ms(truth.median))",
+                baseline:
+                    "floor (connect, status, print) \(Format.ms(floor.median)); /bin/true \(Format.ms(truth.median))",
                 ratio: Format.ratio(ratio), target: "≤ 1.5× floor", passed: ratio <= 1.5)
         ]
         if let size = try? StrippedSize.of(repairctl, in: plan.workDirectory),
@@ -193,7 +206,8 @@ extension BenchRun {
             rows.append(
                 ResultRow(
                     scenario: "repairctl binary, stripped", measured: Format.mib(Double(size) / 1_048_576),
-                    baseline: "floor \(Format.mib(Double(floorSize) / 1_048_576))", ratio: Format.ratio(Double(size) / Double(floorSize)),
+                    baseline: "floor \(Format.mib(Double(floorSize) / 1_048_576))",
+                    ratio: Format.ratio(Double(size) / Double(floorSize)),
                     target: "(reported)", passed: nil))
         }
         return rows

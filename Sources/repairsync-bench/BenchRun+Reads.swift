@@ -24,7 +24,10 @@ extension BenchRun {
         let smallIds = try spread(small.storePath, offset: 0)
         // Whether the spread reads can find the stores' pages in the kernel's page cache, or go to the disk.
         let residency = (PageCache.residency(large.storePath), PageCache.residency(small.storePath))
-        var largeList = Samples(), smallList = Samples(), largeGet = Samples(), smallGet = Samples()
+        var largeList = Samples()
+        var smallList = Samples()
+        var largeGet = Samples()
+        var smallGet = Samples()
         // Warm both (the first call of a connection opens a reader), then interleave the rounds.
         for client in [control, smallControl] { _ = try client.call("listOrders", .object(["limit": .number("50")])) }
         for round in 0..<Self.readRounds {
@@ -38,7 +41,8 @@ extension BenchRun {
         for path in [large.storePath, small.storePath] { PageCache.readWhole(path) }
         let warmLargeIds = try spread(large.storePath, offset: 3)
         let warmSmallIds = try spread(small.storePath, offset: 3)
-        var warmLarge = Samples(), warmSmall = Samples()
+        var warmLarge = Samples()
+        var warmSmall = Samples()
         for round in 0..<Self.readRounds {
             warmLarge.append(try Self.timedGet(control, id: warmLargeIds[round]))
             warmSmall.append(try Self.timedGet(smallControl, id: warmSmallIds[round]))
@@ -58,27 +62,34 @@ extension BenchRun {
         let warmRatio = warmLarge.median / warmSmall.median
         return [
             ResultRow(
-                scenario: "`repairctl orders --limit 50` (listOrders over the socket), \(plan.orders)-order store (median of \(Self.readRounds))",
+                scenario:
+                    "`repairctl orders --limit 50` (listOrders over the socket), \(plan.orders)-order store (median of \(Self.readRounds))",
                 measured: Format.ms(largeList.median),
-                baseline: "\(plan.smallOrders)-order store: \(Format.ms(smallList.median))", ratio: Format.ratio(listRatio),
+                baseline: "\(plan.smallOrders)-order store: \(Format.ms(smallList.median))",
+                ratio: Format.ratio(listRatio),
                 target: "≤ 1.50×", passed: listRatio <= 1.5),
             ResultRow(
-                scenario: "getOrder (order, client, devices), \(plan.orders)-order store (median of \(Self.readRounds))",
+                scenario:
+                    "getOrder (order, client, devices), \(plan.orders)-order store (median of \(Self.readRounds))",
                 measured: Format.ms(largeGet.median),
-                baseline: "\(plan.smallOrders)-order store: \(Format.ms(smallGet.median))", ratio: Format.ratio(getRatio),
+                baseline: "\(plan.smallOrders)-order store: \(Format.ms(smallGet.median))",
+                ratio: Format.ratio(getRatio),
                 target: "≤ 1.50×", passed: getRatio <= 1.5),
             ResultRow(
                 scenario: "the stores in the kernel's page cache before those reads (large / small)",
                 measured: "\(Self.percent(residency.0)) / \(Self.percent(residency.1))", baseline: "—", ratio: "—",
                 target: "(reported)", passed: nil),
             ResultRow(
-                scenario: "getOrder, both stores read into the page cache first, other orders (median of \(Self.readRounds))",
+                scenario:
+                    "getOrder, both stores read into the page cache first, other orders (median of \(Self.readRounds))",
                 measured: Format.ms(warmLarge.median),
-                baseline: "\(plan.smallOrders)-order store: \(Format.ms(warmSmall.median))", ratio: Format.ratio(warmRatio),
+                baseline: "\(plan.smallOrders)-order store: \(Format.ms(warmSmall.median))",
+                ratio: Format.ratio(warmRatio),
                 target: "≤ 1.50×", passed: warmRatio <= 1.5),
             ResultRow(
                 scenario: "store on disk (\(largeRecords) records)",
-                measured: "\(Format.mib(largeBytes / 1_048_576)) (\(Int(largeBytes / Double(largeRecords))) bytes/record)",
+                measured:
+                    "\(Format.mib(largeBytes / 1_048_576)) (\(Int(largeBytes / Double(largeRecords))) bytes/record)",
                 baseline: "\(smallRecords) records: \(Format.mib(smallBytes / 1_048_576))",
                 ratio: Format.ratio(largeBytes / smallBytes), target: "(reported)", passed: nil),
         ]

@@ -1,12 +1,14 @@
 import Foundation
-import RepairSyncProtocol
-import RepairSyncControlClient
-import RepairSyncReliability
 import NIOHTTP1
+import RepairSyncControlClient
+import RepairSyncProtocol
+import RepairSyncReliability
 
 /// Scenario 6: pulling the same number of changed records from a large and from a small store.
 extension BenchRun {
-    func scale(large: DaemonProcess, largeAPI: PlainClient, control: ControlClient, small: DaemonProcess, smallAPI: PlainClient)
+    func scale(
+        large: DaemonProcess, largeAPI: PlainClient, control: ControlClient, small: DaemonProcess, smallAPI: PlainClient
+    )
         async throws -> [ResultRow]
     {
         Log.say("==> pull of \(ScenarioPlan.scaleChanges) changed orders, large store vs small store")
@@ -18,8 +20,10 @@ extension BenchRun {
         // The pulls take tens of milliseconds: the fastest of five rounds each, interleaved, so that a moment of
         // other work on the machine does not decide the ratio.
         for round in 0..<5 {
-            largeTimes.append(try await changeAndPull(largeIds, api: largeAPI, control: control, round: round).milliseconds)
-            smallTimes.append(try await changeAndPull(smallIds, api: smallAPI, control: smallControl, round: round).milliseconds)
+            largeTimes.append(
+                try await changeAndPull(largeIds, api: largeAPI, control: control, round: round).milliseconds)
+            smallTimes.append(
+                try await changeAndPull(smallIds, api: smallAPI, control: smallControl, round: round).milliseconds)
         }
         let ratio = largeTimes.minimum / smallTimes.minimum
         Log.say("    large store \(Format.ms(largeTimes.minimum)), small store \(Format.ms(smallTimes.minimum))")
@@ -27,7 +31,8 @@ extension BenchRun {
             ResultRow(
                 scenario: "pull \(ScenarioPlan.scaleChanges) changed orders, \(plan.orders)-order store (best of 5)",
                 measured: Format.ms(largeTimes.minimum),
-                baseline: "\(plan.smallOrders)-order store: \(Format.ms(smallTimes.minimum))", ratio: Format.ratio(ratio),
+                baseline: "\(plan.smallOrders)-order store: \(Format.ms(smallTimes.minimum))",
+                ratio: Format.ratio(ratio),
                 target: "≤ 1.50× (follows the changes)", passed: ratio <= 1.5)
         ]
     }
@@ -41,7 +46,9 @@ extension BenchRun {
     }
 
     /// Edits `ids` on the server as another user would, then times a pull of orders.
-    private func changeAndPull(_ ids: [String], api: PlainClient, control: ControlClient, round: Int) async throws -> Duration {
+    private func changeAndPull(_ ids: [String], api: PlainClient, control: ControlClient, round: Int) async throws
+        -> Duration
+    {
         for id in ids {
             let response = try await api.send(
                 .PATCH, "/admin/records/orders/\(id)", json: #"{"notes": "changed on the server, round \#(round)"}"#)

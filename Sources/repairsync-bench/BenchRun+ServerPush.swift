@@ -1,8 +1,8 @@
 import Foundation
 import GRDB
 import NIOHTTP1
-import RepairSyncProtocol
 import RepairSyncControlClient
+import RepairSyncProtocol
 import RepairSyncReliability
 
 #if canImport(Glibc)
@@ -21,7 +21,8 @@ extension BenchRun {
     func runServerPushOnly() async throws -> [ResultRow] {
         Log.say("==> seeding a shop of \(plan.smallOrders) orders")
         let server = try await APIServerProcess(
-            database: plan.path("push-backend.sqlite"), orders: plan.smallOrders, logPath: plan.path("push-backend.log"))
+            database: plan.path("push-backend.sqlite"), orders: plan.smallOrders, logPath: plan.path("push-backend.log")
+        )
         defer { server.process.signal(SIGTERM) }
         let rows = try await serverPush(baseURL: server.baseURL)
         await server.stop()
@@ -44,7 +45,8 @@ extension BenchRun {
             ResultRow(
                 scenario: "server edit visible in the replica, p50/p95 over \(Self.serverEdits) edits (change stream)",
                 measured: "\(Format.ms(streamed.latency.median)) / \(Format.ms(p95))",
-                baseline: "without the stream, every \(Self.periodicForBench) s: \(Format.ms(periodic.latency.median)) / \(Format.ms(periodic.latency.percentile(95))) (at the default 15 min: half of it on average)",
+                baseline:
+                    "without the stream, every \(Self.periodicForBench) s: \(Format.ms(periodic.latency.median)) / \(Format.ms(periodic.latency.percentile(95))) (at the default 15 min: half of it on average)",
                 ratio: Format.ratio(periodic.latency.median / streamed.latency.median),
                 target: "p95 ≤ 1 s", passed: p95 <= 1000),
             ResultRow(
@@ -71,9 +73,11 @@ extension BenchRun {
         func row(_ scenario: String, baseline: IdleCost) -> ResultRow {
             ResultRow(
                 scenario: scenario,
-                measured: String(format: "%.2f s (%.3f %% of a core), %.1f context switches/s", cpuSeconds, share, wakeupsPerSecond),
+                measured: String(
+                    format: "%.2f s (%.3f %% of a core), %.1f context switches/s", cpuSeconds, share, wakeupsPerSecond),
                 baseline: String(
-                    format: "stream off: %.2f s (%.3f %%), %.1f context switches/s", baseline.cpuSeconds, baseline.share,
+                    format: "stream off: %.2f s (%.3f %%), %.1f context switches/s", baseline.cpuSeconds,
+                    baseline.share,
                     baseline.wakeupsPerSecond),
                 ratio: "—", target: "< 0.1 % of a core", passed: share < 0.1)
         }
@@ -95,7 +99,8 @@ extension BenchRun {
         try Self.requireSuccess(try await Self.startAndWaitForFirstRun(daemon).status)
         let wanted = events ? "connected" : "off"
         guard try await daemon.waitForStatus(timeout: 60, { $0["events"]?.stringValue == wanted }) != nil else {
-            throw BenchError("the change stream is not \(wanted): \(try await daemon.call("status")["events"] ?? .null)")
+            throw BenchError(
+                "the change stream is not \(wanted): \(try await daemon.call("status")["events"] ?? .null)")
         }
         let runsBefore = try await daemon.call("status")["metrics"]?["runs"]?.intValue ?? 0
         var configuration = Configuration()
@@ -117,7 +122,9 @@ extension BenchRun {
                     try String.fetchOne(db, sql: "SELECT notes FROM orders WHERE id = ?", arguments: [id])
                 }
                 if seen == notes { break }
-                if ContinuousClock.now - committed > .seconds(120) { throw BenchError("edit \(index) not seen in 120 s") }
+                if ContinuousClock.now - committed > .seconds(120) {
+                    throw BenchError("edit \(index) not seen in 120 s")
+                }
                 try await Task.sleep(for: .milliseconds(2))
             }
             latency.append((ContinuousClock.now - committed).seconds * 1000)
@@ -143,9 +150,13 @@ extension BenchRun {
         let wakeups = Double(switches) / Double(plan.idleSeconds)
         if events {
             let state = try await daemon.call("status")["events"]?.stringValue
-            guard state == "connected" else { throw BenchError("the stream was not open through the idle minute: \(state ?? "nil")") }
+            guard state == "connected" else {
+                throw BenchError("the stream was not open through the idle minute: \(state ?? "nil")")
+            }
         }
         await daemon.stop()
-        return EditLatency(latency: latency, runs: runs, idle: IdleCost(cpuSeconds: cpu, wakeupsPerSecond: wakeups, seconds: plan.idleSeconds))
+        return EditLatency(
+            latency: latency, runs: runs,
+            idle: IdleCost(cpuSeconds: cpu, wakeupsPerSecond: wakeups, seconds: plan.idleSeconds))
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
-import RepairSyncProtocol
 import RepairSyncControlClient
+import RepairSyncProtocol
 import RepairSyncReliability
 
 #if canImport(Glibc)
@@ -25,7 +25,8 @@ struct BenchRun {
         defer { large.process.signal(SIGTERM) }
         Log.say("    large: \(Self.seedLine(large))")
         let small = try await APIServerProcess(
-            database: plan.path("small-backend.sqlite"), orders: plan.smallOrders, logPath: plan.path("small-backend.log"))
+            database: plan.path("small-backend.sqlite"), orders: plan.smallOrders,
+            logPath: plan.path("small-backend.log"))
         defer { small.process.signal(SIGTERM) }
         Log.say("    small: \(Self.seedLine(small))")
         let largeAPI = PlainClient(baseURL: large.baseURL, token: APIServerProcess.token)

@@ -36,29 +36,41 @@ struct PackageBench {
         let debBytes = try Self.size(deb)
         let installed = (try Self.output(["/usr/bin/dpkg-deb", "-f", deb, "Installed-Size"]))
             .trimmingCharacters(in: .whitespacesAndNewlines)
-        rows.append(Row(
-            what: "package", packaged: "\(Self.mib(debBytes)) .deb, \(Self.mib((Int(installed) ?? 0) * 1024)) installed",
-            dynamic: "—"))
+        rows.append(
+            Row(
+                what: "package",
+                packaged: "\(Self.mib(debBytes)) .deb, \(Self.mib((Int(installed) ?? 0) * 1024)) installed",
+                dynamic: "—"))
         var runtimeBytes = 0
         // Every binary the package ships: repair-api-conformance (for backend teams) too.
         for tool in ["repairsyncd", "repairctl", "repair-api-conformance"] {
             try? FileManager.default.removeItem(atPath: dynamic + "/" + tool)
             try FileManager.default.copyItem(atPath: dynamicBin + "/" + tool, toPath: dynamic + "/" + tool)
             try Self.run(["/usr/bin/strip", "--strip-unneeded", "--remove-section=.comment", dynamic + "/" + tool])
-            rows.append(Row(
-                what: "`\(tool)`, stripped", packaged: Self.mib(try Self.size(unpacked + "/usr/bin/" + tool)),
-                dynamic: "\(Self.mib(try Self.size(dynamic + "/" + tool))) (unstripped \(Self.mib(try Self.size(dynamicBin + "/" + tool))))"))
+            rows.append(
+                Row(
+                    what: "`\(tool)`, stripped", packaged: Self.mib(try Self.size(unpacked + "/usr/bin/" + tool)),
+                    dynamic:
+                        "\(Self.mib(try Self.size(dynamic + "/" + tool))) (unstripped \(Self.mib(try Self.size(dynamicBin + "/" + tool))))"
+                ))
             runtimeBytes = max(runtimeBytes, try Self.toolchainLibraryBytes(dynamic + "/" + tool))
         }
-        rows.append(Row(
-            what: "Swift runtime loaded from the toolchain", packaged: "none (linked in)",
-            dynamic: "\(Self.mib(runtimeBytes)) of toolchain libraries (libswiftCore, Foundation, ICU, …)"))
+        rows.append(
+            Row(
+                what: "Swift runtime loaded from the toolchain", packaged: "none (linked in)",
+                dynamic: "\(Self.mib(runtimeBytes)) of toolchain libraries (libswiftCore, Foundation, ICU, …)"))
 
         Log.say("==> start-up time, packaged and dynamic")
-        for (label, arguments) in [("`repairsyncd --version`", ["repairsyncd", "--version"]), ("`repairctl --version`", ["repairctl", "--version"])] {
+        for (label, arguments) in [
+            ("`repairsyncd --version`", ["repairsyncd", "--version"]),
+            ("`repairctl --version`", ["repairctl", "--version"]),
+        ] {
             let packaged = try Self.medianStart([unpacked + "/usr/bin/" + arguments[0]] + arguments.dropFirst())
             let dynamicTime = try Self.medianStart([dynamic + "/" + arguments[0]] + arguments.dropFirst())
-            rows.append(Row(what: "start-up, \(label) (median of 40)", packaged: Format.ms(packaged), dynamic: Format.ms(dynamicTime)))
+            rows.append(
+                Row(
+                    what: "start-up, \(label) (median of 40)", packaged: Format.ms(packaged),
+                    dynamic: Format.ms(dynamicTime)))
         }
 
         Log.say("==> idle RSS, packaged and dynamic")
@@ -70,7 +82,8 @@ struct PackageBench {
             ("packaged", unpacked + "/usr/bin/repairsyncd", unpacked + "/usr/bin/repairctl"),
             ("dynamic", dynamic + "/repairsyncd", dynamic + "/repairctl"),
         ] {
-            let daemon = try DaemonProcess(directory: work + "/daemon-\(name)", baseURL: server.baseURL, token: APIServerProcess.token)
+            let daemon = try DaemonProcess(
+                directory: work + "/daemon-\(name)", baseURL: server.baseURL, token: APIServerProcess.token)
             try daemon.writeConfig("log:\n  level: notice", pageSize: BenchRun.pageSize)
             daemon.binary = daemonBinary
             defer {
@@ -87,25 +100,32 @@ struct PackageBench {
             sleep(UInt32(max(0, idleSeconds - Self.earlySeconds)))
             let rss = ProcessStats.residentMiB(daemon.pid)
             let anonymous = ProcessStats.anonymousResidentMiB(daemon.pid)
-            let badge = try Self.medianStart([repairctl, "status", "--badge"], environment: ["REPAIRSYNCD_SOCKET": daemon.socketPath])
+            let badge = try Self.medianStart(
+                [repairctl, "status", "--badge"], environment: ["REPAIRSYNCD_SOCKET": daemon.socketPath])
             idle[name] = (rss, anonymous, early, badge)
             Log.say(
-                "    \(name): RSS \(Format.mib(early)) after \(Self.earlySeconds) s, \(Format.mib(rss)) (anonymous \(Format.mib(anonymous))) after \(idleSeconds) s, badge \(Format.ms(badge))")
+                "    \(name): RSS \(Format.mib(early)) after \(Self.earlySeconds) s, \(Format.mib(rss)) (anonymous \(Format.mib(anonymous))) after \(idleSeconds) s, badge \(Format.ms(badge))"
+            )
             await daemon.stop()
         }
         await server.stop()
         let packaged = idle["packaged"]!
         let dynamicIdle = idle["dynamic"]!
-        rows.append(Row(
-            what: "start-up, `repairctl status --badge` against the daemon (median of 40)", packaged: Format.ms(packaged.badge),
-            dynamic: Format.ms(dynamicIdle.badge)))
-        rows.append(Row(
-            what: "RSS of `repairsyncd` after its first sync (5,500 records), \(Self.earlySeconds) s idle (memory not yet handed back)",
-            packaged: Format.mib(packaged.early), dynamic: Format.mib(dynamicIdle.early)))
-        rows.append(Row(
-            what: "idle RSS of `repairsyncd` after its first sync (5,500 records), \(idleSeconds) s idle",
-            packaged: "\(Format.mib(packaged.rss)) (anonymous \(Format.mib(packaged.anonymous)))",
-            dynamic: "\(Format.mib(dynamicIdle.rss)) (anonymous \(Format.mib(dynamicIdle.anonymous)))"))
+        rows.append(
+            Row(
+                what: "start-up, `repairctl status --badge` against the daemon (median of 40)",
+                packaged: Format.ms(packaged.badge),
+                dynamic: Format.ms(dynamicIdle.badge)))
+        rows.append(
+            Row(
+                what:
+                    "RSS of `repairsyncd` after its first sync (5,500 records), \(Self.earlySeconds) s idle (memory not yet handed back)",
+                packaged: Format.mib(packaged.early), dynamic: Format.mib(dynamicIdle.early)))
+        rows.append(
+            Row(
+                what: "idle RSS of `repairsyncd` after its first sync (5,500 records), \(idleSeconds) s idle",
+                packaged: "\(Format.mib(packaged.rss)) (anonymous \(Format.mib(packaged.anonymous)))",
+                dynamic: "\(Format.mib(dynamicIdle.rss)) (anonymous \(Format.mib(dynamicIdle.anonymous)))"))
         return rows
     }
 
@@ -126,7 +146,9 @@ struct PackageBench {
     func write(_ rows: [Row], into path: String, commit: String) throws {
         let section = Self.begin + "\n" + markdown(rows, commit: commit, machine: Machine.current()) + Self.end
         var text = try String(contentsOfFile: path, encoding: .utf8)
-        if let start = text.range(of: Self.begin), let stop = text.range(of: Self.end), start.lowerBound < stop.lowerBound {
+        if let start = text.range(of: Self.begin), let stop = text.range(of: Self.end),
+            start.lowerBound < stop.lowerBound
+        {
             text.replaceSubrange(start.lowerBound..<stop.upperBound, with: section)
         } else {
             text += "\n## The package\n\n" + section + "\n"

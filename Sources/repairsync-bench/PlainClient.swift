@@ -41,7 +41,9 @@ struct PlainClient: Sendable {
         var bytes = 0
         while true {
             var path = "/api/v1/\(collection)/changes?limit=\(pageSize)"
-            if let cursor { path += "&cursor=" + (cursor.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? cursor) }
+            if let cursor {
+                path += "&cursor=" + (cursor.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? cursor)
+            }
             let response = try await send(.GET, path)
             guard response.status == 200 else { throw BenchError("GET \(path): \(response.status)") }
             pages += 1

@@ -42,9 +42,12 @@ extension ProcessStats {
         let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
         var counts: [String: Int] = [:]
         for task in tasks {
-            guard let text = try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/status", encoding: .utf8) else { continue }
+            guard let text = try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/status", encoding: .utf8) else {
+                continue
+            }
             for line in text.split(separator: "\n") where line.contains("ctxt_switches:") {
-                counts[task, default: 0] += Int(line.split(separator: ":").last?.trimmingCharacters(in: .whitespaces) ?? "") ?? 0
+                counts[task, default: 0] +=
+                    Int(line.split(separator: ":").last?.trimmingCharacters(in: .whitespaces) ?? "") ?? 0
             }
         }
         return counts
@@ -69,7 +72,10 @@ extension ProcessStats {
 
         /// CPU seconds and context switches since this reading.
         func spent() -> (cpuSeconds: Double, switches: Int) {
-            (ProcessStats.cpuSeconds(pid) - cpuSeconds, ProcessStats.switches(from: switches, to: ProcessStats.contextSwitches(pid)))
+            (
+                ProcessStats.cpuSeconds(pid) - cpuSeconds,
+                ProcessStats.switches(from: switches, to: ProcessStats.contextSwitches(pid))
+            )
         }
     }
 }

@@ -10,8 +10,10 @@ struct RepairSyncBench: AsyncParsableCommand {
         commandName: "repairsync-bench",
         abstract: "Runs every performance scenario and prints the table (and writes it into a Markdown file).")
 
-    @Option(help: ArgumentHelp("The directory with the release binaries (repair-api-dev, repairsyncd, repairctl).",
-        valueName: "dir"))
+    @Option(
+        help: ArgumentHelp(
+            "The directory with the release binaries (repair-api-dev, repairsyncd, repairctl).",
+            valueName: "dir"))
     var bin: String
 
     @Option(help: "Orders in the large shop (devices 1.5×, clients ½×, tickets ½×, messages 2× as many).")
@@ -20,9 +22,10 @@ struct RepairSyncBench: AsyncParsableCommand {
     @Option(help: "Orders in the small shop (the second size for peak RSS and for the scale scenario).")
     var smallOrders = 10_000
 
-    @Option(help: ArgumentHelp(
-        "A shop N times larger: N × 100,000 orders against 100,000 (1×), only the scenarios that compare sizes (initial sync and its floor, peak RSS, the pull of 1,000 changed orders, listOrders and getOrder, store size); written between the bench-scale markers.",
-        valueName: "N"))
+    @Option(
+        help: ArgumentHelp(
+            "A shop N times larger: N × 100,000 orders against 100,000 (1×), only the scenarios that compare sizes (initial sync and its floor, peak RSS, the pull of 1,000 changed orders, listOrders and getOrder, store size); written between the bench-scale markers.",
+            valueName: "N"))
     var scale: Int?
 
     @Option(help: "Changes pushed with no added latency (and sent by the sequential baseline).")
@@ -37,31 +40,40 @@ struct RepairSyncBench: AsyncParsableCommand {
     @Option(help: "Seconds the idle daemon is watched.")
     var idleSeconds = 60
 
-    @Option(help: ArgumentHelp("Where the processes keep their files (a new temporary directory by default).",
-        valueName: "dir"))
+    @Option(
+        help: ArgumentHelp(
+            "Where the processes keep their files (a new temporary directory by default).",
+            valueName: "dir"))
     var work: String?
 
-    @Option(help: ArgumentHelp("A Markdown file to write the results into, between the bench markers.", valueName: "path"))
+    @Option(
+        help: ArgumentHelp("A Markdown file to write the results into, between the bench markers.", valueName: "path"))
     var markdown: String?
 
     @Option(help: "The commit being measured (for the report).")
     var commit = "unknown"
 
-    @Option(help: ArgumentHelp(
-        "Measure only the package: this .deb's binaries beside the dynamic ones in --bin (sizes, start-up, idle RSS).",
-        valueName: "deb"))
+    @Option(
+        help: ArgumentHelp(
+            "Measure only the package: this .deb's binaries beside the dynamic ones in --bin (sizes, start-up, idle RSS).",
+            valueName: "deb"))
     var package: String?
 
-    @Option(help: ArgumentHelp(
-        "Run only this scenario (booking: booking in over the socket, then 1,000 offline bookings pushed; server-push: 100 server edits seen in the replica with and without the change stream, and the idle cost of the open stream; compression: the initial sync over a throttled link with and without gzip) on a shop of --small-orders orders; reads: listOrders and getOrder on a shop of --orders orders against one of --small-orders, cold and with both stores in the page cache; pull: the pull of 1,000 orders changed on the server, the same two shops; queue-change: queueChange from 1 and 20 clients on a shop of --orders orders; initial-sync: the initial sync of a shop of --orders orders twice, beside its floor), and print its rows (nothing is written into --markdown).",
-        valueName: "scenario"))
+    @Option(
+        help: ArgumentHelp(
+            "Run only this scenario (booking: booking in over the socket, then 1,000 offline bookings pushed; server-push: 100 server edits seen in the replica with and without the change stream, and the idle cost of the open stream; compression: the initial sync over a throttled link with and without gzip) on a shop of --small-orders orders; reads: listOrders and getOrder on a shop of --orders orders against one of --small-orders, cold and with both stores in the page cache; pull: the pull of 1,000 orders changed on the server, the same two shops; queue-change: queueChange from 1 and 20 clients on a shop of --orders orders; initial-sync: the initial sync of a shop of --orders orders twice, beside its floor), and print its rows (nothing is written into --markdown).",
+            valueName: "scenario"))
     var only: String?
 
     func validate() throws {
         if let scale, scale < 2 { throw ValidationError("--scale must be at least 2") }
         if let only {
-            guard ["booking", "server-push", "compression", "reads", "pull", "queue-change", "initial-sync"].contains(only) else {
-                throw ValidationError("--only takes booking, server-push, compression, reads, pull, queue-change or initial-sync")
+            guard
+                ["booking", "server-push", "compression", "reads", "pull", "queue-change", "initial-sync"].contains(
+                    only)
+            else {
+                throw ValidationError(
+                    "--only takes booking, server-push, compression, reads, pull, queue-change or initial-sync")
             }
             guard markdown == nil else { throw ValidationError("--only prints its rows; it does not write --markdown") }
         }
@@ -87,7 +99,8 @@ struct RepairSyncBench: AsyncParsableCommand {
         }
         let plan = ScenarioPlan(
             binaries: URL(fileURLWithPath: bin), workDirectory: directory,
-            orders: scale.map { $0 * Self.baseOrders } ?? orders, smallOrders: scale == nil ? smallOrders : Self.baseOrders,
+            orders: scale.map { $0 * Self.baseOrders } ?? orders,
+            smallOrders: scale == nil ? smallOrders : Self.baseOrders,
             pushChanges: pushChanges, slowPushChanges: slowPushChanges, latencyMilliseconds: latencyMs,
             idleSeconds: idleSeconds, scaleFactor: scale)
         let started = ContinuousClock.now
@@ -125,7 +138,9 @@ struct RepairSyncBench: AsyncParsableCommand {
     static let baseOrders = 100_000
 
     static func temporaryDirectory() throws -> String {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("repairsync-bench-\(UUID().uuidString.prefix(8))").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "repairsync-bench-\(UUID().uuidString.prefix(8))"
+        ).path
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         return path
     }

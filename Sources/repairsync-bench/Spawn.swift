@@ -25,7 +25,9 @@ enum Spawn {
         var pid: pid_t = 0
         let start = ContinuousClock.now
         let result = posix_spawn(&pid, arguments[0], &actions, nil, argv, envp)
-        guard result == 0 else { throw BenchError("cannot start \(arguments[0]): \(String(cString: strerror(result)))") }
+        guard result == 0 else {
+            throw BenchError("cannot start \(arguments[0]): \(String(cString: strerror(result)))")
+        }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
         let elapsed = ContinuousClock.now - start

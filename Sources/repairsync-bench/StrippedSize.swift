@@ -12,7 +12,9 @@ enum StrippedSize {
         strip.arguments = [copy]
         try strip.run()
         strip.waitUntilExit()
-        guard strip.terminationStatus == 0 else { throw BenchError("strip \(binary) exited with \(strip.terminationStatus)") }
+        guard strip.terminationStatus == 0 else {
+            throw BenchError("strip \(binary) exited with \(strip.terminationStatus)")
+        }
         return (try FileManager.default.attributesOfItem(atPath: copy)[.size] as? Int) ?? 0
     }
 }

@@ -29,22 +29,32 @@ struct NamespaceLink: ThrottledLink {
 
     static func make(rate: Int) async throws -> NamespaceLink {
         let suffix = String(UInt32.random(in: 0...0xFFFF), radix: 16)
-        let link = NamespaceLink(daemonNS: "rsb-\(suffix)-a", serverNS: "rsb-\(suffix)-b", subnet: Int.random(in: 1...250))
+        let link = NamespaceLink(
+            daemonNS: "rsb-\(suffix)-a", serverNS: "rsb-\(suffix)-b", subnet: Int.random(in: 1...250))
         do {
             try Self.run("/usr/sbin/ip", ["netns", "add", link.daemonNS])
             try Self.run("/usr/sbin/ip", ["netns", "add", link.serverNS])
             try Self.run(
-                "/usr/sbin/ip", ["link", "add", "va", "netns", link.daemonNS, "type", "veth", "peer", "name", "vb", "netns", link.serverNS])
-            try Self.run("/usr/sbin/ip", ["-n", link.daemonNS, "addr", "add", "10.79.\(link.subnet).1/24", "dev", "va"])
-            try Self.run("/usr/sbin/ip", ["-n", link.serverNS, "addr", "add", "10.79.\(link.subnet).2/24", "dev", "vb"])
+                "/usr/sbin/ip",
+                [
+                    "link", "add", "va", "netns", link.daemonNS, "type", "veth", "peer", "name", "vb", "netns",
+                    link.serverNS,
+                ])
+            try Self.run(
+                "/usr/sbin/ip", ["-n", link.daemonNS, "addr", "add", "10.79.\(link.subnet).1/24", "dev", "va"])
+            try Self.run(
+                "/usr/sbin/ip", ["-n", link.serverNS, "addr", "add", "10.79.\(link.subnet).2/24", "dev", "vb"])
             for (ns, device) in [(link.daemonNS, "va"), (link.serverNS, "vb")] {
                 try Self.run("/usr/sbin/ip", ["-n", ns, "link", "set", "lo", "up"])
                 try Self.run("/usr/sbin/ip", ["-n", ns, "link", "set", device, "up"])
             }
             try Self.run(
                 "/usr/sbin/tc",
-                ["-n", link.serverNS, "qdisc", "add", "dev", "vb", "root", "tbf", "rate", "\(rate * 8 / 1000)kbit", "burst", "10kb",
-                    "latency", "400ms"])
+                [
+                    "-n", link.serverNS, "qdisc", "add", "dev", "vb", "root", "tbf", "rate", "\(rate * 8 / 1000)kbit",
+                    "burst", "10kb",
+                    "latency", "400ms",
+                ])
         } catch {
             link.tearDown()
             throw error
@@ -100,7 +110,8 @@ final class UserSpaceLink: ThrottledLink, @unchecked Sendable {
     var daemonLauncher: [String] { [] }
 
     func clientURL(for server: APIServerProcess) async throws -> String {
-        let link = try await ShapedLink.start(upstreamPort: server.port, delay: .zero, bytesPerSecond: BenchRun.throttledRate)
+        let link = try await ShapedLink.start(
+            upstreamPort: server.port, delay: .zero, bytesPerSecond: BenchRun.throttledRate)
         links.append(link)
         return "http://127.0.0.1:\(link.port)"
     }

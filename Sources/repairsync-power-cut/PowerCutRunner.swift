@@ -59,14 +59,16 @@ struct PowerCutRunner: AsyncParsableCommand {
         defer { withExtendedLifetime(lock) {} }
         let replica = try ReplicaStore.open(at: store)
         if synchronous == "normal" {
-            try await replica.writer.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
+            try await replica.writer.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            }
         }
         let (pulling, pullingStarted) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         let engine = try SyncEngine(
             // Pages of exactly `pageSize`: the scenario computed which records each page holds, so the link meter
             // must not shrink them (a loaded machine makes even loopback look slow).
             store: replica,
-            api: APIClient(configuration: .init(baseURL: api, token: token), link: LinkMeter(targetPageTime: .seconds(86_400))),
+            api: APIClient(
+                configuration: .init(baseURL: api, token: token), link: LinkMeter(targetPageTime: .seconds(86_400))),
             configuration: EngineConfiguration(pageSize: pageSize, completedHold: .zero),
             events: EngineEvents { event in
                 if case .pageReceived = event { pullingStarted.yield() }

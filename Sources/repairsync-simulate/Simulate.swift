@@ -34,19 +34,30 @@ struct Simulate: AsyncParsableCommand {
     @Flag(help: "Stop at the first failing seed found.")
     var stopAtFirst = false
 
-    @Option(help: ArgumentHelp("Write the figures into this Markdown file, between its simulator markers.", valueName: "path"))
+    @Option(
+        help: ArgumentHelp(
+            "Write the figures into this Markdown file, between its simulator markers.", valueName: "path"))
     var writeDoc: String?
 
-    @Option(help: ArgumentHelp("Save the batch's progress in this file as it goes, and take it up from there when run again with the same build (a batch of hours in several sittings).", valueName: "path"))
+    @Option(
+        help: ArgumentHelp(
+            "Save the batch's progress in this file as it goes, and take it up from there when run again with the same build (a batch of hours in several sittings).",
+            valueName: "path"))
     var checkpoint: String?
 
-    @Option(help: ArgumentHelp("Identify this build by ID in the checkpoint instead of by its executable (scripts/simulate passes a hash of the sources it is built from, so a checkpoint carries over to the same sources built on another machine).", valueName: "id"))
+    @Option(
+        help: ArgumentHelp(
+            "Identify this build by ID in the checkpoint instead of by its executable (scripts/simulate passes a hash of the sources it is built from, so a checkpoint carries over to the same sources built on another machine).",
+            valueName: "id"))
     var buildID: String?
 
     @Flag(help: "Replay the shrunk operation lists of the seeds that found bugs (Simulator.regressions) instead.")
     var regressions = false
 
-    @Option(help: ArgumentHelp("Replay the kept list of this seed (Simulator.regressions or .openBugs) with its trace.", valueName: "seed"))
+    @Option(
+        help: ArgumentHelp(
+            "Replay the kept list of this seed (Simulator.regressions or .openBugs) with its trace.", valueName: "seed")
+    )
     var regression: UInt64?
 
     func run() async throws {
@@ -56,7 +67,9 @@ struct Simulate: AsyncParsableCommand {
             }
             let result = await Simulator.replay(seed: kept.seed, operations: kept.operations, tracing: true)
             print(result.trace.joined(separator: "\n"))
-            print("regression of seed \(kept.seed): \(result.violations.first.map { "FAILED: \($0)" } ?? "passed") — the bug: \(kept.bug)")
+            print(
+                "regression of seed \(kept.seed): \(result.violations.first.map { "FAILED: \($0)" } ?? "passed") — the bug: \(kept.bug)"
+            )
             if !result.passed { throw ExitCode(1) }
             return
         }
@@ -91,12 +104,15 @@ struct Simulate: AsyncParsableCommand {
         var saved: SimCheckpoint?
         if let checkpoint {
             var loaded = try SimCheckpoint.load(
-                path: checkpoint, build: buildID.map { "sources \($0)" } ?? SimCheckpoint.build(executable: CommandLine.arguments[0]),
+                path: checkpoint,
+                build: buildID.map { "sources \($0)" } ?? SimCheckpoint.build(executable: CommandLine.arguments[0]),
                 first: first,
                 count: count)
             loaded.sittings += 1
             if loaded.seedsDone > 0 {
-                print("taking up \(checkpoint): \(loaded.seedsDone) of \(count) seeds done in \(loaded.sittings - 1) sitting(s), \(loaded.failures.count) failing")
+                print(
+                    "taking up \(checkpoint): \(loaded.seedsDone) of \(count) seeds done in \(loaded.sittings - 1) sitting(s), \(loaded.failures.count) failing"
+                )
             }
             saved = loaded
         }
@@ -131,7 +147,10 @@ struct Simulate: AsyncParsableCommand {
                 + "\(batch.failures.count) failing"
                 + ((saved?.sittings ?? 1) > 1 ? " (in \(saved!.sittings) sittings)" : ""))
         if coverage { print(Self.describe(batch.coverage)) }
-        if let writeDoc { try Self.write(batch, first: first, sittings: saved?.sittings ?? 1, bySources: buildID != nil, into: writeDoc) }
+        if let writeDoc {
+            try Self.write(
+                batch, first: first, sittings: saved?.sittings ?? 1, bySources: buildID != nil, into: writeDoc)
+        }
         if list {
             for failure in batch.failures.sorted(by: { $0.seed < $1.seed }) {
                 print("seed \(failure.seed): \(failure.violations.first ?? "")")
@@ -148,7 +167,9 @@ struct Simulate: AsyncParsableCommand {
         let shrunk = await Simulator.shrink(failing)
         print(shrunk.trace.joined(separator: "\n"))
         print("seed \(failing.seed) FAILED: \(failing.violations.first ?? "")")
-        print("shrunk from \(failing.operations.count) to \(shrunk.operations.count) operations; replay: scripts/simulate --seed \(failing.seed)")
+        print(
+            "shrunk from \(failing.operations.count) to \(shrunk.operations.count) operations; replay: scripts/simulate --seed \(failing.seed)"
+        )
         print("as a regression test: Simulator.replay(seed: \(failing.seed), operations: [")
         for operation in shrunk.operations { print("    \(operation.swiftLiteral),") }
         print("])")
@@ -156,7 +177,8 @@ struct Simulate: AsyncParsableCommand {
     }
 
     /// Replaces what lies between `<!-- simulate:begin -->` and `<!-- simulate:end -->` with this batch's figures.
-    static func write(_ batch: Simulator.Batch, first: UInt64, sittings: Int, bySources: Bool, into path: String) throws {
+    static func write(_ batch: Simulator.Batch, first: UInt64, sittings: Int, bySources: Bool, into path: String) throws
+    {
         var text = try String(contentsOfFile: path, encoding: .utf8)
         guard let begin = text.range(of: "<!-- simulate:begin -->"), let end = text.range(of: "<!-- simulate:end -->")
         else { throw ValidationError("\(path) has no <!-- simulate:begin --> … <!-- simulate:end --> markers") }

@@ -15,7 +15,10 @@ struct Soak: AsyncParsableCommand {
     @Flag(help: "Test sizes instead of soak sizes (a few minutes).")
     var quick = false
 
-    @Option(help: ArgumentHelp("Only these scenarios (comma-separated): \(Scenario.allCases.map(\.rawValue).joined(separator: ", ")).", valueName: "names"))
+    @Option(
+        help: ArgumentHelp(
+            "Only these scenarios (comma-separated): \(Scenario.allCases.map(\.rawValue).joined(separator: ", ")).",
+            valueName: "names"))
     var only: String?
 
     @Option(help: "Seed of the random choices (kill points, edits, fuzz inputs).")
@@ -27,22 +30,30 @@ struct Soak: AsyncParsableCommand {
     @Option(help: "Power cuts in the power-cut scenario (150 quick, 2000 at soak size).")
     var cuts: Int?
 
-    @Option(help: ArgumentHelp("The power-cut workload program to run (a mutant's build; scripts/mutants/power-cut).", valueName: "path"))
+    @Option(
+        help: ArgumentHelp(
+            "The power-cut workload program to run (a mutant's build; scripts/mutants/power-cut).", valueName: "path"))
     var powerCutHelper: String?
 
     enum Scenario: String, CaseIterable {
-        case crashPush = "crash-push", crashPull = "crash-pull", faults, conflicts, socket, config, diskFull = "disk-full"
+        case crashPush = "crash-push"
+        case crashPull = "crash-pull"
+        case faults, conflicts, socket, config
+        case diskFull = "disk-full"
         case load, fuzz
         case powerCut = "power-cut"
     }
 
     func run() async throws {
-        let selected = try only.map { text in
-            try text.split(separator: ",").map { name in
-                guard let scenario = Scenario(rawValue: String(name)) else { throw ValidationError("unknown scenario \(name)") }
-                return scenario
-            }
-        } ?? Scenario.allCases
+        let selected =
+            try only.map { text in
+                try text.split(separator: ",").map { name in
+                    guard let scenario = Scenario(rawValue: String(name)) else {
+                        throw ValidationError("unknown scenario \(name)")
+                    }
+                    return scenario
+                }
+            } ?? Scenario.allCases
         var reports: [ScenarioReport] = []
         for scenario in selected {
             say("== \(scenario.rawValue)")
@@ -55,7 +66,10 @@ struct Soak: AsyncParsableCommand {
                 var failed = ScenarioReport(scenario: scenario.rawValue)
                 defer { for note in failed.notes { say("   note: \(note)") } }
                 // One line for the table; the whole message (with the log's end) goes below it.
-                failed.add(.check("ran to the end", false, String("\(error)".split(separator: "\n").first ?? "").prefix(160).description))
+                failed.add(
+                    .check(
+                        "ran to the end", false,
+                        String("\(error)".split(separator: "\n").first ?? "").prefix(160).description))
                 failed.notes.append("\(error)")
                 say(ReportTable.text([failed]))
                 reports.append(failed)
@@ -115,7 +129,8 @@ struct Soak: AsyncParsableCommand {
             \(ReportTable.markdown(reports))
 
             """
-        try (String(text[..<begin.upperBound]) + header + String(text[end.lowerBound...])).write(toFile: path, atomically: true, encoding: .utf8)
+        try (String(text[..<begin.upperBound]) + header + String(text[end.lowerBound...])).write(
+            toFile: path, atomically: true, encoding: .utf8)
     }
 }
 

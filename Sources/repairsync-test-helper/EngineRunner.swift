@@ -65,7 +65,8 @@ struct EngineRunner: AsyncParsableCommand {
             configuration: .init(baseURL: api, token: token), clock: SystemEngineClock(),
             transport: HTTPTransport(baseURL: api, http: http, settings: settings))
         let engine = try SyncEngine(
-            store: replica, api: client, configuration: EngineConfiguration(
+            store: replica, api: client,
+            configuration: EngineConfiguration(
                 pageSize: pageSize, completedHold: .zero, pushConcurrency: pushConcurrency, pullAhead: !noPullAhead),
             events: events)
         let report = mode == "push" ? await engine.sync([]) : await engine.performFullSync()

@@ -32,11 +32,14 @@ struct DoctorCommand: AsyncParsableCommand {
             // Colour only on a terminal, and never with NO_COLOR set (https://no-color.org).
             let noColor = !(ProcessInfo.processInfo.environment["NO_COLOR"] ?? "").isEmpty
             let colour = isatty(STDOUT_FILENO) == 1 && !noColor
-            for line in DoctorCheck.report(checks, paint: { level, label in
-                guard colour else { return label }
-                let code = level == .ok ? "32" : level == .fail ? "31" : level == .warn ? "33" : "0"
-                return "\u{1B}[\(code)m\(label)\u{1B}[0m"
-            }) {
+            for line in DoctorCheck.report(
+                checks,
+                paint: { level, label in
+                    guard colour else { return label }
+                    let code = level == .ok ? "32" : level == .fail ? "31" : level == .warn ? "33" : "0"
+                    return "\u{1B}[\(code)m\(label)\u{1B}[0m"
+                })
+            {
                 print(line)
             }
         }

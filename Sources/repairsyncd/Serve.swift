@@ -19,9 +19,11 @@ struct Serve: AsyncParsableCommand {
     @Flag(name: .customLong("check-config"), help: "Validate the configuration, print it (token redacted), and exit.")
     var checkConfig = false
 
-    @Option(name: .customLong("self-check"), help: ArgumentHelp(
-        "Open (or create) the store at PATH, check its schema and integrity, print what it holds, and exit.",
-        valueName: "store-path"))
+    @Option(
+        name: .customLong("self-check"),
+        help: ArgumentHelp(
+            "Open (or create) the store at PATH, check its schema and integrity, print what it holds, and exit.",
+            valueName: "store-path"))
     var selfCheckPath: String?
 
     func run() async throws {
@@ -53,7 +55,8 @@ struct Serve: AsyncParsableCommand {
         }
         print("store: \(report.path)")
         print("migrations: \(report.migrations.joined(separator: ", "))")
-        print("integrity: \(report.integrityProblems.isEmpty ? "ok" : report.integrityProblems.joined(separator: "; "))")
+        print(
+            "integrity: \(report.integrityProblems.isEmpty ? "ok" : report.integrityProblems.joined(separator: "; "))")
         print("write/read round trip: \(report.roundTripOK ? "ok" : "FAIL")")
         for collection in SyncCollection.pullOrder {
             print("  \(collection.name): \(report.counts[collection] ?? 0) records")

@@ -1,8 +1,8 @@
 public import AsyncHTTPClient
 public import Foundation
+internal import NIOCore
 public import NIOHTTP1
 public import RepairAPIDev
-internal import NIOCore
 internal import RepairSyncEngine
 internal import RepairSyncReliability
 
@@ -35,14 +35,17 @@ public struct RunningBackend: Sendable {
     /// a CA is made for the run and issues the server a certificate for 127.0.0.1, ::1 and localhost (`tls` gives
     /// another certificate instead; `caFile` then names the CA to trust).
     public static func with<T: Sendable>(
-        seed: SeedOptions? = nil, admin: Bool = true, scheme: Scheme = .http, tls: (DevBackend.TLS, caFile: String)? = nil,
+        seed: SeedOptions? = nil, admin: Bool = true, scheme: Scheme = .http,
+        tls: (DevBackend.TLS, caFile: String)? = nil,
         compression: Bool = true, _ body: @Sendable (RunningBackend) async throws -> T
     ) async throws -> T {
         var serverTLS = tls?.0
         var caFile = tls?.caFile
         var certificates: String?
         if scheme == .https, tls == nil {
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("backend-tls-\(UUID().uuidString)").path
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "backend-tls-\(UUID().uuidString)"
+            ).path
             let ca = try ThrowawayCA(directory: directory)
             let issued = try ca.issue()
             serverTLS = DevBackend.TLS(certificateChainPath: issued.certificatePath, privateKeyPath: issued.keyPath)
@@ -53,7 +56,8 @@ public struct RunningBackend: Sendable {
         let client = caFile == nil ? HTTPClient.shared : try TransportSettings(caFile: caFile).makeHTTPClient()
         do {
             let result = try await run(
-                seed: seed, admin: admin, tls: serverTLS, caFile: caFile, client: client, compression: compression, body)
+                seed: seed, admin: admin, tls: serverTLS, caFile: caFile, client: client, compression: compression, body
+            )
             if caFile != nil { try? await client.shutdown() }
             return result
         } catch {
@@ -81,9 +85,10 @@ public struct RunningBackend: Sendable {
             var iterator = ports.makeAsyncIterator()
             guard let port = await iterator.next() else { throw BackendDidNotStart() }
             do {
-                let result = try await body(RunningBackend(port: port, backend: backend, caFile: caFile, client: client))
+                let result = try await body(
+                    RunningBackend(port: port, backend: backend, caFile: caFile, client: client))
                 await backend.shutdown()
-                while let _ = try await group.next() {}
+                while (try await group.next()) != nil {}
                 return result
             } catch {
                 await backend.shutdown()
@@ -107,7 +112,8 @@ public struct RunningBackend: Sendable {
         }
         let response = try await client.execute(request, timeout: .seconds(30))
         let body = try await response.body.collect(upTo: 64 << 20)
-        return APIResponse(status: Int(response.status.code), headers: response.headers, body: Data(body.readableBytesView))
+        return APIResponse(
+            status: Int(response.status.code), headers: response.headers, body: Data(body.readableBytesView))
     }
 
     public func get(_ path: String, token: String? = RunningBackend.token) async throws -> APIResponse {
@@ -160,6 +166,7 @@ public struct RunningAddress: Sendable {
         if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
         let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
         let body = try await response.body.collect(upTo: 64 << 20)
-        return APIResponse(status: Int(response.status.code), headers: response.headers, body: Data(body.readableBytesView))
+        return APIResponse(
+            status: Int(response.status.code), headers: response.headers, body: Data(body.readableBytesView))
     }
 }

@@ -3,8 +3,8 @@ internal import HTTPTypes
 internal import Hummingbird
 internal import Logging
 internal import NIOCore
-internal import RepairSyncProtocol
 internal import RepairSyncModels
+internal import RepairSyncProtocol
 internal import ServiceLifecycle
 internal import Synchronization
 
@@ -50,9 +50,13 @@ public enum VariantServer {
     private static func register(on router: Router<BasicRequestContext>, shop: Shop) {
         let api = router.group("api/v1")
         api.get("health") { _, _ in
-            respond(.init(status: 200, body: .object([
-                ("time", .string(VariantShop.rfc3339(.now()))), ("status", .string("ok")), ("build", .string("variant")),
-            ])))
+            respond(
+                .init(
+                    status: 200,
+                    body: .object([
+                        ("time", .string(VariantShop.rfc3339(.now()))), ("status", .string("ok")),
+                        ("build", .string("variant")),
+                    ])))
         }
         api.get("dashboard/stats") { request, _ in
             respond(VariantShop.dashboard(period: request.uri.queryParameters.get("period").map { String($0) }))
@@ -60,9 +64,12 @@ public enum VariantServer {
         api.get(":collection/changes") { request, context in
             guard let collection = collection(context) else { return respond(unknown) }
             let query = request.uri.queryParameters
-            return respond(shop.state.withLock {
-                $0.changes(collection, cursor: query.get("cursor").map { String($0) }, limit: query.get("limit").map { String($0) })
-            })
+            return respond(
+                shop.state.withLock {
+                    $0.changes(
+                        collection, cursor: query.get("cursor").map { String($0) },
+                        limit: query.get("limit").map { String($0) })
+                })
         }
         api.get(":collection/:id") { _, context in
             guard let collection = collection(context) else { return respond(unknown) }
@@ -76,29 +83,33 @@ public enum VariantServer {
             }
             let body = try await collect(request)
             let id = context.parameters.get("id") ?? ""
-            return respond(shop.state.withLock {
-                $0.patch(
-                    collection, id, body: body, ifMatch: request.headers[.ifMatch],
-                    key: request.headers[HTTPField.Name("Idempotency-Key")!], path: request.uri.path)
-            })
+            return respond(
+                shop.state.withLock {
+                    $0.patch(
+                        collection, id, body: body, ifMatch: request.headers[.ifMatch],
+                        key: request.headers[HTTPField.Name("Idempotency-Key")!], path: request.uri.path)
+                })
         }
         api.post(":collection") { request, context in
             guard let collection = collection(context) else { return respond(unknown) }
             let body = try await collect(request)
-            return respond(shop.state.withLock {
-                $0.create(
-                    collection, body: body, key: request.headers[HTTPField.Name("Idempotency-Key")!], path: request.uri.path)
-            })
+            return respond(
+                shop.state.withLock {
+                    $0.create(
+                        collection, body: body, key: request.headers[HTTPField.Name("Idempotency-Key")!],
+                        path: request.uri.path)
+                })
         }
         api.post(":collection/:id/messages") { request, context in
             guard context.parameters.get("collection") == "tickets" else { return respond(unknown) }
             let body = try await collect(request)
             let ticket = context.parameters.get("id") ?? ""
-            return respond(shop.state.withLock {
-                $0.postMessage(
-                    ticket: ticket, body: body, key: request.headers[HTTPField.Name("Idempotency-Key")!],
-                    path: request.uri.path)
-            })
+            return respond(
+                shop.state.withLock {
+                    $0.postMessage(
+                        ticket: ticket, body: body, key: request.headers[HTTPField.Name("Idempotency-Key")!],
+                        path: request.uri.path)
+                })
         }
     }
 
@@ -158,7 +169,8 @@ private struct VariantErrors: RouterMiddleware {
             return try await next(request, context)
         } catch let error as HTTPError {
             return VariantServer.respond(
-                VariantShop.error(error.status.code, error.status.code == 404 ? "not_found" : "invalid_request",
+                VariantShop.error(
+                    error.status.code, error.status.code == 404 ? "not_found" : "invalid_request",
                     error.body ?? "request refused"))
         }
     }

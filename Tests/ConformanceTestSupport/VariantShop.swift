@@ -1,6 +1,6 @@
 internal import Foundation
-internal import RepairSyncProtocol
 internal import RepairSyncModels
+internal import RepairSyncProtocol
 
 /// The data and rules of `VariantServer`: a Repair Minder API written apart from repair-api-dev, that differs from
 /// it only where docs/api.md lets a server differ —
@@ -41,7 +41,9 @@ struct VariantShop: Sendable {
     private var nextOrderNumber = 6000
     private let base: Int64 = 1_700_000_000_000
 
-    static let orderStatuses = ["booked_in", "in_progress", "awaiting_parts", "ready", "collected", "cancelled", "on_hold"]
+    static let orderStatuses = [
+        "booked_in", "in_progress", "awaiting_parts", "ready", "collected", "cancelled", "on_hold",
+    ]
     static let deviceStatuses = [
         "booked_in", "diagnosing", "awaiting_approval", "approved", "in_repair", "awaiting_parts", "repaired",
         "quality_check", "ready", "collected", "unrepairable", "awaiting_customer",
@@ -49,71 +51,91 @@ struct VariantShop: Sendable {
 
     init() {
         for i in 1...12 {
-            save(.clients, "cli_v\(i)", [
-                ("x_variant_revision", .string("r2")), ("id", .string("cli_v\(i)")),
-                ("email", .string("client\(i)@example.com")), ("first_name", .string("Client")),
-                ("last_name", .string("Number \(i)")), ("phone", i % 3 == 0 ? .null : .string("+44 20 7946 00\(i)")),
-                ("company", .null), ("address", .string("\(i) Marsh Lane")), ("city", .string("London")),
-                ("postcode", .string("N1 7AA")), ("notes", .null), ("order_count", .number(String(i % 4))),
-                ("total_spent", .number(Self.amount(cents: 41_250 + i * 1_001))),
-                ("created_at", stamp(-86_400_000 * Int64(40 - i))), ("updated_at", stamp(-86_400_000 * Int64(20 - i))),
-                ("version", .number(String(1 + i % 3))), ("shop_extra", .object(["loyalty": .bool(i % 2 == 0)])),
-            ])
+            save(
+                .clients, "cli_v\(i)",
+                [
+                    ("x_variant_revision", .string("r2")), ("id", .string("cli_v\(i)")),
+                    ("email", .string("client\(i)@example.com")), ("first_name", .string("Client")),
+                    ("last_name", .string("Number \(i)")),
+                    ("phone", i % 3 == 0 ? .null : .string("+44 20 7946 00\(i)")),
+                    ("company", .null), ("address", .string("\(i) Marsh Lane")), ("city", .string("London")),
+                    ("postcode", .string("N1 7AA")), ("notes", .null), ("order_count", .number(String(i % 4))),
+                    ("total_spent", .number(Self.amount(cents: 41_250 + i * 1_001))),
+                    ("created_at", stamp(-86_400_000 * Int64(40 - i))),
+                    ("updated_at", stamp(-86_400_000 * Int64(20 - i))),
+                    ("version", .number(String(1 + i % 3))), ("shop_extra", .object(["loyalty": .bool(i % 2 == 0)])),
+                ])
         }
         for i in 1...20 {
             let total = 1_999 + i * 737
             let deposit = i % 3 == 0 ? nil : 500 + i * 10
-            save(.orders, "ord_v\(i)", [
-                ("version", .number("1")), ("id", .string("ord_v\(i)")), ("order_number", .number(String(5000 + i))),
-                ("status", .string(Self.orderStatuses[i % Self.orderStatuses.count])),
-                ("total", .number(Self.amount(cents: total))),
-                ("deposit", deposit.map { .number(Self.amount(cents: $0)) } ?? .null),
-                ("balance", .number(Self.amount(cents: total - (deposit ?? 0)))),
-                ("notes", i % 2 == 0 ? .null : .string("Variant order \(i)")),
-                ("client_id", .string("cli_v\(1 + i % 12)")), ("client_name", .string("Client Number \(1 + i % 12)")),
-                ("client_email", .string("client\(1 + i % 12)@example.com")), ("client_phone", .null),
-                ("location_id", .string("loc_1")), ("location_name", .string("High Street")),
-                ("assigned_user_id", .null), ("assigned_user_name", .null), ("device_count", .number("1")),
-                ("created_at", stamp(-86_400_000 * Int64(30 - i))), ("updated_at", stamp(-3_600_000 * Int64(30 - i))),
-                ("x_variant_channel", .string(i % 2 == 0 ? "walk_in" : "online")),
-            ])
+            save(
+                .orders, "ord_v\(i)",
+                [
+                    ("version", .number("1")), ("id", .string("ord_v\(i)")),
+                    ("order_number", .number(String(5000 + i))),
+                    ("status", .string(Self.orderStatuses[i % Self.orderStatuses.count])),
+                    ("total", .number(Self.amount(cents: total))),
+                    ("deposit", deposit.map { .number(Self.amount(cents: $0)) } ?? .null),
+                    ("balance", .number(Self.amount(cents: total - (deposit ?? 0)))),
+                    ("notes", i % 2 == 0 ? .null : .string("Variant order \(i)")),
+                    ("client_id", .string("cli_v\(1 + i % 12)")),
+                    ("client_name", .string("Client Number \(1 + i % 12)")),
+                    ("client_email", .string("client\(1 + i % 12)@example.com")), ("client_phone", .null),
+                    ("location_id", .string("loc_1")), ("location_name", .string("High Street")),
+                    ("assigned_user_id", .null), ("assigned_user_name", .null), ("device_count", .number("1")),
+                    ("created_at", stamp(-86_400_000 * Int64(30 - i))),
+                    ("updated_at", stamp(-3_600_000 * Int64(30 - i))),
+                    ("x_variant_channel", .string(i % 2 == 0 ? "walk_in" : "online")),
+                ])
         }
         for i in 1...30 {
-            save(.devices, "dev_v\(i)", [
-                ("id", .string("dev_v\(i)")), ("order_id", .string("ord_v\(1 + i % 20)")), ("type", .string("phone")),
-                ("brand", .string("Apple")), ("model", .string("iPhone \(10 + i % 6)")), ("serial", .null),
-                ("imei", .string("3567891045\(10_000 + i)")), ("passcode", .null),
-                ("status", .string(Self.deviceStatuses[i % Self.deviceStatuses.count])),
-                ("issue", .string("Cracked screen")), ("diagnosis", i % 4 == 0 ? .string("Digitiser damaged") : .null),
-                ("resolution", .null), ("price", i % 5 == 0 ? .null : .number(Self.amount(cents: 2_999 + i * 1_250))),
-                ("assigned_user_id", .string("usr_v7")), ("created_at", stamp(-86_400_000 * Int64(30 - i % 20))),
-                ("updated_at", stamp(-1_800_000 * Int64(40 - i))), ("version", .number("2")),
-                ("x_variant_bench", .number(String(i % 3))),
-            ])
+            save(
+                .devices, "dev_v\(i)",
+                [
+                    ("id", .string("dev_v\(i)")), ("order_id", .string("ord_v\(1 + i % 20)")),
+                    ("type", .string("phone")),
+                    ("brand", .string("Apple")), ("model", .string("iPhone \(10 + i % 6)")), ("serial", .null),
+                    ("imei", .string("3567891045\(10_000 + i)")), ("passcode", .null),
+                    ("status", .string(Self.deviceStatuses[i % Self.deviceStatuses.count])),
+                    ("issue", .string("Cracked screen")),
+                    ("diagnosis", i % 4 == 0 ? .string("Digitiser damaged") : .null),
+                    ("resolution", .null),
+                    ("price", i % 5 == 0 ? .null : .number(Self.amount(cents: 2_999 + i * 1_250))),
+                    ("assigned_user_id", .string("usr_v7")), ("created_at", stamp(-86_400_000 * Int64(30 - i % 20))),
+                    ("updated_at", stamp(-1_800_000 * Int64(40 - i))), ("version", .number("2")),
+                    ("x_variant_bench", .number(String(i % 3))),
+                ])
         }
         for i in 1...10 {
-            save(.tickets, "tkt_v\(i)", [
-                ("id", .string("tkt_v\(i)")), ("ticket_number", .number(String(300 + i))),
-                ("subject", .string("Variant question \(i)")),
-                ("status", .string(["open", "pending", "closed", "escalated"][i % 4])),
-                ("priority", .string("normal")), ("client_id", .string("cli_v\(i)")),
-                ("client_email", .string("client\(i)@example.com")), ("client_name", .null),
-                ("assigned_user_id", .null), ("assigned_user_name", .null),
-                ("order_id", i % 2 == 0 ? .string("ord_v\(i)") : .null), ("order_ref", i % 2 == 0 ? .string("#\(5000 + i)") : .null),
-                ("message_count", .number("2")), ("last_message_at", stamp(-600_000 * Int64(20 - i))),
-                ("created_at", stamp(-86_400_000 * Int64(12 - i))), ("updated_at", stamp(-600_000 * Int64(20 - i))),
-                ("version", .number("3")),
-            ])
+            save(
+                .tickets, "tkt_v\(i)",
+                [
+                    ("id", .string("tkt_v\(i)")), ("ticket_number", .number(String(300 + i))),
+                    ("subject", .string("Variant question \(i)")),
+                    ("status", .string(["open", "pending", "closed", "escalated"][i % 4])),
+                    ("priority", .string("normal")), ("client_id", .string("cli_v\(i)")),
+                    ("client_email", .string("client\(i)@example.com")), ("client_name", .null),
+                    ("assigned_user_id", .null), ("assigned_user_name", .null),
+                    ("order_id", i % 2 == 0 ? .string("ord_v\(i)") : .null),
+                    ("order_ref", i % 2 == 0 ? .string("#\(5000 + i)") : .null),
+                    ("message_count", .number("2")), ("last_message_at", stamp(-600_000 * Int64(20 - i))),
+                    ("created_at", stamp(-86_400_000 * Int64(12 - i))), ("updated_at", stamp(-600_000 * Int64(20 - i))),
+                    ("version", .number("3")),
+                ])
         }
         for i in 1...20 {
             let id = String(format: "00000000-0000-4000-8000-%012d", i)
-            save(.ticketMessages, id, [
-                ("id", .string(id)), ("ticket_id", .string("tkt_v\(1 + i % 10)")),
-                ("content", .string("Variant message \(i)")), ("sender_type", .string(i % 2 == 0 ? "staff" : "client")),
-                ("sender_name", .null), ("sender_id", .null), ("is_internal", .bool(false)),
-                ("created_at", stamp(-600_000 * Int64(30 - i))), ("updated_at", stamp(-600_000 * Int64(30 - i))),
-                ("version", .number("1")),
-            ])
+            save(
+                .ticketMessages, id,
+                [
+                    ("id", .string(id)), ("ticket_id", .string("tkt_v\(1 + i % 10)")),
+                    ("content", .string("Variant message \(i)")),
+                    ("sender_type", .string(i % 2 == 0 ? "staff" : "client")),
+                    ("sender_name", .null), ("sender_id", .null), ("is_internal", .bool(false)),
+                    ("created_at", stamp(-600_000 * Int64(30 - i))), ("updated_at", stamp(-600_000 * Int64(30 - i))),
+                    ("version", .number("1")),
+                ])
         }
         // Deleted on the server: an order with its device, and a message.
         delete(.devices, "dev_v19")
@@ -166,10 +188,15 @@ struct VariantShop: Sendable {
             }
             after = value
         }
-        let live = (records[collection] ?? [:]).map { (seq: $0.value.seq, record: JSONValue.object($0.value.members), tombstone: JSONValue?.none) }
+        let live = (records[collection] ?? [:]).map {
+            (seq: $0.value.seq, record: JSONValue.object($0.value.members), tombstone: JSONValue?.none)
+        }
         let gone = (tombstones[collection] ?? [:]).map {
-            (seq: $0.value.seq, record: JSONValue.null,
-             tombstone: JSONValue?.some(.object([("deleted_at", .string($0.value.deletedAt)), ("id", .string($0.key))])))
+            (
+                seq: $0.value.seq, record: JSONValue.null,
+                tombstone: JSONValue?.some(
+                    .object([("deleted_at", .string($0.value.deletedAt)), ("id", .string($0.key))]))
+            )
         }
         let pending = (live + gone).filter { $0.seq > after }.sorted { $0.seq < $1.seq }
         let page = pending.prefix(min(limit, 7))
@@ -184,7 +211,9 @@ struct VariantShop: Sendable {
     }
 
     func record(_ collection: SyncCollection, _ id: String) -> Reply {
-        guard let stored = records[collection]?[id] else { return Self.error(404, "not_found", "no \(collection.name) \(id)") }
+        guard let stored = records[collection]?[id] else {
+            return Self.error(404, "not_found", "no \(collection.name) \(id)")
+        }
         let version = JSONValue.object(stored.members)["version"]?.intValue ?? 0
         return Reply(status: 200, body: .object(stored.members), headers: [("ETag", "\"\(version)\"")])
     }
@@ -197,7 +226,8 @@ struct VariantShop: Sendable {
         }
     }
 
-    private mutating func applyPatch(_ collection: SyncCollection, _ id: String, body: Data, ifMatch: String?) -> Reply {
+    private mutating func applyPatch(_ collection: SyncCollection, _ id: String, body: Data, ifMatch: String?) -> Reply
+    {
         let allowed: [String: [String]?] =
             collection == .orders
             ? ["status": Self.orderStatuses, "notes": nil]
@@ -235,7 +265,10 @@ struct VariantShop: Sendable {
                 status: 412,
                 body: .object([
                     ("current", .object(stored.members)),
-                    ("error", .object([("code", .string("version_mismatch")), ("message", .string("version is \(version)"))])),
+                    (
+                        "error",
+                        .object([("code", .string("version_mismatch")), ("message", .string("version is \(version)"))])
+                    ),
                 ]))
         }
         for (name, value) in fields { Self.set(&stored.members, name, value) }
@@ -266,7 +299,9 @@ struct VariantShop: Sendable {
         guard internalNote.boolValue != nil else {
             return Self.error(422, "invalid_value", "is_internal must be a boolean", field: "is_internal")
         }
-        guard var stored = records[.tickets]?[ticket] else { return Self.error(404, "not_found", "no ticket \(ticket)") }
+        guard var stored = records[.tickets]?[ticket] else {
+            return Self.error(404, "not_found", "no ticket \(ticket)")
+        }
         let key = id.lowercased()
         if let existing = records[.ticketMessages]?[key] {
             let message = JSONValue.object(existing.members)
@@ -278,7 +313,8 @@ struct VariantShop: Sendable {
         let now = JSONValue.string(Self.rfc3339(.now()))
         let members: Members = [
             ("id", .string(id)), ("ticket_id", .string(ticket)), ("content", .string(content)),
-            ("sender_type", .string("staff")), ("sender_name", .string("Variant Staff")), ("sender_id", .string("usr_v7")),
+            ("sender_type", .string("staff")), ("sender_name", .string("Variant Staff")),
+            ("sender_id", .string("usr_v7")),
             ("is_internal", internalNote), ("created_at", now), ("updated_at", now), ("version", .number("1")),
             ("x_variant_channel", .string("api")),
         ]
@@ -324,7 +360,8 @@ struct VariantShop: Sendable {
             }
             if ["deposit", "price"].contains(name), value != .null {
                 let text = value.stringValue ?? (value.numberText ?? "")
-                guard let amount = Decimal(string: text), amount >= 0, text.wholeMatch(of: /-?[0-9]+(\.[0-9]+)?/) != nil else {
+                guard let amount = Decimal(string: text), amount >= 0, text.wholeMatch(of: /-?[0-9]+(\.[0-9]+)?/) != nil
+                else {
                     return Self.error(422, "invalid_value", "\(name) must be an amount of at least zero", field: name)
                 }
                 values[name] = .number(text)
@@ -338,7 +375,8 @@ struct VariantShop: Sendable {
         guard let id = fields.first(where: { $0.key == "id" })?.value.stringValue, UUID(uuidString: id) != nil else {
             return Self.error(422, "invalid_value", "id must be a UUID", field: "id")
         }
-        let required = ["clients": ["email"], "orders": ["client_id"], "devices": ["order_id", "type"]][collection.name] ?? []
+        let required =
+            ["clients": ["email"], "orders": ["client_id"], "devices": ["order_id", "type"]][collection.name] ?? []
         for name in required where (values[name]?.stringValue ?? "").allSatisfy(\.isWhitespace) {
             return Self.error(422, "invalid_value", "\(name) is required", field: name)
         }
@@ -358,7 +396,8 @@ struct VariantShop: Sendable {
         var members: Members
         switch collection {
         case .clients:
-            members = [("x_variant_source", .string("api")), ("id", .string(key))]
+            members =
+                [("x_variant_source", .string("api")), ("id", .string(key))]
                 + Self.creatableKeys[.clients]!.map { ($0, value($0)) }
                 + [("order_count", .number("0")), ("total_spent", .number("0.00"))]
         case .orders:
@@ -372,10 +411,14 @@ struct VariantShop: Sendable {
                 ("id", .string(key)), ("order_number", .number(String(nextOrderNumber))),
                 ("status", values["status"] ?? .string("booked_in")), ("total", .null), ("deposit", value("deposit")),
                 ("balance", .null), ("notes", value("notes")), ("client_id", .string(clientID)),
-                ("client_name", .string("\(parent["first_name"]?.stringValue ?? "") \(parent["last_name"]?.stringValue ?? "")")),
+                (
+                    "client_name",
+                    .string("\(parent["first_name"]?.stringValue ?? "") \(parent["last_name"]?.stringValue ?? "")")
+                ),
                 ("client_email", parent["email"] ?? .null), ("client_phone", parent["phone"] ?? .null),
                 ("location_id", value("location_id")), ("location_name", .null),
-                ("assigned_user_id", value("assigned_user_id")), ("assigned_user_name", .null), ("device_count", .number("0")),
+                ("assigned_user_id", value("assigned_user_id")), ("assigned_user_name", .null),
+                ("device_count", .number("0")),
             ]
             Self.set(&client.members, "order_count", .number(String((parent["order_count"]?.intValue ?? 0) + 1)))
             bump(&client, at: now)
@@ -389,17 +432,25 @@ struct VariantShop: Sendable {
             members.removeAll { $0.key == "status" }
             members.append(("status", values["status"] ?? .string("booked_in")))
             // The order's derived figures, over its devices (this one included), in cents.
-            let prices = (records[.devices] ?? [:]).values.map { JSONValue.object($0.members) }
+            let prices =
+                (records[.devices] ?? [:]).values.map { JSONValue.object($0.members) }
                 .filter { $0["order_id"]?.stringValue == orderID }.map { $0["price"] } + [values["price"]]
             let cents = prices.compactMap { price -> Int? in
-                guard let text = price?.numberText ?? price?.stringValue, let amount = Decimal(string: text) else { return nil }
+                guard let text = price?.numberText ?? price?.stringValue, let amount = Decimal(string: text) else {
+                    return nil
+                }
                 return NSDecimalNumber(decimal: amount * 100).intValue
             }
             let record = JSONValue.object(order.members)
-            let deposit = (record["deposit"]?.numberText).flatMap { Decimal(string: $0) }.map { NSDecimalNumber(decimal: $0 * 100).intValue } ?? 0
+            let deposit =
+                (record["deposit"]?.numberText).flatMap { Decimal(string: $0) }.map {
+                    NSDecimalNumber(decimal: $0 * 100).intValue
+                } ?? 0
             Self.set(&order.members, "device_count", .number(String(prices.count)))
             Self.set(&order.members, "total", cents.isEmpty ? .null : .number(Self.amount(cents: cents.reduce(0, +))))
-            Self.set(&order.members, "balance", cents.isEmpty ? .null : .number(Self.amount(cents: cents.reduce(0, +) - deposit)))
+            Self.set(
+                &order.members, "balance",
+                cents.isEmpty ? .null : .number(Self.amount(cents: cents.reduce(0, +) - deposit)))
             bump(&order, at: now)
             save(.orders, orderID, order.members)
         }
@@ -425,24 +476,38 @@ struct VariantShop: Sendable {
         func counted(_ current: Int, _ before: Int) -> JSONValue {
             .object([
                 ("current", .number(String(current))),
-                ("comparisons", .array([.object([
-                    ("period", .string(previous)), ("count", .number(String(before))),
-                    ("change", .number(String(current - before))),
-                    ("change_percent", before == 0 ? .null : .number("12.5")),
-                ])])),
+                (
+                    "comparisons",
+                    .array([
+                        .object([
+                            ("period", .string(previous)), ("count", .number(String(before))),
+                            ("change", .number(String(current - before))),
+                            ("change_percent", before == 0 ? .null : .number("12.5")),
+                        ])
+                    ])
+                ),
             ])
         }
         return Reply(
             status: 200,
             body: .object([
                 ("period", .string(name)), ("devices", counted(9, 8)),
-                ("revenue", .object([
-                    ("current", .number("1234.56")),
-                    ("comparisons", .array([.object([
-                        ("period", .string(previous)), ("total", .number("1000.06")), ("change", .number("234.5")),
-                        ("change_percent", .number("23.45")),
-                    ])])),
-                ])),
+                (
+                    "revenue",
+                    .object([
+                        ("current", .number("1234.56")),
+                        (
+                            "comparisons",
+                            .array([
+                                .object([
+                                    ("period", .string(previous)), ("total", .number("1000.06")),
+                                    ("change", .number("234.5")),
+                                    ("change_percent", .number("23.45")),
+                                ])
+                            ])
+                        ),
+                    ])
+                ),
                 ("clients", counted(4, 4)), ("new_clients", counted(2, 0)), ("returning_clients", counted(2, 4)),
                 ("x_variant_currency", .string("GBP")),
             ]))

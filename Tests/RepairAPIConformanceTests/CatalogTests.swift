@@ -13,7 +13,9 @@ struct CatalogTests {
         #expect(Set(ids).count == ids.count)
         let api = try String(contentsOf: Self.repository.appendingPathComponent("docs/api.md"), encoding: .utf8)
         for clause in ConformanceCatalog.clauses {
-            #expect(api.contains("\n## \(clause.section).") || api.contains("\n### \(clause.section) "), "no section \(clause.section)")
+            #expect(
+                api.contains("\n## \(clause.section).") || api.contains("\n### \(clause.section) "),
+                "no section \(clause.section)")
         }
     }
 
@@ -34,16 +36,19 @@ struct CatalogTests {
     func everySectionChecked() throws {
         let sections = try Self.contractSections()
         // The document's own numbering, as read: 2.1…2.6, 3.1…3.6, 4.1…, 5, 6.
-        #expect(sections.contains("2.1") && sections.contains("4.2") && sections.contains("5") && sections.contains("6"))
+        #expect(
+            sections.contains("2.1") && sections.contains("4.2") && sections.contains("5") && sections.contains("6"))
         let checked = Set(ConformanceCatalog.clauses.flatMap { [$0.section] + $0.covers })
         let excused = Set(ConformanceCatalog.uncheckable.map(\.section))
         for (section, reason) in ConformanceCatalog.uncheckable {
-            #expect(sections.contains(section), "\(section) is listed as not checkable but is no section of docs/api.md")
+            #expect(
+                sections.contains(section), "\(section) is listed as not checkable but is no section of docs/api.md")
             #expect(!checked.contains(section), "\(section) is listed as not checkable but has a check")
             #expect(reason.count > 10, "\(section) is listed as not checkable without a reason")
         }
         let unchecked = sections.filter { !checked.contains($0) && !excused.contains($0) }
-        #expect(unchecked == [], "sections of docs/api.md without a check, and not listed as not checkable: \(unchecked)")
+        #expect(
+            unchecked == [], "sections of docs/api.md without a check, and not listed as not checkable: \(unchecked)")
     }
 
     /// The numbers of the contract's sections, 2 to 6 of docs/api.md: each `###` subsection, and each `##` section

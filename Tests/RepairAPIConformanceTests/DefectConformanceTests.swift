@@ -17,7 +17,8 @@ struct DefectConformanceTests {
         // A create replayed with its key is then sent again as new: 200, not the original 201.
         // A key out of format is dropped too, so that PATCH is applied instead of refused.
         case .forgetIdempotencyKeys:
-            ConformanceHarness.checks("idempotent-replay", "idempotency-reuse", "idempotency-key-format", "create-replay")
+            ConformanceHarness.checks(
+                "idempotent-replay", "idempotency-reuse", "idempotency-key-format", "create-replay")
         case .dropDateHeader: ["date-header"]
         case .floatMoney: ["money"]
         // The first time a cursor is sent the page before it comes again: entries are delivered twice, and the

@@ -1,18 +1,21 @@
 import BackendTestSupport
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 import NIOHTTP1
 import RepairAPIConformance
 import RepairAPIDev
 import RepairSyncModels
 import Testing
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// The checks against repair-api-dev, which implements docs/api.md: everything a client can provoke passes.
 @Suite("Conformance of repair-api-dev")
 struct DevBackendConformanceTests {
-    @Test("every check passes; only a 429, a 503 and a cursor expiring mid-read, which a client cannot provoke, are not exercised")
+    @Test(
+        "every check passes; only a 429, a 503 and a cursor expiring mid-read, which a client cannot provoke, are not exercised"
+    )
     func everyCheckPasses() async throws {
         try await RunningBackend.with(seed: ConformanceHarness.seed) { backend in
             try await ConformanceHarness.deleteSome(backend)
@@ -44,7 +47,9 @@ struct DevBackendConformanceTests {
             #expect(Set(report.writes.map(\.collection)) == [.clients, .orders, .devices, .tickets])
             let created = report.writes.filter { $0.what.hasPrefix("POST (create)") }
             #expect(created.count == 3, "\(report.writes)")
-            for write in created { #expect(announced.contains { $0.contains("\(write.collection.name) \(write.id): POST (create)") }) }
+            for write in created {
+                #expect(announced.contains { $0.contains("\(write.collection.name) \(write.id): POST (create)") })
+            }
             let counters = try await ConformanceHarness.counters(backend)
             #expect(counters["patches_applied"] as? Int == 6)
             // Three PATCH or message replays, and the three creates replayed with their keys.
@@ -79,7 +84,10 @@ struct DevBackendConformanceTests {
             #expect(report.failed.isEmpty, "\(report.text)")
             // The records it changes (the creates make new ones every run).
             func targets(_ report: ConformanceReport) -> Set<String> {
-                Set(report.writes.filter { !$0.what.hasPrefix("POST (create)") }.map { "\($0.collection.name) \($0.id)" })
+                Set(
+                    report.writes.filter { !$0.what.hasPrefix("POST (create)") }.map {
+                        "\($0.collection.name) \($0.id)"
+                    })
             }
             #expect(report.writes.filter { $0.what.hasPrefix("POST (create)") }.count == 3, "\(report.writes)")
             #expect(after["records_created"] as? [String: Int] == [:])
@@ -111,8 +119,10 @@ struct DevBackendConformanceTests {
             let (report, _) = await ConformanceHarness.run(backend, only: ["2.1"])
             #expect(
                 ConformanceHarness.ids(report.results)
-                    == ["auth-missing", "auth-invalid", "date-header", "content-type", "compression",
-                        "compression-unrequested", "compression-vary"])
+                    == [
+                        "auth-missing", "auth-invalid", "date-header", "content-type", "compression",
+                        "compression-unrequested", "compression-vary",
+                    ])
             #expect(report.failed.isEmpty, "\(report.text)")
             // The compression probe's page, gzipped for the daemon's Accept-Encoding: every 2.1 check is exercised.
             #expect(report.count(.passed) == report.results.count, "\(report.text)")
@@ -160,4 +170,3 @@ final class ReservedPort {
 
     deinit { close(descriptor) }
 }
-

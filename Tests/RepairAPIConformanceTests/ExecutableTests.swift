@@ -1,7 +1,7 @@
 import BackendTestSupport
 import Foundation
-import RepairAPIConformance
 import NIOHTTP1
+import RepairAPIConformance
 import RepairAPIDev
 import RepairSyncProcesses
 import RepairSyncTestSupport
@@ -41,7 +41,9 @@ struct ExecutableTests {
         return path
     }
 
-    @Test("over HTTPS with a private CA: refused (named) without --ca-file, every check passes with it; a bad --ca-file is a usage error")
+    @Test(
+        "over HTTPS with a private CA: refused (named) without --ca-file, every check passes with it; a bad --ca-file is a usage error"
+    )
     func privateCA() async throws {
         try await RunningBackend.with(seed: ConformanceHarness.seed, scheme: .https) { backend in
             let directory = try TemporaryDirectory(prefix: "conformance-tls")
@@ -68,15 +70,20 @@ struct ExecutableTests {
         try await RunningBackend.with(seed: ConformanceHarness.seed) { backend in
             try await ConformanceHarness.quickHeartbeat(backend)
             let directory = try TemporaryDirectory(prefix: "conformance-token")
-            let run = try await Self.run([backend.baseURL, "--token-file", try Self.tokenFile(directory), "--json",
-                "--page-limit", "40", "--creates"])
+            let run = try await Self.run([
+                backend.baseURL, "--token-file", try Self.tokenFile(directory), "--json",
+                "--page-limit", "40", "--creates",
+            ])
             #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
             let document = try run.json()
             #expect(document["conforms"] as? Bool == true)
             let checks = try #require(document["checks"] as? [[String: Any]])
             #expect(checks.count == ConformanceCatalog.checkIDs.count)
             #expect(checks.allSatisfy { ["passed", "not_exercised"].contains($0["outcome"] as? String) })
-            #expect(checks.allSatisfy { ($0["section"] as? String)?.isEmpty == false && ($0["reason"] as? String)?.isEmpty == false })
+            #expect(
+                checks.allSatisfy {
+                    ($0["section"] as? String)?.isEmpty == false && ($0["reason"] as? String)?.isEmpty == false
+                })
             // The announcement of the writes goes to standard error, so standard output stays one JSON document.
             #expect(run.stderr.contains("  orders ord_"), "\(run.stderr)")
             #expect(!run.stdout.contains(RunningBackend.token) && !run.stderr.contains(RunningBackend.token))
@@ -88,10 +95,14 @@ struct ExecutableTests {
         try await RunningBackend.with(seed: ConformanceHarness.seed) { backend in
             try await ConformanceHarness.setDefects(backend, [.dropDateHeader])
             let directory = try TemporaryDirectory(prefix: "conformance-token")
-            let run = try await Self.run([backend.baseURL, "--token-file", try Self.tokenFile(directory), "--only", "2.1"])
+            let run = try await Self.run([
+                backend.baseURL, "--token-file", try Self.tokenFile(directory), "--only", "2.1",
+            ])
             #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
             let lines = run.stdout.split(separator: "\n")
-            #expect(lines.contains { $0.hasPrefix("FAIL  2.1  date-header") && $0.contains("without a Date header") }, "\(run.stdout)")
+            #expect(
+                lines.contains { $0.hasPrefix("FAIL  2.1  date-header") && $0.contains("without a Date header") },
+                "\(run.stdout)")
             #expect(lines.contains { $0.hasPrefix("PASS  2.1  auth-missing") }, "\(run.stdout)")
             #expect(lines.contains { $0.hasPrefix("PASS  2.1  compression-unrequested") }, "\(run.stdout)")
             // The compression probe's page came gzipped for the daemon's Accept-Encoding, so the informational
@@ -105,8 +116,10 @@ struct ExecutableTests {
         try await RunningBackend.with(seed: ConformanceHarness.seed) { backend in
             let directory = try TemporaryDirectory(prefix: "conformance-token")
             try await ConformanceHarness.quickHeartbeat(backend)
-            let run = try await Self.run([backend.baseURL, "--token-file", try Self.tokenFile(directory), "--dry-run",
-                "--order", "ord_5"])
+            let run = try await Self.run([
+                backend.baseURL, "--token-file", try Self.tokenFile(directory), "--dry-run",
+                "--order", "ord_5",
+            ])
             #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
             #expect(run.stdout.contains("orders ord_5: PATCH notes"), "\(run.stdout)")
             #expect(run.stdout.contains("not written (--dry-run)"), "\(run.stdout)")

@@ -19,7 +19,10 @@ struct MoneyTextTests {
 
     @Test(
         "digits a binary double leaves behind are refused",
-        arguments: ["149.99000000000001", "99.989999999999995", "0.30000000000000004", "1234.5599999999999", "-0.10000000000000001"])
+        arguments: [
+            "149.99000000000001", "99.989999999999995", "0.30000000000000004", "1234.5599999999999",
+            "-0.10000000000000001",
+        ])
     func binaryFloats(_ text: String) {
         #expect(MoneyText.problem(.number(text))?.contains("binary floating point") == true)
         #expect(MoneyText.problem(.string(text))?.contains("binary floating point") == true)
@@ -27,8 +30,10 @@ struct MoneyTextTests {
 
     @Test(
         "what is not plain decimal text is refused",
-        arguments: [JSONValue.string("1e2"), .number("1.5e2"), .string("12,50"), .string(" 1"), .string("+1"), .string(""),
-            .bool(true), .null, .string("1.")])
+        arguments: [
+            JSONValue.string("1e2"), .number("1.5e2"), .string("12,50"), .string(" 1"), .string("+1"), .string(""),
+            .bool(true), .null, .string("1."),
+        ])
     func notDecimal(_ value: JSONValue) {
         #expect(MoneyText.problem(value) != nil)
     }

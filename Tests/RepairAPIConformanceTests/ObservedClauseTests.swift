@@ -24,7 +24,8 @@ struct ObservedClauseTests {
             try await ConformanceHarness.quickHeartbeat(backend)
             let transport = ExpiringCursors(backend: backend, afterCursorRequests: 4)
             let report = await ConformanceRun(
-                options: .init(baseURL: backend.baseURL, token: RunningBackend.token, pageLimit: ConformanceHarness.pageLimit),
+                options: .init(
+                    baseURL: backend.baseURL, token: RunningBackend.token, pageLimit: ConformanceHarness.pageLimit),
                 transport: transport
             ).run()
             #expect(transport.expired, "the cursors were never expired")
@@ -44,7 +45,8 @@ struct ObservedClauseTests {
             // tool waits, and both checks would fail.
             let plan = try await backend.send(
                 .PUT, "/admin/faults",
-                json: #"{"rate":0,"kinds":{},"retry_after":1,"retry_after_date":true,"clock_skew_ms":120000}"#, token: nil)
+                json: #"{"rate":0,"kinds":{},"retry_after":1,"retry_after_date":true,"clock_skew_ms":120000}"#,
+                token: nil)
             try #require(plan.status == 200, "\(plan.text)")
             for (kind, path) in [("429", "/api/v1/clients/changes"), ("503_retry_after", "/api/v1/orders/changes")] {
                 let queued = try await backend.send(
@@ -80,7 +82,8 @@ final class ExpiringCursors: APITransport {
     var expired: Bool { done.withLock { $0 } }
 
     func send(_ request: TransportRequest, timeout: Duration) async throws(TransportFailure) -> TransportResponse {
-        let due = request.path.contains("/changes?") && request.path.contains("cursor=")
+        let due =
+            request.path.contains("/changes?") && request.path.contains("cursor=")
             && remaining.withLock { remaining in
                 remaining -= 1
                 return remaining == 0

@@ -22,9 +22,11 @@ struct VariantConformanceTests {
             // reported as not exercised, never failed.
             #expect(
                 notExercised
-                    == ["feed-expired", "rate-limit", "unavailable", "compression", "compression-vary", "events-open",
+                    == [
+                        "feed-expired", "rate-limit", "unavailable", "compression", "compression-vary", "events-open",
                         "events-heartbeat",
-                        "events-change", "events-reset", "events-auth"], "\(report.text)")
+                        "events-change", "events-reset", "events-auth",
+                    ], "\(report.text)")
             #expect(report.count(.skipped) == 0, "\(report.text)")
             // Its pages are at most 7 entries, so each feed took several pages even at limit 25.
             let paging = report.results.first { $0.id.description == "feed-paging:devices" }

@@ -57,7 +57,8 @@ struct AuthAndFaultTests {
     @Test("a cut connection is an error for the client, and truncated JSON does not decode")
     func damagedResponses() async throws {
         try await RunningBackend.with(seed: SeedOptions(orders: 50)) { backend in
-            _ = try await backend.send(.POST, "/admin/faults/next", json: #"{"kind":"cut","path_prefix":"/api/v1/orders"}"#)
+            _ = try await backend.send(
+                .POST, "/admin/faults/next", json: #"{"kind":"cut","path_prefix":"/api/v1/orders"}"#)
             await #expect(throws: (any Error).self) {
                 let response = try await backend.get("/api/v1/orders/changes")
                 // Some clients report the short body instead of an error: it must then not be valid JSON.
@@ -67,19 +68,24 @@ struct AuthAndFaultTests {
                 .POST, "/admin/faults/next", json: #"{"kind":"truncated","path_prefix":"/api/v1/orders"}"#)
             let truncated = try await backend.get("/api/v1/orders/changes")
             #expect(truncated.status == 200)
-            #expect(throws: (any Error).self) { try JSONDecoder().decode(ChangesPage<Order>.self, from: truncated.body) }
+            #expect(throws: (any Error).self) {
+                try JSONDecoder().decode(ChangesPage<Order>.self, from: truncated.body)
+            }
             // Faults are one-shot: the next request is whole.
             let whole = try await backend.get("/api/v1/orders/changes")
             #expect(try JSONDecoder().decode(ChangesPage<Order>.self, from: whole.body).data.count == 50)
         }
     }
 
-    @Test("an injected 422 on a write is remembered under its key: the same key replays the refusal, a new key is processed; the write log shows each request as it came and went")
+    @Test(
+        "an injected 422 on a write is remembered under its key: the same key replays the refusal, a new key is processed; the write log shows each request as it came and went"
+    )
     func injectedRefusalIsRememberedAndLogged() async throws {
         try await RunningBackend.with(seed: SeedOptions(orders: 2)) { backend in
             let path = "/api/v1/orders/ord_1"
             let queued = try await backend.send(
-                .POST, "/admin/faults/next", json: #"{"kind":"422","method":"PATCH","path_prefix":"/api/v1/orders/ord_1"}"#)
+                .POST, "/admin/faults/next",
+                json: #"{"kind":"422","method":"PATCH","path_prefix":"/api/v1/orders/ord_1"}"#)
             #expect(queued.status == 200)
             let body = #"{"notes":"refused"}"#
             let refused = try await backend.send(

@@ -15,14 +15,16 @@ struct CompressionTests {
     static let raw = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: .init())
 
     static func fetch(
-        _ backend: RunningBackend, _ path: String, token: String? = RunningBackend.token, headers: [(String, String)] = []
+        _ backend: RunningBackend, _ path: String, token: String? = RunningBackend.token,
+        headers: [(String, String)] = []
     ) async throws -> APIResponse {
         var request = HTTPClientRequest(url: backend.baseURL + path)
         if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
         for (name, value) in headers { request.headers.add(name: name, value: value) }
         let response = try await raw.execute(request, timeout: .seconds(30))
         let body = try await response.body.collect(upTo: 64 << 20)
-        return APIResponse(status: Int(response.status.code), headers: response.headers, body: Data(body.readableBytesView))
+        return APIResponse(
+            status: Int(response.status.code), headers: response.headers, body: Data(body.readableBytesView))
     }
 
     static func inflate(_ body: Data) throws -> Data {
@@ -67,12 +69,14 @@ struct CompressionTests {
                 #expect(response.headers.first(name: "Content-Encoding") == "gzip", "\(header)")
             }
             // Health is a few dozen bytes: below the threshold.
-            let health = try await Self.fetch(backend, "/api/v1/health", token: nil, headers: [("Accept-Encoding", "gzip")])
+            let health = try await Self.fetch(
+                backend, "/api/v1/health", token: nil, headers: [("Accept-Encoding", "gzip")])
             #expect(health.headers.first(name: "Content-Encoding") == nil)
             #expect(try health.object()["status"] as? String == "ok")
         }
         try await RunningBackend.with(seed: SeedOptions(orders: 50), compression: false) { backend in
-            let response = try await Self.fetch(backend, "/api/v1/orders/changes", headers: [("Accept-Encoding", "gzip")])
+            let response = try await Self.fetch(
+                backend, "/api/v1/orders/changes", headers: [("Accept-Encoding", "gzip")])
             #expect(response.headers.first(name: "Content-Encoding") == nil)
             #expect(try response.object()["data"] != nil)
         }
@@ -106,7 +110,8 @@ struct CompressionTests {
         try await RunningBackend.with(seed: SeedOptions(orders: 5)) { backend in
             _ = try await backend.send(
                 .POST, "/admin/faults/next", json: #"{"kind":"corrupt_gzip","path_prefix":"/api/v1/orders/changes"}"#)
-            let response = try await Self.fetch(backend, "/api/v1/orders/changes", headers: [("Accept-Encoding", "gzip")])
+            let response = try await Self.fetch(
+                backend, "/api/v1/orders/changes", headers: [("Accept-Encoding", "gzip")])
             #expect(response.status == 200)
             #expect(response.headers.first(name: "Content-Encoding") == "gzip")
             #expect(throws: (any Error).self) { try Self.inflate(response.body) }

@@ -15,17 +15,23 @@ struct CreateTests {
     static func post(_ backend: RunningBackend, _ collection: String, _ json: String, key: String? = nil) async throws
         -> APIResponse
     {
-        try await backend.send(.POST, "/api/v1/\(collection)", json: json, headers: key.map { [("Idempotency-Key", $0)] } ?? [])
+        try await backend.send(
+            .POST, "/api/v1/\(collection)", json: json, headers: key.map { [("Idempotency-Key", $0)] } ?? [])
     }
 
-    @Test("a client, an order and a device are created with their ids; the server sets the number, names, counts and totals")
+    @Test(
+        "a client, an order and a device are created with their ids; the server sets the number, names, counts and totals"
+    )
     func createsBooking() async throws {
         try await RunningBackend.with(seed: SeedOptions(orders: 5)) { backend in
-            let highest = try await (1...5).asyncMap { n in
-                try JSONDecoder().decode(Order.self, from: try await backend.get("/api/v1/orders/ord_\(n)").body).orderNumber ?? 0
-            }.max() ?? 0
+            let highest =
+                try await (1...5).asyncMap { n in
+                    try JSONDecoder().decode(Order.self, from: try await backend.get("/api/v1/orders/ord_\(n)").body)
+                        .orderNumber ?? 0
+                }.max() ?? 0
             let client = try await Self.post(
-                backend, "clients", #"{"id":"\#(Self.client)","email":"ada@example.com","first_name":"Ada","last_name":"Lovelace"}"#)
+                backend, "clients",
+                #"{"id":"\#(Self.client)","email":"ada@example.com","first_name":"Ada","last_name":"Lovelace"}"#)
             #expect(client.status == 201, "\(client.text)")
             #expect(client.headers.first(name: "ETag") == "\"1\"")
             let created = try JSONDecoder().decode(Client.self, from: client.body)
@@ -33,33 +39,40 @@ struct CreateTests {
 
             let order = try await Self.post(
                 backend, "orders",
-                #"{"id":"\#(Self.order)","client_id":"\#(Self.client)","deposit":"20.00","notes":"quote first","location_id":"loc_2"}"#)
+                #"{"id":"\#(Self.order)","client_id":"\#(Self.client)","deposit":"20.00","notes":"quote first","location_id":"loc_2"}"#
+            )
             #expect(order.status == 201, "\(order.text)")
             let newOrder = try JSONDecoder().decode(Order.self, from: order.body)
             #expect(newOrder.orderNumber == highest + 1)
             #expect(newOrder.clientName == "Ada Lovelace" && newOrder.clientEmail == "ada@example.com")
             #expect(newOrder.locationName == "Station Road" && newOrder.deposit == Money(exactly: "20"))
             #expect(newOrder.status == .bookedIn && newOrder.deviceCount == 0 && newOrder.total == nil)
-            let clientAfter = try JSONDecoder().decode(Client.self, from: try await backend.get("/api/v1/clients/\(Self.client)").body)
+            let clientAfter = try JSONDecoder().decode(
+                Client.self, from: try await backend.get("/api/v1/clients/\(Self.client)").body)
             #expect(clientAfter.orderCount == 1 && clientAfter.version == 2, "the order's create wrote its client")
 
             let device = try await Self.post(
-                backend, "devices", #"{"id":"\#(Self.device)","order_id":"\#(Self.order)","type":"phone","price":89.5}"#)
+                backend, "devices", #"{"id":"\#(Self.device)","order_id":"\#(Self.order)","type":"phone","price":89.5}"#
+            )
             #expect(device.status == 201, "\(device.text)")
             #expect(try JSONDecoder().decode(Device.self, from: device.body).price == Money(exactly: "89.5"))
-            let orderAfter = try JSONDecoder().decode(Order.self, from: try await backend.get("/api/v1/orders/\(Self.order)").body)
+            let orderAfter = try JSONDecoder().decode(
+                Order.self, from: try await backend.get("/api/v1/orders/\(Self.order)").body)
             #expect(orderAfter.deviceCount == 1 && orderAfter.total == Money(exactly: "89.5"))
             #expect(orderAfter.balance == Money(exactly: "69.5") && orderAfter.version == 2)
 
             // The feeds carry the new records and their parents' new versions.
-            let orders = try await backend.get("/api/v1/orders/changes?limit=1000").object()["data"] as? [[String: Any]] ?? []
+            let orders =
+                try await backend.get("/api/v1/orders/changes?limit=1000").object()["data"] as? [[String: Any]] ?? []
             #expect((orders.last?["id"] as? String) == Self.order)
             let counters = try await backend.get("/admin/counters").object()
             #expect(counters["records_created"] as? [String: Int] == ["clients": 1, "orders": 1, "devices": 1])
         }
     }
 
-    @Test("the same id with the same body answers the record (200); with another body 409; an idempotent replay answers 201 again")
+    @Test(
+        "the same id with the same body answers the record (200); with another body 409; an idempotent replay answers 201 again"
+    )
     func repeatedIds() async throws {
         try await RunningBackend.with(seed: SeedOptions(orders: 3)) { backend in
             let body = #"{"id":"\#(Self.client)","email":"same@example.com"}"#
@@ -68,10 +81,14 @@ struct CreateTests {
             #expect(first.status == 201)
             let replay = try await Self.post(backend, "clients", body, key: key)
             #expect(replay.status == 201 && replay.headers.first(name: "Idempotent-Replayed") == "true")
-            let again = try await Self.post(backend, "clients", #"{ "email" : "same@example.com", "id":"\#(Self.client)" }"#)
+            let again = try await Self.post(
+                backend, "clients", #"{ "email" : "same@example.com", "id":"\#(Self.client)" }"#)
             #expect(again.status == 200)
-            #expect(try JSONDecoder().decode(Client.self, from: again.body) == JSONDecoder().decode(Client.self, from: first.body))
-            let other = try await Self.post(backend, "clients", #"{"id":"\#(Self.client)","email":"other@example.com"}"#)
+            #expect(
+                try JSONDecoder().decode(Client.self, from: again.body)
+                    == JSONDecoder().decode(Client.self, from: first.body))
+            let other = try await Self.post(
+                backend, "clients", #"{"id":"\#(Self.client)","email":"other@example.com"}"#)
             #expect(try other.status == 409 && (other.errorCode()) == "duplicate_id" && (other.errorField()) == "id")
             let seeded = try await Self.post(backend, "orders", #"{"id":"ord_1","client_id":"cli_1"}"#)
             #expect(try seeded.status == 422 && (seeded.errorField()) == "id", "a server id is not a UUID")
@@ -85,11 +102,15 @@ struct CreateTests {
     func parentsAndDeletedIds() async throws {
         try await RunningBackend.with(seed: SeedOptions(orders: 3)) { backend in
             let orphan = try await Self.post(backend, "orders", #"{"id":"\#(Self.order)","client_id":"cli_nope"}"#)
-            #expect(try orphan.status == 422 && (orphan.errorCode()) == "parent_not_found" && (orphan.errorField()) == "client_id")
-            let device = try await Self.post(backend, "devices", #"{"id":"\#(Self.device)","order_id":"\#(Self.order)","type":"phone"}"#)
+            #expect(
+                try orphan.status == 422 && (orphan.errorCode()) == "parent_not_found"
+                    && (orphan.errorField()) == "client_id")
+            let device = try await Self.post(
+                backend, "devices", #"{"id":"\#(Self.device)","order_id":"\#(Self.order)","type":"phone"}"#)
             #expect(try device.status == 422 && (device.errorField()) == "order_id")
 
-            #expect(try await Self.post(backend, "orders", #"{"id":"\#(Self.order)","client_id":"cli_1"}"#).status == 201)
+            #expect(
+                try await Self.post(backend, "orders", #"{"id":"\#(Self.order)","client_id":"cli_1"}"#).status == 201)
             #expect(try await backend.send(.DELETE, "/admin/records/orders/\(Self.order)").status == 200)
             let again = try await Self.post(backend, "orders", #"{"id":"\#(Self.order)","client_id":"cli_1"}"#)
             #expect(try again.status == 409 && (again.errorCode()) == "duplicate_id")
@@ -103,19 +124,41 @@ struct CreateTests {
                 ("clients", #"{"id":"\#(Self.client)"}"#, 422, "invalid_value", "email"),
                 ("clients", #"{"id":"\#(Self.client)","email":"no-at-sign"}"#, 422, "invalid_value", "email"),
                 ("clients", #"{"email":"a@example.com"}"#, 422, "invalid_value", "id"),
-                ("clients", #"{"id":"\#(Self.client)","email":"a@example.com","order_count":3}"#, 422, "invalid_field", "order_count"),
-                ("orders", #"{"id":"\#(Self.order)","client_id":"cli_1","order_number":5}"#, 422, "invalid_field", "order_number"),
-                ("orders", #"{"id":"\#(Self.order)","client_id":"cli_1","status":"teleported"}"#, 422, "invalid_value", "status"),
-                ("orders", #"{"id":"\#(Self.order)","client_id":"cli_1","deposit":"-5"}"#, 422, "invalid_value", "deposit"),
-                ("orders", #"{"id":"\#(Self.order)","client_id":"cli_1","location_id":"loc_99"}"#, 422, "invalid_value", "location_id"),
-                ("orders", #"{"id":"\#(Self.order)","client_id":"cli_1","colour":"red"}"#, 422, "invalid_field", "colour"),
+                (
+                    "clients", #"{"id":"\#(Self.client)","email":"a@example.com","order_count":3}"#, 422,
+                    "invalid_field", "order_count"
+                ),
+                (
+                    "orders", #"{"id":"\#(Self.order)","client_id":"cli_1","order_number":5}"#, 422, "invalid_field",
+                    "order_number"
+                ),
+                (
+                    "orders", #"{"id":"\#(Self.order)","client_id":"cli_1","status":"teleported"}"#, 422,
+                    "invalid_value", "status"
+                ),
+                (
+                    "orders", #"{"id":"\#(Self.order)","client_id":"cli_1","deposit":"-5"}"#, 422, "invalid_value",
+                    "deposit"
+                ),
+                (
+                    "orders", #"{"id":"\#(Self.order)","client_id":"cli_1","location_id":"loc_99"}"#, 422,
+                    "invalid_value", "location_id"
+                ),
+                (
+                    "orders", #"{"id":"\#(Self.order)","client_id":"cli_1","colour":"red"}"#, 422, "invalid_field",
+                    "colour"
+                ),
                 ("devices", #"{"id":"\#(Self.device)","order_id":"ord_1","type":" "}"#, 422, "invalid_value", "type"),
-                ("devices", #"{"id":"\#(Self.device)","order_id":"ord_1","type":"phone","price":"1e3"}"#, 422, "invalid_value", "price"),
+                (
+                    "devices", #"{"id":"\#(Self.device)","order_id":"ord_1","type":"phone","price":"1e3"}"#, 422,
+                    "invalid_value", "price"
+                ),
                 ("devices", #"{"id":"\#(Self.device)","order_id":"ord_1","type":7}"#, 422, "invalid_value", "type"),
             ]
             for (collection, body, status, code, field) in cases {
                 let reply = try await Self.post(backend, collection, body)
-                #expect(try reply.status == status && (reply.errorCode()) == code && (reply.errorField()) == field,
+                #expect(
+                    try reply.status == status && (reply.errorCode()) == code && (reply.errorField()) == field,
                     "\(collection) \(body): \(reply.status) \(reply.text)")
             }
             #expect(try await Self.post(backend, "clients", "[1]").status == 400)

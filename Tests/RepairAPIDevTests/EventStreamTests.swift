@@ -3,9 +3,10 @@ import BackendTestSupport
 import Foundation
 import NIOCore
 import NIOHTTP1
-@testable import RepairAPIDev
 import RepairSyncModels
 import Testing
+
+@testable import RepairAPIDev
 
 /// `GET /api/v1/events` (docs/api.md section 4.8) as repair-api-dev serves it: the wire, authentication, resume
 /// and its limits, and the bounds that keep a slow reader from growing the server's memory.
@@ -13,7 +14,8 @@ import Testing
 struct EventStreamTests {
     /// The first `count` non-heartbeat blocks of the stream (each `event:`/`id:`/`data:` lines), read as they come.
     static func read(
-        _ backend: RunningBackend, lastEventID: String? = nil, count: Int, after action: @Sendable () async throws -> Void = {}
+        _ backend: RunningBackend, lastEventID: String? = nil, count: Int,
+        after action: @Sendable () async throws -> Void = {}
     ) async throws -> (status: Int, contentType: String?, blocks: [String]) {
         var request = HTTPClientRequest(url: backend.baseURL + "/api/v1/events")
         request.headers.add(name: "Authorization", value: "Bearer \(RunningBackend.token)")
@@ -119,7 +121,9 @@ struct EventStreamTests {
         #expect(hub.snapshot.held == 10)
     }
 
-    @Test("a wait that news ended leaves nothing behind: the next wait sleeps (a stream used to spin after its first change)")
+    @Test(
+        "a wait that news ended leaves nothing behind: the next wait sleeps (a stream used to spin after its first change)"
+    )
     func quietAfterNews() async {
         let hub = ChangeEventHub(ringCapacity: 10, queueCapacity: 5, maxStreams: 2)
         let (subscription, _) = hub.subscribe(lastEventID: nil)!

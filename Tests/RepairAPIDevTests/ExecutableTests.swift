@@ -46,9 +46,10 @@ struct ExecutableTests {
         try #require(FileManager.default.isExecutableFile(atPath: path), "build repair-api-dev first: \(path)")
         let (status, text) = try await ChildProcess.run([path, "--help"])
         #expect(status == 0)
-        for flag in ["--host", "--port", "--db", "--token", "--token-file", "--seed", "--orders", "--seed-value",
-            "--admin", "--quiet", "--defect"]
-        {
+        for flag in [
+            "--host", "--port", "--db", "--token", "--token-file", "--seed", "--orders", "--seed-value",
+            "--admin", "--quiet", "--defect",
+        ] {
             #expect(text.contains(flag), "\(flag) missing from --help")
         }
     }

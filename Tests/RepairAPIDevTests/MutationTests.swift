@@ -83,8 +83,9 @@ struct MutationTests {
             let key = UUID().uuidString
             var responses: [APIResponse] = []
             for _ in 0..<3 {
-                responses.append(try await backend.send(
-                    .POST, "/api/v1/tickets/tkt_1/messages", json: body, headers: [("Idempotency-Key", key)]))
+                responses.append(
+                    try await backend.send(
+                        .POST, "/api/v1/tickets/tkt_1/messages", json: body, headers: [("Idempotency-Key", key)]))
             }
             #expect(responses.map(\.status) == [201, 201, 201])
             #expect(Set(responses.map(\.body)).count == 1)

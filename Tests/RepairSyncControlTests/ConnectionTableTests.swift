@@ -1,8 +1,9 @@
 import NIOCore
 import NIOEmbedded
-@testable import RepairSyncControlServer
 import Synchronization
 import Testing
+
+@testable import RepairSyncControlServer
 
 /// Which connection makes room at a limit (`ConnectionTable`): never one whose request has arrived and waits for its
 /// task — under a flood of new connections the task may not have got to it yet.
@@ -10,7 +11,9 @@ import Testing
 struct ConnectionTableTests {
     let limits = ControlServer.Limits(maxConnections: 100, maxConnectionsPerUID: 1)
 
-    @Test("a connection whose request arrived and is not served yet is not closed to make room; once answered and idle, it is")
+    @Test(
+        "a connection whose request arrived and is not served yet is not closed to make room; once answered and idle, it is"
+    )
     func waitingRequestIsNotIdle() throws {
         let table = ConnectionTable()
         let waiting = WaitingRequests()

@@ -1,9 +1,9 @@
 import Foundation
 import NIOCore
 import NIOPosix
-import RepairSyncProtocol
 import RepairSyncControlClient
 import RepairSyncControlServer
+import RepairSyncProtocol
 import RepairSyncTestSupport
 import Testing
 
@@ -23,10 +23,12 @@ struct ControlServerTests {
         case "whoami": return .number(Int(context.peer.uid))
         case "count":
             let to = try CountParams.decode(from: params).to ?? 3
-            try context.subscribe(method: "tick", to: AsyncStream { continuation in
-                for n in 1...to { continuation.yield(.object(["n": .number(n)])) }
-                continuation.finish()
-            })
+            try context.subscribe(
+                method: "tick",
+                to: AsyncStream { continuation in
+                    for n in 1...to { continuation.yield(.object(["n": .number(n)])) }
+                    continuation.finish()
+                })
             return .bool(true)
         default: throw JSONRPCError.methodNotFound(method)
         }
@@ -50,7 +52,7 @@ struct ControlServerTests {
             await iterator.next()
             let result = try await body(path, directory)
             group.cancelAll()
-            while let _ = try await group.next() {}
+            while (try await group.next()) != nil {}
             return result
         }
     }
@@ -58,8 +60,12 @@ struct ControlServerTests {
     @Test("a request line gets its reply line; the socket is 0660 in a 0750 directory; the peer is the kernel's uid")
     func roundTrip() async throws {
         try await Self.withServer { path, _ in
-            let replies = try await LineClient.exchange(path, [#"{"jsonrpc":"2.0","method":"ping","id":1}"#, #"{"jsonrpc":"2.0","method":"whoami","id":2}"#])
-            #expect(replies == [#"{"jsonrpc":"2.0","result":"pong","id":1}"#, #"{"jsonrpc":"2.0","result":\#(getuid()),"id":2}"#])
+            let replies = try await LineClient.exchange(
+                path, [#"{"jsonrpc":"2.0","method":"ping","id":1}"#, #"{"jsonrpc":"2.0","method":"whoami","id":2}"#])
+            #expect(
+                replies == [
+                    #"{"jsonrpc":"2.0","result":"pong","id":1}"#, #"{"jsonrpc":"2.0","result":\#(getuid()),"id":2}"#,
+                ])
             var info = stat()
             #expect(stat(path, &info) == 0)
             #expect(info.st_mode & 0o777 == 0o660)
@@ -71,7 +77,8 @@ struct ControlServerTests {
     @Test("a malformed line gets a JSON-RPC error and the connection keeps working")
     func malformedThenValid() async throws {
         try await Self.withServer { path, _ in
-            let replies = try await LineClient.exchange(path, ["{not json", #"{"jsonrpc":"2.0","method":"ping","id":"a"}"#])
+            let replies = try await LineClient.exchange(
+                path, ["{not json", #"{"jsonrpc":"2.0","method":"ping","id":"a"}"#])
             #expect(replies.count == 2)
             #expect(replies[0].contains("-32700"))
             #expect(replies[1] == #"{"jsonrpc":"2.0","result":"pong","id":"a"}"#)
@@ -96,9 +103,12 @@ struct ControlServerTests {
             try await withThrowingTaskGroup(of: Bool.self) { group in
                 for client in 0..<100 {
                     group.addTask {
-                        let lines = (0..<5).map { #"{"jsonrpc":"2.0","method":"echo","params":{"text":"c\#(client)-\#($0)"},"id":\#($0)}"# }
+                        let lines = (0..<5).map {
+                            #"{"jsonrpc":"2.0","method":"echo","params":{"text":"c\#(client)-\#($0)"},"id":\#($0)}"#
+                        }
                         let replies = try await LineClient.exchange(path, lines)
-                        return replies == (0..<5).map { #"{"jsonrpc":"2.0","result":"c\#(client)-\#($0)","id":\#($0)}"# }
+                        return replies
+                            == (0..<5).map { #"{"jsonrpc":"2.0","result":"c\#(client)-\#($0)","id":\#($0)}"# }
                     }
                 }
                 var correct = 0
@@ -108,7 +118,9 @@ struct ControlServerTests {
         }
     }
 
-    @Test("at the per-uid limit the longest-idle connection makes room: the newcomer is answered, the others keep working")
+    @Test(
+        "at the per-uid limit the longest-idle connection makes room: the newcomer is answered, the others keep working"
+    )
     func connectionLimitEvictsIdle() async throws {
         try await Self.withServer(limits: .init(maxConnections: 100, maxConnectionsPerUID: 2)) { path, _ in
             let ping = #"{"jsonrpc":"2.0","method":"ping","id":1}"#
@@ -152,7 +164,8 @@ struct ControlServerTests {
     func subscription() async throws {
         try await Self.withServer { path, _ in
             let lines = try await LineClient.session(path) { session in
-                var lines = try await session.exchange([#"{"jsonrpc":"2.0","method":"count","params":{"to":3},"id":1}"#])
+                var lines = try await session.exchange([#"{"jsonrpc":"2.0","method":"count","params":{"to":3},"id":1}"#]
+                )
                 for _ in 0..<3 { lines += try await session.readLines(1) }
                 lines += try await session.exchange([#"{"jsonrpc":"2.0","method":"count","id":2}"#])
                 return lines
@@ -234,7 +247,10 @@ final class LineSession {
     private let outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>
     private var pending = Data()
 
-    init(iterator: NIOAsyncChannelInboundStream<ByteBuffer>.AsyncIterator, outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>) {
+    init(
+        iterator: NIOAsyncChannelInboundStream<ByteBuffer>.AsyncIterator,
+        outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>
+    ) {
         self.iterator = iterator
         self.outbound = outbound
     }

@@ -1,6 +1,6 @@
-import RepairSyncProtocol
 import RepairSyncControlClient
 import RepairSyncControlServer
+import RepairSyncProtocol
 import Testing
 
 /// JSON-RPC 2.0 as the specification's own examples (section 7) describe it, plus this socket's limits.
@@ -13,7 +13,9 @@ struct JSONRPCDispatcherTests {
             let named = try SubtractParams.decode(from: params)
             return .number(named.minuend - named.subtrahend)
         case "sum":
-            guard case .array(let values)? = params else { throw JSONRPCError.invalidParams("params", "must be an array") }
+            guard case .array(let values)? = params else {
+                throw JSONRPCError.invalidParams("params", "must be an array")
+            }
             return .number(values.compactMap(\.intValue).reduce(0, +))
         case "notify_hello", "update": return .null
         case "get_data": return .array([.string("hello"), .number(5)])
@@ -32,7 +34,8 @@ struct JSONRPCDispatcherTests {
 
     @Test("a call with named params gets its result and its id back")
     func namedParams() async {
-        let reply = await reply(#"{"jsonrpc":"2.0","method":"subtract","params":{"subtrahend":23,"minuend":42},"id":3}"#)
+        let reply = await reply(
+            #"{"jsonrpc":"2.0","method":"subtract","params":{"subtrahend":23,"minuend":42},"id":3}"#)
         #expect(reply?["result"] == .number(19))
         #expect(reply?["id"] == .number(3))
         #expect(reply?["jsonrpc"] == .string("2.0"))
@@ -53,10 +56,12 @@ struct JSONRPCDispatcherTests {
         #expect(errorCode(await reply(#"{"jsonrpc":"2.0","method":"sum","params":3,"id":1}"#)) == -32600)
         #expect(errorCode(await reply(#"{"jsonrpc":"2.0","method":"sum","id":{"a":1}}"#)) == -32600)
         #expect(errorCode(await reply(#"{"jsonrpc":"2.0","method":"foobar","id":"1"}"#)) == -32601)
-        let invalid = await reply(#"{"jsonrpc":"2.0","method":"subtract","params":{"minuend":"x","subtrahend":1},"id":2}"#)
+        let invalid = await reply(
+            #"{"jsonrpc":"2.0","method":"subtract","params":{"minuend":"x","subtrahend":1},"id":2}"#)
         #expect(errorCode(invalid) == -32602)
         #expect(invalid?["error"]?["data"]?["param"] == .string("minuend"))
-        let unknown = await reply(#"{"jsonrpc":"2.0","method":"subtract","params":{"minuend":1,"subtrahend":1,"extra":0},"id":2}"#)
+        let unknown = await reply(
+            #"{"jsonrpc":"2.0","method":"subtract","params":{"minuend":1,"subtrahend":1,"extra":0},"id":2}"#)
         #expect(unknown?["error"]?["data"]?["param"] == .string("extra"))
         let failing = await reply(#"{"jsonrpc":"2.0","method":"explode","id":9}"#)
         #expect(errorCode(failing) == -32603)
@@ -71,7 +76,10 @@ struct JSONRPCDispatcherTests {
              {"jsonrpc":"2.0","method":"subtract","params":{"minuend":42,"subtrahend":23},"id":"2"},{"foo":"boo"},
              {"jsonrpc":"2.0","method":"foo.get","params":{"name":"myself"},"id":"5"},{"jsonrpc":"2.0","method":"get_data","id":"9"}]
             """#)
-        guard case .array(let replies)? = mixed else { Issue.record("not an array: \(String(describing: mixed))"); return }
+        guard case .array(let replies)? = mixed else {
+            Issue.record("not an array: \(String(describing: mixed))")
+            return
+        }
         #expect(replies.count == 5)
         #expect(replies[0]["result"] == .number(7))
         #expect(replies[1]["result"] == .number(19))
@@ -80,11 +88,15 @@ struct JSONRPCDispatcherTests {
         #expect(replies[4]["result"] == .array([.string("hello"), .number(5)]))
 
         #expect(errorCode(await reply("[]")) == -32600)
-        guard case .array(let junk)? = await reply("[1,2,3]") else { Issue.record("junk batch"); return }
+        guard case .array(let junk)? = await reply("[1,2,3]") else {
+            Issue.record("junk batch")
+            return
+        }
         #expect(junk.count == 3)
         #expect(junk.allSatisfy { errorCode($0) == -32600 })
         #expect(await reply(#"[{"jsonrpc":"2.0","method":"notify_hello"},{"jsonrpc":"2.0","method":"update"}]"#) == nil)
-        let tooMany = "[" + Array(repeating: #"{"jsonrpc":"2.0","method":"update"}"#, count: 101).joined(separator: ",") + "]"
+        let tooMany =
+            "[" + Array(repeating: #"{"jsonrpc":"2.0","method":"update"}"#, count: 101).joined(separator: ",") + "]"
         #expect(errorCode(await reply(tooMany)) == -32600)
     }
 
@@ -117,7 +129,10 @@ struct JSONRPCDispatcherTests {
     @Test("hostile lines get an error reply with id null: deep nesting, huge numbers, duplicate keys, bad UTF-8")
     func hostile() async {
         #expect(errorCode(await reply(String(repeating: "[", count: 100_000))) == -32600)
-        #expect(errorCode(await reply(#"{"jsonrpc":"2.0","method":"sum","id":"# + String(repeating: "9", count: 5000) + "}")) == -32600)
+        #expect(
+            errorCode(
+                await reply(#"{"jsonrpc":"2.0","method":"sum","id":"# + String(repeating: "9", count: 5000) + "}"))
+                == -32600)
         #expect(errorCode(await reply(#"{"jsonrpc":"2.0","method":"sum","id":1,"id":2}"#)) == -32600)
         let badUTF8 = await dispatcher.reply(to: [0x7B, 0x22, 0xFF, 0x22, 0x3A, 0x31, 0x7D], context: ())
         #expect(badUTF8.flatMap { try? JSONParser().parse($0) }.map(errorCode) == -32700)

@@ -1,5 +1,6 @@
-@testable import RepairSyncDaemon
 import Testing
+
+@testable import RepairSyncDaemon
 
 @Suite("Audit allowance")
 struct AuditAllowanceTests {
@@ -55,7 +56,9 @@ struct AuditAllowanceTests {
         let (decision, ended) = allowance.admit(tool, method: "queueChange", subject: "c", at: at(1500))
         #expect(decision == .log)
         #expect(
-            ended == [.init(caller: tool, calls: 1, methods: [.init(name: "queueChange", calls: 1)], first: "b", last: "b")])
+            ended == [
+                .init(caller: tool, calls: 1, methods: [.init(name: "queueChange", calls: 1)], first: "b", last: "b")
+            ])
         #expect(allowance.nextSummaryDue == nil, "the new window has counted nothing")
     }
 

@@ -81,34 +81,42 @@ struct ConfigurationTests {
         #expect(classes["orders.status"] == .critical && classes["ticket_messages.public"] == .critical)
         #expect(classes["devices.diagnosis"] == .high && classes["orders.notes"] == .normal)
         #expect(classes["ticket_messages.internal"] == .normal)
-        let files = try Files(Self.minimal + "\npriority:\n  orders:\n    notes: critical\n  devices:\n    status: normal\n")
+        let files = try Files(
+            Self.minimal + "\npriority:\n  orders:\n    notes: critical\n  devices:\n    status: normal\n")
         let configured = try await files.load()
         #expect(configured.unknownKeys.isEmpty, "\(configured.unknownKeys)")
         let set = Dictionary(
-            uniqueKeysWithValues: configured.engineConfiguration.pushPriorities.map { ("\($0.collection.name).\($0.subject)", $0.priority) })
-        #expect(set["orders.notes"] == .critical && set["devices.status"] == .normal && set["orders.status"] == .critical)
+            uniqueKeysWithValues: configured.engineConfiguration.pushPriorities.map {
+                ("\($0.collection.name).\($0.subject)", $0.priority)
+            })
+        #expect(
+            set["orders.notes"] == .critical && set["devices.status"] == .normal && set["orders.status"] == .critical)
         #expect(configured.rendered.contains("priority.orders.notes: critical"))
     }
 
-    @Test("each bad value stops the start with an error naming its key", arguments: [
-        ("sync:\n  interval: soon", "sync.interval"),
-        ("sync:\n  interval: 0s", "sync.interval"),
-        ("sync:\n  page_size: 5000", "sync.page_size"),
-        ("sync:\n  page_size: [1, 2]", "sync.page_size"),
-        ("retry:\n  max_attempts: -1", "retry.max_attempts"),
-        ("retry:\n  base: 10m\n  cap: 1m", "retry.cap"),
-        ("conflicts:\n  orders: coin-flip", "conflicts.orders"),
-        ("priority:\n  orders:\n    status: urgent", "priority.orders.status"),
-        ("probe:\n  mode: telepathy", "probe.mode"),
-        ("log:\n  level: loud", "log.level"),
-        ("metrics:\n  listen: 0.0.0.0:9464", "metrics.listen"),
-        ("retention:\n  days: -3", "retention.days"),
-        ("store:\n  path: relative/replica.sqlite", "store.path"),
-        ("api:\n  allow_insecure_http: maybe", "api.allow_insecure_http"),
-    ])
+    @Test(
+        "each bad value stops the start with an error naming its key",
+        arguments: [
+            ("sync:\n  interval: soon", "sync.interval"),
+            ("sync:\n  interval: 0s", "sync.interval"),
+            ("sync:\n  page_size: 5000", "sync.page_size"),
+            ("sync:\n  page_size: [1, 2]", "sync.page_size"),
+            ("retry:\n  max_attempts: -1", "retry.max_attempts"),
+            ("retry:\n  base: 10m\n  cap: 1m", "retry.cap"),
+            ("conflicts:\n  orders: coin-flip", "conflicts.orders"),
+            ("priority:\n  orders:\n    status: urgent", "priority.orders.status"),
+            ("probe:\n  mode: telepathy", "probe.mode"),
+            ("log:\n  level: loud", "log.level"),
+            ("metrics:\n  listen: 0.0.0.0:9464", "metrics.listen"),
+            ("retention:\n  days: -3", "retention.days"),
+            ("store:\n  path: relative/replica.sqlite", "store.path"),
+            ("api:\n  allow_insecure_http: maybe", "api.allow_insecure_http"),
+        ])
     func badValues(yaml: String, key: String) async throws {
-        let base = yaml.hasPrefix("api:")
-            ? yaml.replacingOccurrences(of: "api:\n", with: "api:\n  base_url: https://x.example\n  token_file: TOKEN_FILE\n")
+        let base =
+            yaml.hasPrefix("api:")
+            ? yaml.replacingOccurrences(
+                of: "api:\n", with: "api:\n  base_url: https://x.example\n  token_file: TOKEN_FILE\n")
             : Self.minimal + "\n" + yaml
         let files = try Files(base)
         do {
@@ -144,7 +152,9 @@ struct ConfigurationTests {
     @Test("a missing, empty or unreadable token file, and a file that is not YAML, are clear errors")
     func badFiles() async throws {
         let missing = try Files(Self.minimal, token: nil)
-        await #expect(throws: ConfigurationError(key: "api.token_file", "the token file \(missing.tokenPath) does not exist")) {
+        await #expect(
+            throws: ConfigurationError(key: "api.token_file", "the token file \(missing.tokenPath) does not exist")
+        ) {
             try await missing.load()
         }
         let empty = try Files(Self.minimal, token: "\n")
@@ -166,8 +176,10 @@ struct ConfigurationTests {
 
     @Test("the documented example configuration is valid, has no unknown key, and states the defaults")
     func exampleConfiguration() async throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let example = try String(contentsOf: root.appendingPathComponent("config/repairsyncd.example.yaml"), encoding: .utf8)
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let example = try String(
+            contentsOf: root.appendingPathComponent("config/repairsyncd.example.yaml"), encoding: .utf8)
         // The example leaves the token to the systemd credential, as the installed unit provides it.
         let files = try Files(example)
         try "credential-token".write(toFile: files.directory.path("api-token"), atomically: true, encoding: .utf8)
@@ -286,11 +298,14 @@ struct TransportConfigurationTests {
     func configured() async throws {
         let directory = try TemporaryDirectory(prefix: "tls-config")
         let ca = try ThrowawayCA(directory: directory.path("ca"))
-        let files = try Files(Self.yaml("ca_file: \(ca.certificatePath)\ntls_min_version: 1.3\nproxy: http://shop:pa55@proxy.lan:3128"))
+        let files = try Files(
+            Self.yaml("ca_file: \(ca.certificatePath)\ntls_min_version: 1.3\nproxy: http://shop:pa55@proxy.lan:3128"))
         let configuration = try await files.load(environment: ["https_proxy": "http://ignored:1"])
         #expect(configuration.api.transport.caFile == ca.certificatePath)
         #expect(configuration.api.transport.minimumTLSVersion == .tls13)
-        #expect(configuration.api.transport.proxy == ProxyServer(kind: .http, host: "proxy.lan", port: 3128, username: "shop", password: "pa55"))
+        #expect(
+            configuration.api.transport.proxy
+                == ProxyServer(kind: .http, host: "proxy.lan", port: 3128, username: "shop", password: "pa55"))
         #expect(configuration.api.transport.proxySource == .configuration)
         #expect(configuration.rendered.contains("api.proxy: http://shop:<redacted>@proxy.lan:3128  # from api.proxy"))
         #expect(!configuration.rendered.contains("pa55"))
@@ -303,21 +318,27 @@ struct TransportConfigurationTests {
         #expect(proxied.api.transport.proxy?.host == "proxy.lan")
         #expect(proxied.api.transport.proxySource == .environment("https_proxy"))
         #expect(proxied.rendered.contains("# from the environment (https_proxy)"))
-        let bypassed = try await files.load(environment: ["https_proxy": "http://proxy.lan:3128", "no_proxy": "repairminder.example"])
+        let bypassed = try await files.load(environment: [
+            "https_proxy": "http://proxy.lan:3128", "no_proxy": "repairminder.example",
+        ])
         #expect(bypassed.api.transport.proxy == nil)
-        let ignored = try await Files(Self.yaml("proxy: none")).load(environment: ["https_proxy": "http://proxy.lan:3128"])
+        let ignored = try await Files(Self.yaml("proxy: none")).load(environment: [
+            "https_proxy": "http://proxy.lan:3128"
+        ])
         #expect(ignored.api.transport.proxy == nil)
     }
 
-    @Test("each unusable TLS or proxy setting stops the start naming its key", arguments: [
-        ("ca_file: relative.pem", "api.ca_file", "absolute path"),
-        ("ca_file: /nonexistent/ca.pem", "api.ca_file", "does not exist"),
-        ("ca_file: NOT_PEM", "api.ca_file", "PEM"),
-        ("tls_min_version: 1.1", "api.tls_min_version", "1.2, 1.3"),
-        ("tls_min_version: [1, 2]", "api.tls_min_version", "single value"),
-        ("proxy: https://proxy.lan:3128", "api.proxy", "not supported"),
-        ("proxy: socks5://u:p@proxy.lan", "api.proxy", "SOCKS"),
-    ])
+    @Test(
+        "each unusable TLS or proxy setting stops the start naming its key",
+        arguments: [
+            ("ca_file: relative.pem", "api.ca_file", "absolute path"),
+            ("ca_file: /nonexistent/ca.pem", "api.ca_file", "does not exist"),
+            ("ca_file: NOT_PEM", "api.ca_file", "PEM"),
+            ("tls_min_version: 1.1", "api.tls_min_version", "1.2, 1.3"),
+            ("tls_min_version: [1, 2]", "api.tls_min_version", "single value"),
+            ("proxy: https://proxy.lan:3128", "api.proxy", "not supported"),
+            ("proxy: socks5://u:p@proxy.lan", "api.proxy", "SOCKS"),
+        ])
     func badValues(line: String, key: String, message: String) async throws {
         let directory = try TemporaryDirectory(prefix: "tls-config")
         try "not a certificate\n".write(toFile: directory.path("not.pem"), atomically: true, encoding: .utf8)

@@ -1,10 +1,10 @@
 import BackendTestSupport
 import Foundation
-import RepairSyncProtocol
 import RepairSyncControlClient
+import RepairSyncProcesses
+import RepairSyncProtocol
 import RepairSyncReliability
 import RepairSyncTestSupport
-import RepairSyncProcesses
 import Testing
 
 #if canImport(Glibc)
@@ -19,7 +19,9 @@ struct ConnectivityTests {
         ["--seed", "--orders", "20", "--db", db, "--token", RunningBackend.token, "--admin", "--quiet"]
     }
 
-    @Test("poll mode: a stopped server makes the daemon offline within an interval; nothing is attempted meanwhile; back, the change is pushed")
+    @Test(
+        "poll mode: a stopped server makes the daemon offline within an interval; nothing is attempted meanwhile; back, the change is pushed"
+    )
     func pollMode() async throws {
         let data = try TemporaryDirectory(prefix: "server")
         let db = data.path("api.sqlite")
@@ -91,7 +93,9 @@ struct ConnectivityTests {
         defer { Self.deleteNamespaces(daemonNS, serverNS) }
         let subnet = Int.random(in: 1...250)
         try await Self.ip(["netns", "add", serverNS])
-        try await Self.ip(["link", "add", "va", "netns", daemonNS, "type", "veth", "peer", "name", "vb", "netns", serverNS])
+        try await Self.ip([
+            "link", "add", "va", "netns", daemonNS, "type", "veth", "peer", "name", "vb", "netns", serverNS,
+        ])
         try await Self.ip(["-n", daemonNS, "addr", "add", "10.77.\(subnet).1/24", "dev", "va"])
         try await Self.ip(["-n", serverNS, "addr", "add", "10.77.\(subnet).2/24", "dev", "vb"])
         for (ns, link) in [(daemonNS, "va"), (serverNS, "vb")] {

@@ -2,8 +2,8 @@ import BackendTestSupport
 import Foundation
 import GRDB
 import NIOHTTP1
-import RepairSyncProtocol
 import RepairSyncControlClient
+import RepairSyncProtocol
 import RepairSyncReliability
 import RepairSyncTestSupport
 import Testing
@@ -25,16 +25,21 @@ struct DaemonEndToEndTests {
             #expect(report["stop"] == nil, "\(report.serialized)")
             let server = try await h.backend.get("/admin/counters").object()["records"] as? [String: Int] ?? [:]
             let status = try await h.call("status")
-            guard case .array(let collections)? = status["collections"] else { Issue.record("no collections"); return }
+            guard case .array(let collections)? = status["collections"] else {
+                Issue.record("no collections")
+                return
+            }
             for collection in collections {
                 #expect(collection["records"]?.intValue == server[collection["collection"]?.stringValue ?? ""])
             }
             #expect(try await h.call("ping") == .string("pong"))
             #expect(try await h.call("version")["protocol"] == .number(RPC.protocolVersion))
 
-            let update = try await h.call("updateOrder", .object(["id": .string("ord_2"), "notes": .string("socket note")]))
+            let update = try await h.call(
+                "updateOrder", .object(["id": .string("ord_2"), "notes": .string("socket note")]))
             #expect(update["state"] == .string("pending"))
-            _ = try await h.call("updateDevice", .object(["id": .string("dev_2"), "diagnosis": .string("socket diagnosis")]))
+            _ = try await h.call(
+                "updateDevice", .object(["id": .string("dev_2"), "diagnosis": .string("socket diagnosis")]))
             let message = try await h.call(
                 "replyToTicket", .object(["ticketId": .string("tkt_2"), "content": .string("socket reply")]))
             #expect(message["ticket_id"] == .string("tkt_2"))
@@ -44,7 +49,8 @@ struct DaemonEndToEndTests {
             let order = try await h.backend.get("/api/v1/orders/ord_2").object()
             #expect(order["notes"] as? String == "socket note")
 
-            let queued = try await h.call("queueChange", .object(["kind": .string("order-updated"), "id": .string("ord_2")]))
+            let queued = try await h.call(
+                "queueChange", .object(["kind": .string("order-updated"), "id": .string("ord_2")]))
             #expect(queued["queued"] == .bool(false))
 
             let shown = try await h.call("getOrder", .object(["orderNumber": .number(1002)]))
@@ -53,22 +59,32 @@ struct DaemonEndToEndTests {
                 #expect(devices.allSatisfy { $0["passcode"] == .null }, "passcodes never leave the replica")
             }
             guard case .array(let orders) = try await h.call("listOrders", .object(["limit": .number(5)])) else {
-                Issue.record("listOrders"); return
+                Issue.record("listOrders")
+                return
             }
             #expect(orders.count == 5)
             guard case .array = try await h.call("listDevices", .object(["orderId": .string("ord_2")])) else {
-                Issue.record("listDevices"); return
+                Issue.record("listDevices")
+                return
             }
             guard case .array(let clients) = try await h.call("listClients", .object(["search": .string("a")])) else {
-                Issue.record("listClients"); return
+                Issue.record("listClients")
+                return
             }
             #expect(!clients.isEmpty)
             #expect(try await h.call("getClient", .object(["id": .string("cli_1")]))["id"] == .string("cli_1"))
-            guard case .array = try await h.call("listTickets") else { Issue.record("listTickets"); return }
+            guard case .array = try await h.call("listTickets") else {
+                Issue.record("listTickets")
+                return
+            }
             let ticket = try await h.call("getTicket", .object(["id": .string("tkt_2")]))
-            guard case .array(let messages)? = ticket["messages"] else { Issue.record("getTicket"); return }
+            guard case .array(let messages)? = ticket["messages"] else {
+                Issue.record("getTicket")
+                return
+            }
             #expect(messages.contains { $0["content"] == .string("socket reply") })
-            #expect(try await h.call("dashboardStats", .object(["period": .string("week")]))["period"] == .string("week"))
+            #expect(
+                try await h.call("dashboardStats", .object(["period": .string("week")]))["period"] == .string("week"))
             #expect(try await h.call("conflicts") == .array([]))
             #expect(try await h.call("retry")["retried"] == .number(0))
             #expect(try await h.call("pause")["paused"] == .bool(true))
@@ -103,14 +119,18 @@ struct DaemonEndToEndTests {
 
             // replyToTicket with the caller's id: a repeat answers the same message; other content is -32002 on id.
             let reply = JSONValue.object([
-                ("ticketId", .string("tkt_3")), ("content", .string("once")), ("id", .string("0b9c1d52-8f1e-4c59-9a3e-5f1d2a7c6b40")),
+                ("ticketId", .string("tkt_3")), ("content", .string("once")),
+                ("id", .string("0b9c1d52-8f1e-4c59-9a3e-5f1d2a7c6b40")),
             ])
             let first = try await h.call("replyToTicket", reply)
             #expect(try await h.call("replyToTicket", reply) == first)
             do {
-                _ = try await h.call("replyToTicket", .object([
-                    ("ticketId", .string("tkt_3")), ("content", .string("twice")), ("id", .string("0b9c1d52-8f1e-4c59-9a3e-5f1d2a7c6b40")),
-                ]))
+                _ = try await h.call(
+                    "replyToTicket",
+                    .object([
+                        ("ticketId", .string("tkt_3")), ("content", .string("twice")),
+                        ("id", .string("0b9c1d52-8f1e-4c59-9a3e-5f1d2a7c6b40")),
+                    ]))
                 Issue.record("the same id with other content was accepted")
             } catch let ControlClient.Failure.rpc(error) {
                 #expect(error.kind == .invalidValue)
@@ -142,7 +162,10 @@ struct DaemonEndToEndTests {
             #expect(parsed.count == 6)
             #expect(parsed[0]["error"]?["code"] == .number(-32700))
             #expect(parsed[1]["error"]?["code"] == .number(-32600))
-            guard case .array(let batch) = parsed[2] else { Issue.record("batch reply is not an array"); return }
+            guard case .array(let batch) = parsed[2] else {
+                Issue.record("batch reply is not an array")
+                return
+            }
             #expect(batch.count == 2, "the notification in the batch gets no reply")
             #expect(batch[0]["result"] == .string("pong"))
             #expect(batch[1]["error"]?["code"] == .number(-32601))
@@ -165,14 +188,17 @@ struct DaemonEndToEndTests {
             configuration.busyMode = .timeout(5)
             let queue = try DatabaseQueue(path: h.storePath, configuration: configuration)
             try await queue.write { db in
-                for id in ids { try db.execute(sql: "UPDATE orders SET notes = ? WHERE id = ?", arguments: ["batch \(id)", id]) }
+                for id in ids {
+                    try db.execute(sql: "UPDATE orders SET notes = ? WHERE id = ?", arguments: ["batch \(id)", id])
+                }
             }
             try queue.close()
 
             let path = h.socketPath
             let asked = ids.prefix(5) + ["ord_missing"] + ids.dropFirst(5)
             let results = try await DaemonHarness.blocking {
-                try ControlClient(path: path).callBatch(RPC.QueueChange.self, asked.map { .init(kind: .orderUpdated, id: $0) })
+                try ControlClient(path: path).callBatch(
+                    RPC.QueueChange.self, asked.map { .init(kind: .orderUpdated, id: $0) })
             }
             #expect(results.count == asked.count)
             var seqs: [Int64] = []
@@ -189,7 +215,10 @@ struct DaemonEndToEndTests {
             }
             #expect(Set(seqs).count == ids.count, "one change each")
             #expect(try await h.call("status")["pending"] == .number(ids.count))
-            guard case .array(let pending) = try await h.call("pending") else { Issue.record("pending"); return }
+            guard case .array(let pending) = try await h.call("pending") else {
+                Issue.record("pending")
+                return
+            }
             #expect(Set(pending.compactMap { $0["recordId"]?.stringValue }) == Set(ids))
         }
     }
@@ -202,12 +231,15 @@ struct DaemonEndToEndTests {
             let ids = (1...30).map { "ord_\($0)" }
             // One line: the 30 calls arrive together, well within one second.
             let results = try await DaemonHarness.blocking {
-                try ControlClient(path: path).callBatch(RPC.QueueChange.self, ids.map { .init(kind: .orderUpdated, id: $0) })
+                try ControlClient(path: path).callBatch(
+                    RPC.QueueChange.self, ids.map { .init(kind: .orderUpdated, id: $0) })
             }
             #expect(results.count == ids.count)
             let pid = getpid()
             let summary = "control changes requested beyond the audit allowance"
-            try await PushStack.waitUntil("the burst's summary line", timeout: .seconds(30)) { h.log().contains(summary) }
+            try await PushStack.waitUntil("the burst's summary line", timeout: .seconds(30)) {
+                h.log().contains(summary)
+            }
             let lines = h.log().split(separator: "\n")
             let logged = lines.filter { $0.contains("control change requested") && $0.contains("pid=\(pid)") }
             let summaries = lines.filter { $0.contains(summary) && $0.contains("pid=\(pid)") }
@@ -303,10 +335,13 @@ struct DaemonEndToEndTests {
             try await h.start()
             #expect(try await h.repairctl(["sync", "--wait"]).status == 0)
             let commands: [[String]] = [
-                ["status"], ["ping"], ["pending"], ["pending", "--failed"], ["retry"], ["conflicts"], ["conflicts", "--all"],
-                ["pause"], ["resume"], ["reload"], ["queue", "order-updated", "ord_5"], ["sync"], ["sync", "orders", "--wait"],
+                ["status"], ["ping"], ["pending"], ["pending", "--failed"], ["retry"], ["conflicts"],
+                ["conflicts", "--all"],
+                ["pause"], ["resume"], ["reload"], ["queue", "order-updated", "ord_5"], ["sync"],
+                ["sync", "orders", "--wait"],
                 ["order", "set-status", "ord_5", "in_progress"], ["order", "note", "ord_5", "a note"],
-                ["order", "show", "ord_5"], ["order", "show", "#1005"], ["device", "update", "dev_5", "--diagnosis", "checked"],
+                ["order", "show", "ord_5"], ["order", "show", "#1005"],
+                ["device", "update", "dev_5", "--diagnosis", "checked"],
                 ["ticket", "reply", "tkt_5", "hello", "--internal"], ["ticket", "show", "tkt_5"], ["orders"],
                 ["orders", "--status", "in_progress"], ["devices", "--order", "ord_5"], ["clients"], ["clients", "a"],
                 ["tickets"], ["dashboard"], ["dashboard", "--period", "month"],
@@ -320,7 +355,8 @@ struct DaemonEndToEndTests {
                 let text = json.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
                 #expect((try? JSONParser().parse(text)) != nil, "\(command) --json printed: \(text.prefix(200))")
             }
-            #expect(try await h.repairctl(["device", "update", "dev_5"]).status == 64, "at least one field is required")
+            #expect(
+                try await h.repairctl(["device", "update", "dev_5"]).status == 64, "at least one field is required")
         }
     }
 
@@ -372,7 +408,8 @@ struct DaemonEndToEndTests {
             _ = await h.waitForExit()
             #expect(check.stdout.contains("<redacted>"))
             let everything =
-                replies.joined() + outputs.map { $0.stdout + $0.stderr }.joined() + check.stderr + check.stdout + h.log()
+                replies.joined() + outputs.map { $0.stdout + $0.stderr }.joined() + check.stderr + check.stdout
+                + h.log()
             #expect(!everything.isEmpty)
             #expect(!everything.contains(RunningBackend.token), "the token leaked")
         }
@@ -395,7 +432,8 @@ struct DaemonEndToEndTests {
             #expect(purged.stdout.contains("removed \(h.storePath)"))
             #expect(purged.stdout.contains("discarded 1 local change"))
             #expect(await h.waitForExit() == 0, "the daemon stops after a purge")
-            let left = try FileManager.default.contentsOfDirectory(atPath: (h.storePath as NSString).deletingLastPathComponent)
+            let left = try FileManager.default.contentsOfDirectory(
+                atPath: (h.storePath as NSString).deletingLastPathComponent)
             #expect(left.isEmpty, "left behind: \(left)")
         }
     }
@@ -404,14 +442,19 @@ struct DaemonEndToEndTests {
     func passcodes() async throws {
         try await DaemonHarness.with { h in
             let keyPath = h.directory.path("passcode.key")
-            try Data((0..<32).map { UInt8($0) }).base64EncodedString().write(toFile: keyPath, atomically: true, encoding: .utf8)
+            try Data((0..<32).map { UInt8($0) }).base64EncodedString().write(
+                toFile: keyPath, atomically: true, encoding: .utf8)
             try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: keyPath)
             h.environment = ["REPAIRSYNCD_STORE_PASSCODE_KEY_FILE": keyPath]
             try await h.start()
             _ = try await h.call("sync", .object(["wait": .bool(true)]))
-            guard case .array(let devices)? = try await h.call("getOrder", .object(["id": .string("ord_2")]))["devices"],
+            guard
+                case .array(let devices)? = try await h.call("getOrder", .object(["id": .string("ord_2")]))["devices"],
                 let deviceId = devices.first?["id"]?.stringValue
-            else { Issue.record("ord_2 has no device"); return }
+            else {
+                Issue.record("ord_2 has no device")
+                return
+            }
             let edit = try await h.backend.send(
                 .PATCH, "/admin/records/devices/\(deviceId)", json: #"{"passcode":"zebra-4242-passcode"}"#)
             #expect(edit.status == 200)
@@ -419,10 +462,13 @@ struct DaemonEndToEndTests {
 
             let hidden = try await h.call("getOrder", .object(["id": .string("ord_2")]))
             #expect(hidden.serialized.contains("zebra-4242") == false)
-            let shown = try await h.call("getOrder", .object(["id": .string("ord_2"), "includePasscodes": .bool(true)]))
+            let shown = try await h.call(
+                "getOrder", .object(["id": .string("ord_2"), "includePasscodes": .bool(true)]))
             #expect(shown.serialized.contains("zebra-4242-passcode"))
             #expect(try await h.repairctl(["order", "show", "ord_2"]).stdout.contains("zebra-4242") == false)
-            #expect(try await h.repairctl(["order", "show", "ord_2", "--show-passcodes"]).stdout.contains("zebra-4242-passcode"))
+            #expect(
+                try await h.repairctl(["order", "show", "ord_2", "--show-passcodes"]).stdout.contains(
+                    "zebra-4242-passcode"))
             #expect(h.log().contains("passcodes revealed"))
             h.kill(SIGTERM)
             _ = await h.waitForExit()
@@ -487,16 +533,24 @@ struct DaemonEndToEndTests {
         return (status, byName)
     }
 
-    @Test("doctor: the daemon checks itself and names its configuration; without it, repairctl points to repairsyncd doctor, which checks the rest")
+    @Test(
+        "doctor: the daemon checks itself and names its configuration; without it, repairctl points to repairsyncd doctor, which checks the rest"
+    )
     func doctorHealthyAndStopped() async throws {
         try await DaemonHarness.with { h in
             try await h.start()
             _ = try await h.call("sync", .object(["wait": .bool(true)]))
             let healthy = try await Self.doctor(h)
             #expect(healthy.status == 0)
-            #expect(Set(healthy.checks.keys).isSuperset(of: ["config", "token file", "daemon", "api", "token", "clock", "store", "changes", "connectivity", "last sync"]))
+            #expect(
+                Set(healthy.checks.keys).isSuperset(of: [
+                    "config", "token file", "daemon", "api", "token", "clock", "store", "changes", "connectivity",
+                    "last sync",
+                ]))
             #expect(healthy.checks.values.allSatisfy { $0.level == "ok" }, "\(healthy.checks)")
-            #expect(healthy.checks["config"]?.detail.contains(h.configPath) == true, "the daemon names the file it runs with")
+            #expect(
+                healthy.checks["config"]?.detail.contains(h.configPath) == true,
+                "the daemon names the file it runs with")
 
             h.kill(SIGTERM)
             _ = await h.waitForExit()
@@ -531,7 +585,9 @@ struct DaemonEndToEndTests {
             #expect(refused.status == 1)
             #expect(refused.checks["token"]?.level == "fail")
             #expect(refused.checks["token"]?.detail.contains("refused the token") == true)
-            #expect(!(refused.checks.values.contains { $0.detail.contains("not-the-token") }), "the token itself is never shown")
+            #expect(
+                !(refused.checks.values.contains { $0.detail.contains("not-the-token") }),
+                "the token itself is never shown")
 
             try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: h.directory.path("token"))
             let open = try await Self.doctor(h)
@@ -553,14 +609,17 @@ struct DaemonEndToEndTests {
         #expect(result.checks["api"]?.level == "fail")
     }
 
-    @Test("the status-bar examples: `watch --badge` follows the pending count through a pipe; the conflict script notifies")
+    @Test(
+        "the status-bar examples: `watch --badge` follows the pending count through a pipe; the conflict script notifies"
+    )
     func badgeExamples() async throws {
         try await DaemonHarness.with { h in
             h.environment = ["REPAIRSYNCD_CONFLICTS_ORDERS": "manual"]
             try await h.start()
             _ = try await h.call("sync", .object(["wait": .bool(true)]))
             _ = try await h.call("pause")
-            let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .deletingLastPathComponent()
             // The waybar/polybar command line, read through a pipe as a bar reads it.
             let badge = try ChildProcess(
                 [DaemonHarness.binaries.appendingPathComponent("repairctl").path, "watch", "--badge"],
@@ -577,21 +636,26 @@ struct DaemonEndToEndTests {
             // A FIFO: reading it waits for the first notification, no polling.
             let sent = h.directory.path("notifications")
             #expect(mkfifo(sent, 0o600) == 0)
-            let received = Task { try await DaemonHarness.blocking { () -> String in
-                guard let fifo = FileHandle(forReadingAtPath: sent) else { return "" }
-                return String(decoding: fifo.readDataToEndOfFile(), as: UTF8.self)
-            } }
-            try "#!/bin/sh\necho \"$*\" > \(sent)\n".write(toFile: bin + "/notify-send", atomically: true, encoding: .utf8)
+            let received = Task {
+                try await DaemonHarness.blocking { () -> String in
+                    guard let fifo = FileHandle(forReadingAtPath: sent) else { return "" }
+                    return String(decoding: fifo.readDataToEndOfFile(), as: UTF8.self)
+                }
+            }
+            try "#!/bin/sh\necho \"$*\" > \(sent)\n".write(
+                toFile: bin + "/notify-send", atomically: true, encoding: .utf8)
             try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: bin + "/notify-send")
             try FileManager.default.createSymbolicLink(
-                atPath: bin + "/repairctl", withDestinationPath: DaemonHarness.binaries.appendingPathComponent("repairctl").path)
+                atPath: bin + "/repairctl",
+                withDestinationPath: DaemonHarness.binaries.appendingPathComponent("repairctl").path)
             let notifier = try ChildProcess(
                 ["/bin/sh", root.appendingPathComponent("docs/examples/notify-on-conflict.sh").path],
                 environment: ["REPAIRSYNCD_SOCKET": h.socketPath, "PATH": bin + ":/usr/bin:/bin"],
                 logPath: h.directory.path("notifier.log"))
             defer { notifier.signal(SIGKILL) }
             let watcher = try StatusWatcher(path: h.socketPath)
-            let edit = try await h.backend.send(.PATCH, "/admin/records/orders/ord_6", json: #"{"notes":"server side"}"#)
+            let edit = try await h.backend.send(
+                .PATCH, "/admin/records/orders/ord_6", json: #"{"notes":"server side"}"#)
             #expect(edit.status == 200)
             _ = try await h.call("sync", .object(["wait": .bool(true)]))
             #expect(await watcher.wait(timeout: 10) { $0["openConflicts"] == .number(1) } != nil)
@@ -664,12 +728,14 @@ struct DaemonEndToEndTests {
             for line in text.split(separator: "\n") {
                 if line.hasPrefix("# TYPE ") {
                     let parts = line.split(separator: " ")
-                    #expect(parts.count == 4 && ["counter", "gauge", "histogram"].contains(String(parts[3])), "\(line)")
+                    #expect(
+                        parts.count == 4 && ["counter", "gauge", "histogram"].contains(String(parts[3])), "\(line)")
                     typed.insert(String(parts[2]))
                 } else if line.hasPrefix("#") {
                     continue
                 } else {
-                    let match = line.wholeMatch(of: /([a-zA-Z_:][a-zA-Z0-9_:]*)(\{[^}]*\})? (-?[0-9.eE+-]+|NaN|\+Inf|-Inf)/)
+                    let match = line.wholeMatch(
+                        of: /([a-zA-Z_:][a-zA-Z0-9_:]*)(\{[^}]*\})? (-?[0-9.eE+-]+|NaN|\+Inf|-Inf)/)
                     #expect(match != nil, "not a sample line: \(line)")
                     if let name = match?.1 {
                         let base = String(name).replacing(/_(bucket|sum|count)$/, with: "")
@@ -683,8 +749,10 @@ struct DaemonEndToEndTests {
             #expect(served.status == 200)
             #expect(served.headers.first(name: "Content-Type")?.hasPrefix("text/plain; version=0.0.4") == true)
             #expect(served.text.contains("repairsyncd_sync_runs_total"))
-            for name in ["repairsyncd_sync_runs_total", "repairsyncd_sync_duration_seconds", "repairsyncd_pending_changes",
-                "repairsyncd_last_success_timestamp_seconds"] {
+            for name in [
+                "repairsyncd_sync_runs_total", "repairsyncd_sync_duration_seconds", "repairsyncd_pending_changes",
+                "repairsyncd_last_success_timestamp_seconds",
+            ] {
                 #expect(typed.contains(name), "\(name) missing from \(typed.sorted())")
             }
         }
@@ -698,10 +766,12 @@ struct DaemonEndToEndTests {
             _ = try await h.call("pause")
             let before = try await h.backend.get("/admin/counters").object()["patches_applied"] as? Int ?? 0
             // Every PATCH is slow, so the push is surely in progress when the signal comes.
-            let plan = try await h.backend.send(.PUT, "/admin/faults", json: #"{"rate":1,"kinds":{"slow":1},"slow_ms":300}"#)
+            let plan = try await h.backend.send(
+                .PUT, "/admin/faults", json: #"{"rate":1,"kinds":{"slow":1},"slow_ms":300}"#)
             #expect(plan.status == 200)
             for n in 1...10 {
-                _ = try await h.call("updateOrder", .object(["id": .string("ord_\(n)"), "notes": .string("term \(n)")]))
+                _ = try await h.call(
+                    "updateOrder", .object(["id": .string("ord_\(n)"), "notes": .string("term \(n)")]))
             }
             // Wait until the first PATCH reached the server, then stop the daemon.
             let path = h.socketPath

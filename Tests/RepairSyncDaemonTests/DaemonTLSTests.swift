@@ -69,11 +69,16 @@ struct DaemonTLSTests {
         let report = try await h.call("sync", .object(["wait": .bool(true)]))
         #expect(report["stop"] == nil || report["stop"] == .null, "\(report)")
         let status = try await h.call("status")
-        guard case .array(let collections)? = status["collections"] else { Issue.record("no collections: \(status)"); return }
+        guard case .array(let collections)? = status["collections"] else {
+            Issue.record("no collections: \(status)")
+            return
+        }
         let orders = collections.first { $0["collection"] == .string("orders") }
         #expect(orders?["records"]?.intValue == 20, "\(status)")
         #expect(!proxy.requestLines.isEmpty)
-        #expect(proxy.requestLines.allSatisfy { $0 == "CONNECT api.repair.test:\(server.port) HTTP/1.1" }, "\(proxy.requestLines)")
+        #expect(
+            proxy.requestLines.allSatisfy { $0 == "CONNECT api.repair.test:\(server.port) HTTP/1.1" },
+            "\(proxy.requestLines)")
         #expect(h.log().contains("https_proxy"), "the start-up line says which proxy, and from where")
 
         // doctor (asked of the daemon, which has the proxy) reads the certificate through the proxy too.
@@ -86,7 +91,9 @@ struct DaemonTLSTests {
         await server.stop()
     }
 
-    @Test("an expired certificate: the status and the run name it, the log says it at error level, doctor fails it with the fix; the schedule backs off")
+    @Test(
+        "an expired certificate: the status and the run name it, the log says it at error level, doctor fails it with the fix; the schedule backs off"
+    )
     func expiredCertificate() async throws {
         try await Self.withRefusedCertificate(
             ca: { try ThrowawayCA(directory: $0.path("ca")) },
@@ -121,7 +128,8 @@ struct DaemonTLSTests {
             ca: { try ThrowawayCA(directory: $0.path("ca"), name: "Shop Firewall CA") }, trusting: false,
             issue: { try $0.issue() }
         ) { h, _, stop in
-            #expect(stop.hasPrefix("unknown CA: the certificate for 127.0.0.1 is issued by “Shop Firewall CA”"), "\(stop)")
+            #expect(
+                stop.hasPrefix("unknown CA: the certificate for 127.0.0.1 is issued by “Shop Firewall CA”"), "\(stop)")
             #expect(stop.contains("set api.ca_file"))
             #expect(try await h.call("status")["message"]?.stringValue == stop)
             let logged = Self.tlsFailureLines(h)
@@ -138,12 +146,16 @@ struct DaemonTLSTests {
         }
     }
 
-    @Test("a certificate for another host: the status and the run name it, the log says it at error level, doctor fails it with the fix")
+    @Test(
+        "a certificate for another host: the status and the run name it, the log says it at error level, doctor fails it with the fix"
+    )
     func wrongHost() async throws {
         try await Self.withRefusedCertificate(
             ca: { try ThrowawayCA(directory: $0.path("ca")) }, issue: { try $0.issue(hosts: ["api.other.example"]) }
         ) { h, report, stop in
-            #expect(stop == "certificate for 127.0.0.1 is for api.other.example, not 127.0.0.1: check api.base_url", "\(stop)")
+            #expect(
+                stop == "certificate for 127.0.0.1 is for api.other.example, not 127.0.0.1: check api.base_url",
+                "\(stop)")
             #expect(report["offline"] == .bool(false))
 
             let status = try await h.call("status")
@@ -161,11 +173,15 @@ struct DaemonTLSTests {
             #expect(certificate.detail == stop)
             #expect(certificate.fix == "api.base_url must name a host the certificate is for", "\(certificate)")
             let text = try await h.repairctl(["doctor"])
-            #expect(text.stdout.contains("api.base_url must name a host the certificate is for"), "the fix is printed: \(text.stdout)")
+            #expect(
+                text.stdout.contains("api.base_url must name a host the certificate is for"),
+                "the fix is printed: \(text.stdout)")
         }
     }
 
-    @Test("api.proxy in the configuration file: CONNECT carries the unresolved name, its credentials go to the proxy and nowhere else, it wins over https_proxy")
+    @Test(
+        "api.proxy in the configuration file: CONNECT carries the unresolved name, its credentials go to the proxy and nowhere else, it wins over https_proxy"
+    )
     func throughConfiguredProxy() async throws {
         let data = try TemporaryDirectory(prefix: "tls-daemon")
         let ca = try ThrowawayCA(directory: data.path("ca"))
@@ -185,14 +201,20 @@ struct DaemonTLSTests {
         let report = try await h.call("sync", .object(["wait": .bool(true)]))
         #expect(report["stop"] == nil || report["stop"] == .null, "\(report)")
         let status = try await h.call("status")
-        guard case .array(let collections)? = status["collections"] else { Issue.record("no collections: \(status)"); return }
+        guard case .array(let collections)? = status["collections"] else {
+            Issue.record("no collections: \(status)")
+            return
+        }
         #expect(collections.first { $0["collection"] == .string("orders") }?["records"]?.intValue == 20, "\(status)")
 
         #expect(!proxy.requestLines.isEmpty)
-        #expect(proxy.requestLines.allSatisfy { $0 == "CONNECT api.repair.test:\(server.port) HTTP/1.1" }, "\(proxy.requestLines)")
+        #expect(
+            proxy.requestLines.allSatisfy { $0 == "CONNECT api.repair.test:\(server.port) HTTP/1.1" },
+            "\(proxy.requestLines)")
         #expect(proxy.tunnels > 0)
         #expect(proxy.authorizations.contains("Basic " + Data("shop:s3cret".utf8).base64EncodedString()))
-        #expect(environmentProxy.requestLines.isEmpty, "api.proxy wins over https_proxy: \(environmentProxy.requestLines)")
+        #expect(
+            environmentProxy.requestLines.isEmpty, "api.proxy wins over https_proxy: \(environmentProxy.requestLines)")
         let log = h.log()
         #expect(log.contains("http://shop:<redacted>@127.0.0.1:\(proxy.port) (from api.proxy)"), "\(log.prefix(2000))")
         #expect(!log.contains("s3cret"), "the proxy's password is never logged")
@@ -200,7 +222,9 @@ struct DaemonTLSTests {
         let doctor = try await DaemonEndToEndTests.doctor(h)
         let certificate = try #require(doctor.checks["certificate"])
         #expect(certificate.level == "ok", "\(certificate)")
-        #expect(certificate.detail.contains("through the proxy http://shop:<redacted>@127.0.0.1:\(proxy.port)"), "\(certificate)")
+        #expect(
+            certificate.detail.contains("through the proxy http://shop:<redacted>@127.0.0.1:\(proxy.port)"),
+            "\(certificate)")
         let text = try await h.repairctl(["doctor"])
         #expect(!text.stdout.contains("s3cret") && !text.stderr.contains("s3cret"), "doctor never prints the password")
         try await proxy.stop()

@@ -36,16 +36,23 @@ struct IdleMemoryTests {
     func choice() {
         var mappings: [String] = []
         mappings.append(Self.mapping("55d4c0000000-55d4c0400000", "r--p", Self.executable, rss: 1024, anonymous: 0))
-        mappings.append(Self.mapping("55d4c0400000-55d4c2400000", "r-xp", Self.executable, rss: 20480, anonymous: 0, flags: "rd ex mr mw me"))
+        mappings.append(
+            Self.mapping(
+                "55d4c0400000-55d4c2400000", "r-xp", Self.executable, rss: 20480, anonymous: 0, flags: "rd ex mr mw me")
+        )
         // Relocated data behind RELRO: written once, the process's own copy.
         mappings.append(Self.mapping("55d4c2400000-55d4c2600000", "r--p", Self.executable, rss: 1800, anonymous: 1800))
         mappings.append(Self.mapping("55d4c2600000-55d4c2700000", "rw-p", Self.executable, rss: 200, anonymous: 120))
         // Locked (mlock): the advice would fail, and the admin asked for it to stay.
-        mappings.append(Self.mapping("55d4c2700000-55d4c2800000", "r-xp", Self.executable, rss: 64, anonymous: 0, flags: "rd ex lo"))
+        mappings.append(
+            Self.mapping("55d4c2700000-55d4c2800000", "r-xp", Self.executable, rss: 64, anonymous: 0, flags: "rd ex lo")
+        )
         // Nothing resident: nothing to hand back.
         mappings.append(Self.mapping("55d4c2800000-55d4c2900000", "r--p", Self.executable, rss: 0, anonymous: 0))
         // A shared library: other programs use its pages.
-        mappings.append(Self.mapping("7f0000000000-7f0000200000", "r-xp", "/usr/lib/x86_64-linux-gnu/libc.so.6", rss: 1500, anonymous: 0))
+        mappings.append(
+            Self.mapping(
+                "7f0000000000-7f0000200000", "r-xp", "/usr/lib/x86_64-linux-gnu/libc.so.6", rss: 1500, anonymous: 0))
         mappings.append(Self.mapping("7f0000400000-7f0000600000", "rw-p", "[heap]", rss: 4000, anonymous: 4000))
         mappings.append(Self.mapping("7f0000600000-7f0000700000", "rw-p", "", rss: 900, anonymous: 900))
         // A shared mapping of the same file is not the process's private copy.
@@ -93,7 +100,9 @@ struct IdleMemoryTests {
         #expect(after < before / 2, "resident \(before) -> \(after)")
     }
 
-    @Test("after a run, once quiet, the scheduler hands memory back; reads and runs work afterwards, and it happens again after the next run")
+    @Test(
+        "after a run, once quiet, the scheduler hands memory back; reads and runs work afterwards, and it happens again after the next run"
+    )
     func afterEachQuietRun() async throws {
         try await RunningBackend.with(seed: SeedOptions(orders: 30)) { backend in
             let (reports, continuation) = AsyncStream.makeStream(of: IdleMemory.Report.self)
@@ -115,7 +124,9 @@ struct IdleMemoryTests {
                 #expect(first.executableBytes > 0)
                 #expect(first.residentAfter < first.residentBefore, "\(first.residentBefore) -> \(first.residentAfter)")
                 // The store's readers were closed: a read opens one again.
-                let orders = try await h.engine.store.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM orders") }
+                let orders = try await h.engine.store.read { db in
+                    try Int.fetchOne(db, sql: "SELECT count(*) FROM orders")
+                }
                 #expect(orders == 30)
 
                 await h.scheduler.requestRun(nil)
@@ -132,8 +143,11 @@ struct IdleMemoryTests {
 struct ProcessMemoryTests {
     @Test("VmRSS, RssAnon and RssFile are read from the status text (tab-separated, in kB)")
     func parse() {
-        let status = "Name:\trepairsyncd\nVmHWM:\t   60000 kB\nVmRSS:\t   47000 kB\nRssAnon:\t    9900 kB\nRssFile:\t   37000 kB\nRssShmem:\t       0 kB\n"
-        #expect(ProcessMemory(status: status) == ProcessMemory(resident: 47000 * 1024, anonymous: 9900 * 1024, fileBacked: 37000 * 1024))
+        let status =
+            "Name:\trepairsyncd\nVmHWM:\t   60000 kB\nVmRSS:\t   47000 kB\nRssAnon:\t    9900 kB\nRssFile:\t   37000 kB\nRssShmem:\t       0 kB\n"
+        #expect(
+            ProcessMemory(status: status)
+                == ProcessMemory(resident: 47000 * 1024, anonymous: 9900 * 1024, fileBacked: 37000 * 1024))
         #expect(ProcessMemory(status: "Name:\tx\nVmRSS:\t1 kB\n") == nil)
         #expect((ProcessMemory.current()?.resident ?? 0) > 0)
     }

@@ -1,11 +1,11 @@
 import BackendTestSupport
 import Foundation
 import RepairAPIDev
-import RepairSyncProtocol
 import RepairSyncControlClient
+import RepairSyncProcesses
+import RepairSyncProtocol
 import RepairSyncReliability
 import RepairSyncTestSupport
-import RepairSyncProcesses
 import Testing
 
 #if canImport(Glibc)
@@ -17,7 +17,9 @@ import Testing
 /// network namespaces; root only).
 @Suite("Link quality in the status", .serialized, .timeLimit(.minutes(2)))
 struct LinkStatusTests {
-    @Test("through a delaying proxy (a 500 ms round trip): status, repairctl status and the metrics say slow; the sync completes")
+    @Test(
+        "through a delaying proxy (a 500 ms round trip): status, repairctl status and the metrics say slow; the sync completes"
+    )
     func delayingProxy() async throws {
         try await RunningBackend.with(seed: SeedOptions(orders: 30)) { backend in
             let link = try await ShapedLink.start(upstreamPort: backend.port, delay: .milliseconds(250))
@@ -37,7 +39,9 @@ struct LinkStatusTests {
             #expect(linkStatus["quality"] == .string("slow"), "\(linkStatus)")
             let rtt = try #require(linkStatus["rttMs"]?.intValue)
             #expect(rtt >= 500 && rtt < 3_000, "\(linkStatus)")
-            #expect(linkStatus["pageSize"] == .number(100), "a long round trip alone leaves pages as configured: \(linkStatus)")
+            #expect(
+                linkStatus["pageSize"] == .number(100),
+                "a long round trip alone leaves pages as configured: \(linkStatus)")
 
             let shown = try await h.repairctl(["status"])
             #expect(shown.status == 0, "\(shown.stderr)")
@@ -84,7 +88,10 @@ struct LinkStatusTests {
         }
         // What the server sends goes out at 256 kbit/s (32 KB/s).
         do {
-            try await Self.tc(["-n", serverNS, "qdisc", "add", "dev", "vb", "root", "tbf", "rate", "256kbit", "burst", "16kb", "latency", "400ms"])
+            try await Self.tc([
+                "-n", serverNS, "qdisc", "add", "dev", "vb", "root", "tbf", "rate", "256kbit", "burst", "16kb",
+                "latency", "400ms",
+            ])
         } catch {
             print("skipping the throttled-link test: \(error)")
             try Test.cancel("tc cannot shape the link here: \(error)")
@@ -92,8 +99,10 @@ struct LinkStatusTests {
         let data = try TemporaryDirectory(prefix: "server")
         // Unencoded answers, so that 100 orders are enough bytes for the link to matter.
         let server = try await ServerProcess(
-            arguments: ["--seed", "--orders", "100", "--db", data.path("api.sqlite"), "--token", RunningBackend.token,
-                "--quiet", "--no-compression", "--host", "10.78.\(subnet).2", "--port", "8080"],
+            arguments: [
+                "--seed", "--orders", "100", "--db", data.path("api.sqlite"), "--token", RunningBackend.token,
+                "--quiet", "--no-compression", "--host", "10.78.\(subnet).2", "--port", "8080",
+            ],
             launcher: ["/usr/sbin/ip", "netns", "exec", serverNS])
         defer { Task { await server.stop() } }
         let h = try DaemonHarness(baseURL: server.baseURL)

@@ -20,21 +20,28 @@ struct RepairctlBinaryTests {
         "RepairSyncEngine", "RepairSyncStore", "RepairSyncControlServer", "Configuration", "Prometheus",
     ]
 
-    @Test("repairctl links neither libsqlite3, libsystemd nor full Foundation, and none of NIO, AsyncHTTPClient, GRDB or the daemon, dynamically or statically")
+    @Test(
+        "repairctl links neither libsqlite3, libsystemd nor full Foundation, and none of NIO, AsyncHTTPClient, GRDB or the daemon, dynamically or statically"
+    )
     func linksOnlyTheClient() throws {
         let repairctl = try ELFFile(path: DaemonHarness.binaries.appendingPathComponent("repairctl").path)
         #expect(!repairctl.symbols.isEmpty, "the symbol table was read")
-        #expect(repairctl.needed.contains { $0.hasPrefix("libc.so") }, "the dynamic section was read: \(repairctl.needed)")
+        #expect(
+            repairctl.needed.contains { $0.hasPrefix("libc.so") }, "the dynamic section was read: \(repairctl.needed)")
         let linked = repairctl.links(libraries: Self.forbiddenLibraries, modules: Self.forbiddenModules)
         #expect(linked.isEmpty, "repairctl links \(linked); it needs: \(repairctl.needed)")
         // The same reading of the daemon finds them: the check can fail.
         let daemon = try ELFFile(path: DaemonHarness.binaries.appendingPathComponent("repairsyncd").path)
         let daemonLinks = Set(daemon.links(libraries: Self.forbiddenLibraries, modules: Self.forbiddenModules))
-        #expect(daemonLinks.isSuperset(of: ["libsqlite3", "libsystemd", "NIOCore", "AsyncHTTPClient", "GRDB"]), "\(daemonLinks)")
+        #expect(
+            daemonLinks.isSuperset(of: ["libsqlite3", "libsystemd", "NIOCore", "AsyncHTTPClient", "GRDB"]),
+            "\(daemonLinks)")
     }
 
     /// Runs the built repairctl with `arguments` and `environment` (nothing of the test's own), output captured.
-    static func run(_ arguments: [String], environment: [String: String]) async throws -> (status: Int32, stdout: String) {
+    static func run(_ arguments: [String], environment: [String: String]) async throws -> (
+        status: Int32, stdout: String
+    ) {
         let (status, output) = try await ChildProcess.run(
             [DaemonHarness.binaries.appendingPathComponent("repairctl").path] + arguments, environment: environment)
         return (status, output)
@@ -62,14 +69,17 @@ struct RepairctlBinaryTests {
     static func subcommands(of help: String) -> [[String]] {
         guard let start = help.range(of: "SUBCOMMANDS:\n") else { return [] }
         // A name starts two spaces in; a description that wraps goes on further in.
-        return help[start.upperBound...].split(separator: "\n", omittingEmptySubsequences: false).prefix { $0.hasPrefix("  ") }
-            .filter { !$0.hasPrefix("   ") }.compactMap { line in
+        return help[start.upperBound...].split(separator: "\n", omittingEmptySubsequences: false).prefix {
+            $0.hasPrefix("  ")
+        }
+        .filter { !$0.hasPrefix("   ") }.compactMap { line in
             let name = line.trimmingCharacters(in: .whitespaces).split(separator: " ").first.map(String.init)
             return name.map { [$0] }
         }.filter { $0 != ["help"] }
     }
 
-    @Test("status --badge: every spelling gives the badge, anything else is ArgumentParser's, and no daemon is `offline`")
+    @Test(
+        "status --badge: every spelling gives the badge, anything else is ArgumentParser's, and no daemon is `offline`")
     func badgeCommandLines() async throws {
         try await DaemonHarness.with(orders: 5) { h in
             try await h.start()
@@ -78,14 +88,18 @@ struct RepairctlBinaryTests {
             _ = try await h.call("updateOrder", .object(["id": .string("ord_1"), "notes": .string("badge")]))
             let environment = ["REPAIRSYNCD_SOCKET": h.socketPath, "PATH": "/usr/bin:/bin"]
             for arguments in [
-                ["status", "--badge"], ["status", "--badge", "--socket", h.socketPath], ["status", "--socket", h.socketPath, "--badge"],
+                ["status", "--badge"], ["status", "--badge", "--socket", h.socketPath],
+                ["status", "--socket", h.socketPath, "--badge"],
                 ["status", "--socket=\(h.socketPath)", "--badge"], ["status", "--badge", "--json"],
             ] {
                 let result = try await Self.run(arguments, environment: environment)
                 #expect(result.status == 0 && result.stdout == "1\n", "\(arguments): \(result)")
             }
-            #expect(try await Self.run(["status", "--badge", "--bogus"], environment: environment).status == 64, "ArgumentParser's usage error")
-            let elsewhere = try await Self.run(["status", "--badge", "--socket", h.directory.path("nothing.sock")], environment: environment)
+            #expect(
+                try await Self.run(["status", "--badge", "--bogus"], environment: environment).status == 64,
+                "ArgumentParser's usage error")
+            let elsewhere = try await Self.run(
+                ["status", "--badge", "--socket", h.directory.path("nothing.sock")], environment: environment)
             #expect(elsewhere.status == 0 && elsewhere.stdout == "offline\n", "a bar never breaks: \(elsewhere)")
         }
     }
@@ -96,11 +110,13 @@ struct RepairctlBinaryTests {
             try await h.start()
             _ = try await h.call("sync", .object(["wait": .bool(true)]))
             let environment = ["REPAIRSYNCD_SOCKET": h.socketPath, "PATH": "/usr/bin:/bin"]
-            let onTerminal = try PseudoTerminal.run(DaemonHarness.binaries.appendingPathComponent("repairctl").path, ["orders"], environment: environment)
+            let onTerminal = try PseudoTerminal.run(
+                DaemonHarness.binaries.appendingPathComponent("repairctl").path, ["orders"], environment: environment)
             #expect(onTerminal.contains("\u{1B}["), "a terminal gets colour: \(onTerminal.debugDescription)")
             var noColor = environment
             noColor["NO_COLOR"] = "1"
-            let plainTerminal = try PseudoTerminal.run(DaemonHarness.binaries.appendingPathComponent("repairctl").path, ["orders"], environment: noColor)
+            let plainTerminal = try PseudoTerminal.run(
+                DaemonHarness.binaries.appendingPathComponent("repairctl").path, ["orders"], environment: noColor)
             #expect(plainTerminal.contains("ord_1"))
             #expect(!plainTerminal.contains("\u{1B}"), "NO_COLOR: \(plainTerminal.debugDescription)")
             let piped = try await Self.run(["orders"], environment: environment)
@@ -121,7 +137,9 @@ enum PseudoTerminal {
         let master = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC)
         var unlock: Int32 = 0
         var number: UInt32 = 0
-        guard master >= 0, ioctl(master, UInt(0x4004_5431), &unlock) == 0, ioctl(master, UInt(0x8004_5430), &number) == 0 else {
+        guard master >= 0, ioctl(master, UInt(0x4004_5431), &unlock) == 0,
+            ioctl(master, UInt(0x8004_5430), &number) == 0
+        else {
             throw POSIXError(.ENOTTY)
         }
         let slave = open("/dev/pts/\(number)", O_RDWR | O_NOCTTY | O_CLOEXEC)

@@ -1,13 +1,13 @@
 import BackendTestSupport
 import Foundation
 import Logging
+import NIOHTTP1
 import RepairAPIDev
 import RepairSyncDaemon
 import RepairSyncEngine
 import RepairSyncModels
 import RepairSyncStore
 import RepairSyncTestSupport
-import NIOHTTP1
 import Synchronization
 import Testing
 
@@ -24,7 +24,9 @@ final class JumpingClock: EngineClock {
 /// and store, while the daemon's wall clock jumps hours forward and back.
 @Suite("Scheduler under clock jumps", .timeLimit(.minutes(2)))
 struct SchedulerClockJumpTests {
-    @Test("the wall clock jumps 3 h forward, then 5 h back: no storm of runs, and a refused change is still retried at once")
+    @Test(
+        "the wall clock jumps 3 h forward, then 5 h back: no storm of runs, and a refused change is still retried at once"
+    )
     func clockJumps() async throws {
         try await RunningBackend.with(seed: SeedOptions(orders: 20)) { backend in
             let settings = """
@@ -55,7 +57,9 @@ struct SchedulerClockJumpTests {
                 // A change is refused while the clock is 3 h ahead (its retry time is stored 3 h ahead), then the clock
                 // is set back 5 h: the change must still go out within moments, not in hours. A 429 (Retry-After 1 s)
                 // stops the run and keeps the change waiting; a 5xx's jittered retry may come due within the run.
-                _ = try await backend.send(.POST, "/admin/faults/next", json: #"{"kind":"429","method":"PATCH","path_prefix":"/api/v1/orders/ord_3"}"#)
+                _ = try await backend.send(
+                    .POST, "/admin/faults/next",
+                    json: #"{"kind":"429","method":"PATCH","path_prefix":"/api/v1/orders/ord_3"}"#)
                 try await engine.update(.orders, id: "ord_3", fields: ["notes": "retried after the jump back"])
                 await scheduler.localChange()
                 _ = try await wait { $0.failed == 1 }
@@ -69,7 +73,8 @@ struct SchedulerClockJumpTests {
                 // The server's Retry-After (1 s) is the only wait left; the bug waited the three hours the retry time
                 // was stored ahead. 30 s leaves room for a loaded machine (5 s was missed by 0.2 s under a full
                 // parallel test run) and still tells seconds from hours.
-                #expect(retriedAfter < .seconds(30), "the refused change waited \(retriedAfter) after the clock went back")
+                #expect(
+                    retriedAfter < .seconds(30), "the refused change waited \(retriedAfter) after the clock went back")
                 #expect(total <= 4, "runs in all: \(total) (a storm would be many more)")
                 let server = try await backend.get("/api/v1/orders/ord_3")
                 #expect(server.text.contains("retried after the jump back"))

@@ -9,7 +9,9 @@ import Testing
 /// mailbox): no change may be left without a push planned for it.
 @Suite("Scheduler: local changes", .timeLimit(.minutes(2)))
 struct SchedulerLocalChangeTests {
-    @Test("bursts of changes from 20 concurrent callers, one after another: each burst is pushed soon, none waits for the periodic run")
+    @Test(
+        "bursts of changes from 20 concurrent callers, one after another: each burst is pushed soon, none waits for the periodic run"
+    )
     func burstsArePushed() async throws {
         try await RunningBackend.with(seed: SeedOptions(orders: 30)) { backend in
             // The periodic run is an hour away: only the local-change trigger can push within the test's limit.
@@ -31,7 +33,8 @@ struct SchedulerLocalChangeTests {
                     try await withThrowingTaskGroup(of: Void.self) { callers in
                         for caller in 1...20 {
                             callers.addTask {
-                                try await engine.update(.orders, id: "ord_\(caller)", fields: ["notes": "burst \(burst)"])
+                                try await engine.update(
+                                    .orders, id: "ord_\(caller)", fields: ["notes": "burst \(burst)"])
                                 await scheduler.localChange()
                             }
                         }

@@ -21,12 +21,15 @@ struct SyncScheduleTests {
         pushDebounce: .seconds(1), pushMaxDelay: .seconds(5))
 
     /// Runs what is planned at its time and finishes it with `outcome`.
-    func runNext(_ schedule: inout Schedule, outcome: Schedule.Outcome = .succeeded, duration: Double = 2, random: Double = 0.5)
+    func runNext(
+        _ schedule: inout Schedule, outcome: Schedule.Outcome = .succeeded, duration: Double = 2, random: Double = 0.5
+    )
         -> Schedule.Run?
     {
         guard let run = schedule.nextRun() else { return nil }
         schedule.runStarted(run)
-        schedule.runFinished(run, outcome: outcome, now: run.at.advanced(by: .milliseconds(Int64(duration * 1000))), random: random)
+        schedule.runFinished(
+            run, outcome: outcome, now: run.at.advanced(by: .milliseconds(Int64(duration * 1000))), random: random)
         return run
     }
 
@@ -148,7 +151,10 @@ struct SyncScheduleTests {
         schedule.manualRequested(nil, now: .seconds(3))
         #expect(schedule.nextRun() == nil)
         schedule.connectivityChanged(online: true, now: .seconds(40))
-        guard let reconnect = schedule.nextRun() else { Issue.record("nothing planned after reconnecting"); return }
+        guard let reconnect = schedule.nextRun() else {
+            Issue.record("nothing planned after reconnecting")
+            return
+        }
         #expect(reconnect.reason == .reconnect)
         #expect(reconnect.at == .seconds(40))
         #expect(reconnect.collections == Set(SyncCollection.allCases))

@@ -1,7 +1,7 @@
 import BackendTestSupport
 import Foundation
-import RepairSyncProtocol
 import RepairSyncControlClient
+import RepairSyncProtocol
 import RepairSyncReliability
 import RepairSyncTestSupport
 import Testing
@@ -52,7 +52,8 @@ struct SystemdTests {
                 [
                     activator, "-l", h.socketPath, "--fdname=control", "-E", "NOTIFY_SOCKET=\(h.notify.path)",
                     DaemonHarness.binaries.appendingPathComponent("repairsyncd").path, "--config", h.configPath,
-                ], environment: environment, logPath: h.directory.path("activated.log"), pipeOutput: true, mergeErrors: true)
+                ], environment: environment, logPath: h.directory.path("activated.log"), pipeOutput: true,
+                mergeErrors: true)
             defer { activated.signal(SIGKILL) }
             // systemd-socket-activate says when the socket is made; the daemon is not running until someone connects.
             let listening = await activated.readLines(until: { $0.contains("Listening on") })
@@ -66,7 +67,9 @@ struct SystemdTests {
             #expect(log.last?.contains("socket activation") == true, "\(log)")
             activated.signal(SIGTERM)
             #expect(await activated.waitForExit() == 0)
-            #expect(FileManager.default.fileExists(atPath: h.socketPath), "the inherited socket file is systemd's to remove")
+            #expect(
+                FileManager.default.fileExists(atPath: h.socketPath), "the inherited socket file is systemd's to remove"
+            )
         }
     }
 }

@@ -29,14 +29,19 @@ struct CertificateDiagnosisTests {
         let chain = [try Self.der(wildcard.certificatePath), selfSigned]
         #expect(
             CertificateDiagnosis(chain: chain, host: "api.shop.example", now: Date()).reason
-                == "unknown CA: the certificate for api.shop.example is issued by “Lonely Server”, which this machine does not trust: set api.ca_file to that CA's certificate")
+                == "unknown CA: the certificate for api.shop.example is issued by “Lonely Server”, which this machine does not trust: set api.ca_file to that CA's certificate"
+        )
         #expect(
             CertificateDiagnosis(chain: [chain[0]], host: "api.shop.example", now: Date(), caFileSet: true).reason
-                == "unknown CA: the certificate for api.shop.example is issued by “Lonely Server”, which this machine does not trust: add that CA's certificate to api.ca_file")
-        let future = try ca.issue(hosts: ["api.example"], notBefore: Date() + 86_400 * 2, notAfter: Date() + 86_400 * 30, file: "future")
+                == "unknown CA: the certificate for api.shop.example is issued by “Lonely Server”, which this machine does not trust: add that CA's certificate to api.ca_file"
+        )
+        let future = try ca.issue(
+            hosts: ["api.example"], notBefore: Date() + 86_400 * 2, notAfter: Date() + 86_400 * 30, file: "future")
         #expect(
             CertificateDiagnosis(chain: [try Self.der(future.certificatePath)], host: "api.example", now: Date()).reason
                 .contains("is not valid before"))
-        #expect(CertificateDiagnosis(chain: [], host: "api.example", now: Date()).reason == "the server at api.example presented no certificate")
+        #expect(
+            CertificateDiagnosis(chain: [], host: "api.example", now: Date()).reason
+                == "the server at api.example presented no certificate")
     }
 }

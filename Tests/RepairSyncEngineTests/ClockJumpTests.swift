@@ -26,7 +26,8 @@ struct ClockJumpTests {
             #expect(failed.retryAfterMilliseconds != nil, "\(failed)")
             let entry = try #require(try h.engine.outboxEntries().first)
             #expect(entry.state == .failed)
-            let storedAhead = try #require(entry.nextAttemptAt).millisecondsSince1970 - Timestamp.now().millisecondsSince1970
+            let storedAhead =
+                try #require(entry.nextAttemptAt).millisecondsSince1970 - Timestamp.now().millisecondsSince1970
             #expect(storedAhead > 3600 * 1000, "the retry time was written on the clock 2 hours ahead")
 
             // The clock is corrected (an engine on the same store with the right time): the change is due now, not
@@ -34,7 +35,8 @@ struct ClockJumpTests {
             let corrected = try h.reopenedEngine(configuration: configuration)
             let report = await corrected.sync([.orders])
             #expect(report.pushed == 1, "\(report)")
-            #expect(try await h.serverRecord(Order.self, "orders", "ord_5").notes == "written before the clock went back")
+            #expect(
+                try await h.serverRecord(Order.self, "orders", "ord_5").notes == "written before the clock went back")
         }
     }
 

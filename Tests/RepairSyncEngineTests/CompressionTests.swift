@@ -21,7 +21,10 @@ struct CompressionTests {
         let api = APIClient(
             configuration: .init(baseURL: backend.baseURL, token: RunningBackend.token), clock: SystemEngineClock(),
             transport: HTTPTransport(baseURL: backend.baseURL, http: HTTPTransport.defaultHTTPClient))
-        return (try SyncEngine(store: store, api: api, configuration: EngineConfiguration(pageSize: 200), events: events), store)
+        return (
+            try SyncEngine(store: store, api: api, configuration: EngineConfiguration(pageSize: 200), events: events),
+            store
+        )
     }
 
     static func count(_ store: ReplicaStore, _ table: String) throws -> Int {
@@ -72,7 +75,8 @@ struct CompressionTests {
             }
             #expect(cursor == nil)
             let status = await engine.status
-            #expect(status.collections.first { $0.collection == .orders }?.lastError?.contains("compression bomb") == true)
+            #expect(
+                status.collections.first { $0.collection == .orders }?.lastError?.contains("compression bomb") == true)
             #expect(try Self.count(store, "clients") == 20)
             #expect(try Self.count(store, "tickets") == 20)
             #expect((try await Self.counters(backend)["faults_injected"] as? [String: Int])?["gzip_bomb"] == 1)

@@ -156,7 +156,8 @@ struct ConflictTests {
             try await h.serverDelete("orders", orderId)
             // The device is edited locally after the push and before the orders' page arrives.
             let engine = h.engine
-            let edited = h.recorder.once(when: { if case .pageApplied(.clients, _, _, _) = $0 { true } else { false } }) {
+            let edited = h.recorder.once(when: { if case .pageApplied(.clients, _, _, _) = $0 { true } else { false } })
+            {
                 _ = try? engine.changes.update(.devices, id: deviceId, fields: ["diagnosis": "late note"])
             }
             let report = await h.engine.performFullSync()
@@ -171,15 +172,19 @@ struct ConflictTests {
         }
     }
 
-    @Test("last-write-wins is decided on the server's clock: a workstation an hour off does not flip it",
-          arguments: [3_600_000, -3_600_000] as [Int64])
+    @Test(
+        "last-write-wins is decided on the server's clock: a workstation an hour off does not flip it",
+        arguments: [3_600_000, -3_600_000] as [Int64])
     func skewedClock(skew: Int64) async throws {
         let configuration = EngineHarness.configuration(policies: [.orders: .lastWriteWins])
-        try await EngineHarness.with(configuration: configuration, clock: SystemEngineClock(skewMilliseconds: skew)) { h in
+        try await EngineHarness.with(configuration: configuration, clock: SystemEngineClock(skewMilliseconds: skew)) {
+            h in
             #expect(await h.engine.performFullSync().succeeded)
             // Measured at the midpoint of the health check: off by up to half its round trip, which a loaded machine
             // stretches past a second. Within 2 s of an hour.
-            #expect(abs(h.engine.api.clockOffsetMilliseconds - skew) < 2000, "offset measured: \(h.engine.api.clockOffsetMilliseconds)")
+            #expect(
+                abs(h.engine.api.clockOffsetMilliseconds - skew) < 2000,
+                "offset measured: \(h.engine.api.clockOffsetMilliseconds)")
             // Ahead by an hour: the local edit is older but its clock says newer. Behind: the other way round.
             let localFirst = skew > 0
             if localFirst {

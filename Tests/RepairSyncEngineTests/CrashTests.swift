@@ -34,7 +34,8 @@ struct CrashTests {
             var messageIds: [String] = []
             for n in 1...20 {
                 let ticket = "tkt_\(n % 15 + 1)"
-                messageIds.append(try await h.engine.createTicketMessage(ticketId: ticket, content: "crash message \(n)").id)
+                messageIds.append(
+                    try await h.engine.createTicketMessage(ticketId: ticket, content: "crash message \(n)").id)
             }
             let before = try await h.counters()
 
@@ -64,7 +65,8 @@ struct CrashTests {
                 #expect(try h.local(Order.self, id)?.notes == notes, "\(id)")
             }
             for n in 1...15 {
-                #expect(try await h.serverRecord(Device.self, "devices", "dev_\(n)").diagnosis == "crash diagnosis \(n)")
+                #expect(
+                    try await h.serverRecord(Device.self, "devices", "dev_\(n)").diagnosis == "crash diagnosis \(n)")
             }
             for id in messageIds {
                 #expect(try await h.backend.get("/api/v1/ticket_messages/\(id)").status == 200)
@@ -157,7 +159,8 @@ struct Helper {
     }
 
     static func run(_ h: EngineHarness, _ arguments: [String], store: String? = nil) async throws -> Helper {
-        try #require(FileManager.default.isExecutableFile(atPath: executable.path), "build the helper: \(executable.path)")
+        try #require(
+            FileManager.default.isExecutableFile(atPath: executable.path), "build the helper: \(executable.path)")
         let arguments =
             [
                 executable.path, "--store", store ?? h.directory.path("replica.sqlite"), "--api", h.backend.baseURL,

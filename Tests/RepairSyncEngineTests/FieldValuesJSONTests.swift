@@ -22,7 +22,7 @@ import Testing
         for _ in 0..<300 {
             var text = ""
             for _ in 0..<12 {
-                state = state &* 6364136223846793005 &+ 1442695040888963407
+                state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
                 let piece = pieces[Int(state >> 33) % pieces.count]
                 text += piece.isEmpty ? String(UnicodeScalar(UInt8(state >> 58))) : piece
             }
@@ -34,12 +34,13 @@ import Testing
         }
     }
 
-    @Test("the values of changes gone in doubt: byte for byte what JSONSerialization with sorted keys wrote there before")
+    @Test(
+        "the values of changes gone in doubt: byte for byte what JSONSerialization with sorted keys wrote there before")
     func inDoubtMatchesFoundation() throws {
         let pieces = ["", "ready", "quote \" and \\", "line\nbreak\u{01}", "Chloé 📱", "\u{2028}", "a/b"]
         var state: UInt64 = 11
         func next() -> Int {
-            state = state &* 6364136223846793005 &+ 1442695040888963407
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             return Int(state >> 33)
         }
         for _ in 0..<500 {

@@ -1,6 +1,7 @@
 import Foundation
-@testable import RepairSyncEngine
 import Testing
+
+@testable import RepairSyncEngine
 
 /// The idempotency keys queued changes are sent with: random version-4 UUIDs, in lower case, never repeated.
 @Suite struct IdempotencyKeyTests {

@@ -54,15 +54,21 @@ struct LinkQualityTests {
         young.record(Self.timing(rtt: 20, bytes: 60_000, bytesPerSecond: 60_000))
         #expect(young.quality?.verdict == .slow)
 
-        for _ in 0..<LinkMeter.throughputWindow { meter.record(Self.timing(rtt: 20, bytes: 60_000, bytesPerSecond: 60_000)) }
+        for _ in 0..<LinkMeter.throughputWindow {
+            meter.record(Self.timing(rtt: 20, bytes: 60_000, bytesPerSecond: 60_000))
+        }
         let slow = try #require(meter.quality)
         #expect(slow.verdict == .slow)
         #expect(slow.throughputBytesPerSecond == 60_000, "\(slow)")
         // Between the two thresholds a slow link stays slow…
-        for _ in 0..<LinkMeter.throughputWindow { meter.record(Self.timing(rtt: 20, bytes: 60_000, bytesPerSecond: 150_000)) }
+        for _ in 0..<LinkMeter.throughputWindow {
+            meter.record(Self.timing(rtt: 20, bytes: 60_000, bytesPerSecond: 150_000))
+        }
         #expect(meter.quality?.verdict == .slow)
         // …and turns good once clearly faster.
-        for _ in 0..<LinkMeter.throughputWindow { meter.record(Self.timing(rtt: 20, bytes: 60_000, bytesPerSecond: 400_000)) }
+        for _ in 0..<LinkMeter.throughputWindow {
+            meter.record(Self.timing(rtt: 20, bytes: 60_000, bytesPerSecond: 400_000))
+        }
         #expect(meter.quality?.verdict == .good)
         // A round trip over 400 ms is slow whatever the throughput.
         for _ in 0..<LinkMeter.roundTripWindow { meter.record(Self.timing(rtt: 450)) }
@@ -96,12 +102,14 @@ struct LinkQualityTests {
     /// Syncs a seeded shop through `link`, with the configured page size 200 and a one-second target per page.
     static func sync(
         through delay: Duration, bytesPerSecond: Int?, orders: Int, compression: Bool,
-        _ check: @Sendable (
-            SyncReport, EngineStatus, [EngineEvent], ReplicaStore, ShapedLink, RunningBackend, _ floor: Duration?
-        ) async throws -> Void
+        _ check:
+            @Sendable (
+                SyncReport, EngineStatus, [EngineEvent], ReplicaStore, ShapedLink, RunningBackend, _ floor: Duration?
+            ) async throws -> Void
     ) async throws {
         try await RunningBackend.with(seed: SeedOptions(orders: orders), compression: compression) { backend in
-            let link = try await ShapedLink.start(upstreamPort: backend.port, delay: delay, bytesPerSecond: bytesPerSecond)
+            let link = try await ShapedLink.start(
+                upstreamPort: backend.port, delay: delay, bytesPerSecond: bytesPerSecond)
             do {
                 let directory = try TemporaryDirectory(prefix: "link")
                 let store = try ReplicaStore.open(at: directory.path("replica.sqlite"))
@@ -135,7 +143,9 @@ struct LinkQualityTests {
             #expect(report.succeeded, "\(report)")
             let server = try await backend.get("/admin/counters").object()["records"] as? [String: Int] ?? [:]
             for collection in SyncCollection.allCases {
-                let local = try await store.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(collection.name)") }
+                let local = try await store.read { db in
+                    try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(collection.name)")
+                }
                 #expect(local == server[collection.name], "\(collection)")
             }
             let quality = try #require(status.link)
@@ -193,7 +203,9 @@ struct LinkQualityTests {
         repeat {
             let start = clock.now
             // An unstructured task: the probe's cancellation does not cut its request short.
-            guard await Task(operation: { try? await backend.get("/api/v1/health", token: nil) }).value != nil else { break }
+            guard await Task(operation: { try? await backend.get("/api/v1/health", token: nil) }).value != nil else {
+                break
+            }
             times.append(start.duration(to: clock.now))
             try? await Task.sleep(for: .milliseconds(50))
         } while !Task.isCancelled && times.count < 1_000

@@ -15,10 +15,14 @@ struct LocalChangesTests {
         try await EngineHarness.with { h in
             #expect(await h.engine.performFullSync().succeeded)
             let before = try #require(try h.local(Device.self, "dev_6"))
-            try h.writeRow("devices", "dev_6", ["diagnosis": "written by the counter app", "resolution": before.resolution])
+            try h.writeRow(
+                "devices", "dev_6", ["diagnosis": "written by the counter app", "resolution": before.resolution])
 
             let result = try await h.engine.queueChange(.deviceUpdated, id: "dev_6")
-            guard case .queued(_, let fields) = result else { Issue.record("not queued: \(result)"); return }
+            guard case .queued(_, let fields) = result else {
+                Issue.record("not queued: \(result)")
+                return
+            }
             #expect(fields == ["diagnosis"])
             #expect(try h.engine.outboxEntries().first?.fields == ["diagnosis": "written by the counter app"])
             #expect(await h.engine.status.pending == 1)
@@ -28,18 +32,24 @@ struct LocalChangesTests {
         }
     }
 
-    @Test("queueing a record with nothing changed is a no-op that says so; queueing the same change twice answers the change already queued")
+    @Test(
+        "queueing a record with nothing changed is a no-op that says so; queueing the same change twice answers the change already queued"
+    )
     func queueChangeNothingChanged() async throws {
         try await EngineHarness.with { h in
             #expect(await h.engine.performFullSync().succeeded)
             let unchanged = try await h.engine.queueChange(.orderUpdated, id: "ord_1")
-            guard case .nothingChanged(let reason) = unchanged else { Issue.record("\(unchanged)"); return }
+            guard case .nothingChanged(let reason) = unchanged else {
+                Issue.record("\(unchanged)")
+                return
+            }
             #expect(reason.contains("ord_1"))
             #expect(try h.engine.pendingChangesCount() == 0)
 
             try h.writeRow("orders", "ord_1", ["notes": "edited elsewhere"])
             guard case .queued(let seq, _) = try await h.engine.queueChange(.orderUpdated, id: "ord_1") else {
-                Issue.record("first queueChange did not queue"); return
+                Issue.record("first queueChange did not queue")
+                return
             }
             let again = try await h.engine.queueChange(.orderUpdated, id: "ord_1")
             #expect(again == .alreadyQueued(seq: seq, fields: ["notes"]))
@@ -47,7 +57,9 @@ struct LocalChangesTests {
         }
     }
 
-    @Test("a run that finds a tool's row changed before its queueChange queues the edit; the late queueChange answers that change, not 'nothing'")
+    @Test(
+        "a run that finds a tool's row changed before its queueChange queues the edit; the late queueChange answers that change, not 'nothing'"
+    )
     func queueChangeAfterARunQueuedIt() async throws {
         try await EngineHarness.with { h in
             #expect(await h.engine.performFullSync().succeeded)
@@ -97,15 +109,20 @@ struct LocalChangesTests {
                         """, arguments: [id])
             }
             guard case .queued(let seq, _) = try await h.engine.queueChange(.ticketMessageCreated, id: id) else {
-                Issue.record("not queued"); return
+                Issue.record("not queued")
+                return
             }
-            #expect(try await h.engine.queueChange(.ticketMessageCreated, id: id) == .alreadyQueued(seq: seq, fields: ["content", "is_internal"]))
+            #expect(
+                try await h.engine.queueChange(.ticketMessageCreated, id: id)
+                    == .alreadyQueued(seq: seq, fields: ["content", "is_internal"]))
             let created = try await h.counter("messages_created")
             #expect(await h.engine.sync([]).pushed == 1)
             #expect(try await h.counter("messages_created") == created + 1)
-            #expect(try await h.serverRecord(TicketMessage.self, "ticket_messages", id).content == "From the counter app")
+            #expect(
+                try await h.serverRecord(TicketMessage.self, "ticket_messages", id).content == "From the counter app")
             guard case .nothingChanged = try await h.engine.queueChange(.ticketMessageCreated, id: id) else {
-                Issue.record("a message from the server was queued"); return
+                Issue.record("a message from the server was queued")
+                return
             }
         }
     }

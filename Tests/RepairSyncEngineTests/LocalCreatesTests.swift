@@ -24,12 +24,16 @@ struct LocalCreatesTests {
         return try await engine.createOrder(
             .init(id: orderId, fields: ["client_id": clientId, "notes": "wants a quote", "deposit": "20.00"]),
             devices: [
-                .init(id: deviceIds[0], fields: ["type": "phone", "brand": "Apple", "issue": "cracked screen", "price": "89.5"]),
+                .init(
+                    id: deviceIds[0],
+                    fields: ["type": "phone", "brand": "Apple", "issue": "cracked screen", "price": "89.5"]),
                 .init(id: deviceIds[1], fields: ["type": "laptop", "issue": "no power"]),
             ])
     }
 
-    @Test("a booking is in the replica at once, the order pending (no number); pushed client → order → devices; the number then shows")
+    @Test(
+        "a booking is in the replica at once, the order pending (no number); pushed client → order → devices; the number then shows"
+    )
     func bookingGoesParentFirst() async throws {
         var configuration = EngineHarness.configuration()
         configuration.pushConcurrency = 8
@@ -58,19 +62,25 @@ struct LocalCreatesTests {
             let sentOrder = try #require(steps.firstIndex(of: "send orders"))
             let acceptedOrder = try #require(steps.firstIndex(of: "accept orders"))
             let sentDevices = steps.indices.filter { steps[$0] == "send devices" }
-            #expect(acceptedClient < sentOrder && sentDevices.count == 2 && sentDevices.allSatisfy { $0 > acceptedOrder }, "\(steps)")
+            #expect(
+                acceptedClient < sentOrder && sentDevices.count == 2 && sentDevices.allSatisfy { $0 > acceptedOrder },
+                "\(steps)")
 
             let created = try #require(try h.local(Order.self, Self.orderId))
             let server = try await h.serverRecord(Order.self, "orders", Self.orderId)
             #expect(created.orderNumber != nil && created.orderNumber == server.orderNumber)
-            #expect(server.clientName == "Walk In" && server.notes == "wants a quote" && server.deposit == Money(exactly: "20"))
+            #expect(
+                server.clientName == "Walk In" && server.notes == "wants a quote"
+                    && server.deposit == Money(exactly: "20"))
             #expect(try h.engine.outboxEntries().isEmpty)
             let counters = try await h.counters()
             #expect(counters["records_created"] as? [String: Int] == ["clients": 1, "orders": 1, "devices": 2])
             // The order's derived figures arrive with the next pull (the device creates wrote the order).
             #expect(await h.engine.performFullSync().succeeded)
             let pulled = try #require(try h.local(Order.self, Self.orderId))
-            #expect(pulled.deviceCount == 2 && pulled.total == Money(exactly: "89.5") && pulled.balance == Money(exactly: "69.5"))
+            #expect(
+                pulled.deviceCount == 2 && pulled.total == Money(exactly: "89.5")
+                    && pulled.balance == Money(exactly: "69.5"))
             // getOrder by number finds it.
             let number = try #require(pulled.orderNumber)
             #expect(try h.integer("SELECT COUNT(*) FROM orders WHERE order_number = \(number)") == 1)
@@ -82,10 +92,12 @@ struct LocalCreatesTests {
         try await EngineHarness.with { h in
             #expect(await h.engine.performFullSync().succeeded)
             try await Self.bookIn(h.engine)
-            try await h.engine.update(.orders, id: Self.orderId, fields: ["notes": "quote accepted", "status": "in_progress"])
+            try await h.engine.update(
+                .orders, id: Self.orderId, fields: ["notes": "quote accepted", "status": "in_progress"])
             try await h.engine.update(.devices, id: Self.deviceIds[0], fields: ["diagnosis": "screen and frame"])
             #expect(try h.engine.outboxEntries().count == 4, "no entry of their own")
-            #expect(try h.engine.outboxEntries().first { $0.recordId == Self.orderId }?.fields["notes"] == "quote accepted")
+            #expect(
+                try h.engine.outboxEntries().first { $0.recordId == Self.orderId }?.fields["notes"] == "quote accepted")
             #expect(await h.engine.sync([]).pushed == 4)
             let order = try await h.serverRecord(Order.self, "orders", Self.orderId)
             #expect(order.notes == "quote accepted" && order.status == .inProgress)
@@ -101,7 +113,9 @@ struct LocalCreatesTests {
         return configuration
     }
 
-    @Test("an edit made while the create was never sent goes into it; one made while it is in doubt follows it as its own change, sent after it")
+    @Test(
+        "an edit made while the create was never sent goes into it; one made while it is in doubt follows it as its own change, sent after it"
+    )
     func editWhileCreateInDoubt() async throws {
         try await EngineHarness.with(configuration: Self.slowRetries) { h in
             #expect(await h.engine.performFullSync().succeeded)
@@ -109,12 +123,14 @@ struct LocalCreatesTests {
             try await h.engine.createOrder(.init(id: Self.orderId, fields: ["client_id": Self.clientId]))
             try await h.engine.update(.orders, id: Self.orderId, fields: ["notes": "later"])
             #expect(try h.engine.outboxEntries().count == 2)
-            #expect(try h.engine.outboxEntries().first { $0.recordId == Self.orderId }?.fields["notes"] == "later",
+            #expect(
+                try h.engine.outboxEntries().first { $0.recordId == Self.orderId }?.fields["notes"] == "later",
                 "the order's create was never sent: the edit goes into it")
             // The order's create is sent and its answer lost: a later edit goes behind it.
             try await h.fault("cut", method: "POST", path: "/api/v1/orders")
             let first = await h.engine.sync([])
-            #expect(first.pushed == 1 && first.pushFailures == 1, "the client went; the order's answer was cut: \(first)")
+            #expect(
+                first.pushed == 1 && first.pushFailures == 1, "the client went; the order's answer was cut: \(first)")
             try await h.engine.update(.orders, id: Self.orderId, fields: ["status": "ready"])
             let orderEntries = try h.engine.outboxEntries().filter { $0.recordId == Self.orderId }
             #expect(orderEntries.map(\.kind) == [.create, .update])
@@ -147,7 +163,9 @@ struct LocalCreatesTests {
         }
     }
 
-    @Test("a lost response to a create is settled by the record appearing in the feed; what waited for it goes in the same run")
+    @Test(
+        "a lost response to a create is settled by the record appearing in the feed; what waited for it goes in the same run"
+    )
     func lostResponseSettledByTheFeed() async throws {
         try await EngineHarness.with(configuration: Self.slowRetries) { h in
             #expect(await h.engine.performFullSync().succeeded)
@@ -160,7 +178,9 @@ struct LocalCreatesTests {
             let run = await h.engine.sync([.clients])
             #expect(run.succeeded && run.pushFailures == 1 && run.pushed == 1, "\(run)")
             #expect(try h.engine.outboxEntries().isEmpty, "the client's create is settled and the order pushed")
-            #expect(try h.integer("SELECT COUNT(*) FROM clients WHERE id = '\(Self.clientId)' AND synced_at IS NOT NULL") == 1)
+            #expect(
+                try h.integer("SELECT COUNT(*) FROM clients WHERE id = '\(Self.clientId)' AND synced_at IS NOT NULL")
+                    == 1)
             #expect(try h.local(Order.self, Self.orderId)?.orderNumber != nil)
             #expect(try h.integer("SELECT order_count FROM clients WHERE id = '\(Self.clientId)'") == 1)
             let counters = try await h.counters()
@@ -170,19 +190,24 @@ struct LocalCreatesTests {
         }
     }
 
-    @Test("an order whose create was refused, then brought back by a server restore (applied under an earlier key), is settled by the feed; an edit made after the refusal goes as a change of it (seed 456)")
+    @Test(
+        "an order whose create was refused, then brought back by a server restore (applied under an earlier key), is settled by the feed; an edit made after the refusal goes as a change of it (seed 456)"
+    )
     func refusedCreateBroughtBackByARestore() async throws {
         try await EngineHarness.with { h in
             #expect(await h.engine.performFullSync().succeeded)
             try await h.fault("422", method: "POST", path: "/api/v1/orders")
-            try await h.engine.createOrder(.init(id: Self.orderId, fields: ["client_id": "cli_1", "notes": "as first sent"]))
+            try await h.engine.createOrder(
+                .init(id: Self.orderId, fields: ["client_id": "cli_1", "notes": "as first sent"]))
             #expect(await h.engine.sync([]).dead == 1)
             // Refused for good on this history: an edit goes into the dead create's body.
             try await h.engine.update(.orders, id: Self.orderId, fields: ["notes": "after the refusal"])
 
             // The server is restored from a backup that has the order (created there under an earlier key): it comes
             // back through the feed with the server's number.
-            var json = try JSONSerialization.jsonObject(with: try await h.backend.get("/api/v1/orders/ord_1").body) as! [String: Any]
+            var json =
+                try JSONSerialization.jsonObject(with: try await h.backend.get("/api/v1/orders/ord_1").body)
+                as! [String: Any]
             json["id"] = Self.orderId
             json["order_number"] = 5001
             json["notes"] = "as first sent"
@@ -204,7 +229,9 @@ struct LocalCreatesTests {
         }
     }
 
-    @Test("a refused client makes its order and devices dead with the reason; retry after the fix sends all; discard removes all")
+    @Test(
+        "a refused client makes its order and devices dead with the reason; retry after the fix sends all; discard removes all"
+    )
     func refusedCreateBlocksItsDependents() async throws {
         try await EngineHarness.with { h in
             #expect(await h.engine.performFullSync().succeeded)
@@ -251,7 +278,9 @@ struct LocalCreatesTests {
         }
     }
 
-    @Test("a device booked in on an order another user deleted: the 404 to an edit of the order takes the device's create (refused or not yet sent) to the audit log with it, and the counts follow (seed 370)")
+    @Test(
+        "a device booked in on an order another user deleted: the 404 to an edit of the order takes the device's create (refused or not yet sent) to the audit log with it, and the counts follow (seed 370)"
+    )
     func parentDeletedWhileChildCreatePending() async throws {
         try await EngineHarness.with { h in
             #expect(await h.engine.performFullSync().succeeded)
@@ -268,14 +297,19 @@ struct LocalCreatesTests {
             #expect(report.pushed == 0, "\(report)")
             #expect(try h.engine.outboxEntries().isEmpty, "the device's create went with its order")
             #expect(try h.local(Device.self, device.id) == nil)
-            #expect(try h.integer("SELECT COUNT(*) FROM conflicts WHERE outcome = 'deleted_remotely' AND record_id = '\(device.id)'") == 1)
+            #expect(
+                try h.integer(
+                    "SELECT COUNT(*) FROM conflicts WHERE outcome = 'deleted_remotely' AND record_id = '\(device.id)'")
+                    == 1)
             let status = await h.engine.status
             let counted = status.collections.first { $0.collection == .devices }?.records
             #expect(counted == (try h.localCount("devices")))
         }
     }
 
-    @Test("discarding a refused client also takes an order another program inserted under it and never queued: nothing is sent for it later (seed 1289)")
+    @Test(
+        "discarding a refused client also takes an order another program inserted under it and never queued: nothing is sent for it later (seed 1289)"
+    )
     func discardTakesToolRowsUnderIt() async throws {
         try await EngineHarness.with { h in
             #expect(await h.engine.performFullSync().succeeded)
@@ -293,7 +327,9 @@ struct LocalCreatesTests {
             let client = try #require(try h.engine.outboxEntries().first { $0.collection == .clients })
             try await h.engine.discard(seq: client.seq)
             #expect(try h.local(Order.self, toolOrder) == nil, "the tool's order went with its client")
-            #expect(try h.integer("SELECT COUNT(*) FROM conflicts WHERE outcome = 'discarded' AND record_id = '\(toolOrder)'") == 1)
+            #expect(
+                try h.integer(
+                    "SELECT COUNT(*) FROM conflicts WHERE outcome = 'discarded' AND record_id = '\(toolOrder)'") == 1)
             #expect(try h.engine.outboxEntries().isEmpty)
             // Sent, it would come back 422 (parent_not_found) and lie dead in the outbox.
             let report = await h.engine.sync([])
@@ -312,7 +348,9 @@ struct LocalCreatesTests {
             let device = try await h.engine.createDevice(
                 .init(id: Self.deviceIds[0], fields: ["order_id": Self.orderId, "type": "tablet"]))
             let entry = try #require(try h.engine.outboxEntries().first { $0.recordId == device.id })
-            #expect(entry.state == .dead && entry.blockedBy == "orders:\(Self.orderId)" && entry.dependsOn == "orders:\(Self.orderId)")
+            #expect(
+                entry.state == .dead && entry.blockedBy == "orders:\(Self.orderId)"
+                    && entry.dependsOn == "orders:\(Self.orderId)")
         }
     }
 
@@ -323,13 +361,18 @@ struct LocalCreatesTests {
             let first = try await h.engine.createClient(.init(id: Self.clientId, fields: ["email": "same@example.com"]))
             let again = try await h.engine.createClient(.init(id: Self.clientId, fields: ["email": "same@example.com"]))
             #expect(first == again)
-            await #expect(throws: EngineError.invalidValue(field: "id", reason: "client \(Self.clientId) already exists with another email")) {
+            await #expect(
+                throws: EngineError.invalidValue(
+                    field: "id", reason: "client \(Self.clientId) already exists with another email")
+            ) {
                 try await h.engine.createClient(.init(id: Self.clientId, fields: ["email": "other@example.com"]))
             }
             let (order, devices) = try await h.engine.createOrder(
-                .init(id: Self.orderId, fields: ["client_id": Self.clientId]), devices: [.init(fields: ["type": "phone"])])
+                .init(id: Self.orderId, fields: ["client_id": Self.clientId]),
+                devices: [.init(fields: ["type": "phone"])])
             let (sameOrder, sameDevices) = try await h.engine.createOrder(
-                .init(id: Self.orderId, fields: ["client_id": Self.clientId]), devices: [.init(fields: ["type": "phone"])])
+                .init(id: Self.orderId, fields: ["client_id": Self.clientId]),
+                devices: [.init(fields: ["type": "phone"])])
             #expect(order == sameOrder && devices == sameDevices, "no second device")
             #expect(try h.engine.outboxEntries().count == 3)
         }
@@ -359,7 +402,10 @@ struct LocalCreatesTests {
                     }
                     Issue.record("\(fields) was accepted")
                 } catch let error as EngineError {
-                    guard case .invalidValue(let named, _) = error else { Issue.record("\(error)"); continue }
+                    guard case .invalidValue(let named, _) = error else {
+                        Issue.record("\(error)")
+                        continue
+                    }
                     #expect(named == field, "\(fields): \(error)")
                 }
             }
@@ -371,7 +417,9 @@ struct LocalCreatesTests {
         }
     }
 
-    @Test("rows another program inserts: queueChange queues their creation, parent first; an order number of its own is refused")
+    @Test(
+        "rows another program inserts: queueChange queues their creation, parent first; an order number of its own is refused"
+    )
     func toolInsertedRows() async throws {
         try await EngineHarness.with { h in
             #expect(await h.engine.performFullSync().succeeded)
@@ -388,22 +436,31 @@ struct LocalCreatesTests {
                         """, arguments: [Self.orderId, Self.deviceIds[0], Self.orderId])
             }
             // The device first: its order (inserted the same way, not queued yet) is queued before it.
-            guard case .queued(_, let fields) = try await h.engine.queueChange(.deviceCreated, id: Self.deviceIds[0]) else {
-                Issue.record("not queued"); return
+            guard case .queued(_, let fields) = try await h.engine.queueChange(.deviceCreated, id: Self.deviceIds[0])
+            else {
+                Issue.record("not queued")
+                return
             }
             #expect(fields == ["order_id", "status", "type"])
             let entries = try h.engine.outboxEntries()
             #expect(entries.map(\.collection) == [.orders, .devices])
             #expect(entries[1].dependsOn == "orders:\(Self.orderId)")
-            guard case .alreadyQueued(entries[0].seq, _) = try await h.engine.queueChange(.orderCreated, id: Self.orderId) else {
-                Issue.record("not answered as the order's create already queued"); return
+            guard
+                case .alreadyQueued(entries[0].seq, _) = try await h.engine.queueChange(.orderCreated, id: Self.orderId)
+            else {
+                Issue.record("not answered as the order's create already queued")
+                return
             }
             #expect(try h.engine.outboxEntries().count == 2)
-            await #expect(throws: EngineError.invalidValue(field: "order_number", reason: "is the server's to assign: an order booked in here leaves it NULL")) {
+            await #expect(
+                throws: EngineError.invalidValue(
+                    field: "order_number", reason: "is the server's to assign: an order booked in here leaves it NULL")
+            ) {
                 try await h.engine.queueChange(.orderCreated, id: "bbbbbbbb-0000-4000-8000-000000000009")
             }
             guard case .nothingChanged = try await h.engine.queueChange(.orderCreated, id: "ord_1") else {
-                Issue.record("a server record was queued as new"); return
+                Issue.record("a server record was queued as new")
+                return
             }
             try await h.store.write { db in try db.execute(sql: "DELETE FROM orders WHERE order_number = 77") }
             #expect(await h.engine.sync([]).pushed == 2)
@@ -411,7 +468,9 @@ struct LocalCreatesTests {
         }
     }
 
-    @Test("an edit through the engine of a row another program inserted and never queued queues its creation with the edit: one POST, no PATCH, and a device booked on it follows")
+    @Test(
+        "an edit through the engine of a row another program inserted and never queued queues its creation with the edit: one POST, no PATCH, and a device booked on it follows"
+    )
     func engineEditOfAnUnqueuedInsert() async throws {
         try await EngineHarness.with { h in
             #expect(await h.engine.performFullSync().succeeded)
@@ -424,7 +483,8 @@ struct LocalCreatesTests {
             }
             let entry = try await h.engine.update(.orders, id: Self.orderId, fields: ["status": "awaiting_parts"])
             #expect(entry.kind == .create && entry.fields["status"] == .some("awaiting_parts"))
-            try await h.engine.createDevice(.init(id: Self.deviceIds[0], fields: ["order_id": Self.orderId, "type": "phone"]))
+            try await h.engine.createDevice(
+                .init(id: Self.deviceIds[0], fields: ["order_id": Self.orderId, "type": "phone"]))
             let entries = try h.engine.outboxEntries()
             #expect(entries.map(\.kind) == [.create, .create] && entries[1].dependsOn == "orders:\(Self.orderId)")
             let report = await h.engine.sync([])
@@ -435,7 +495,9 @@ struct LocalCreatesTests {
         }
     }
 
-    @Test("a row another program inserted and never queued is created by the next run; one the server would refuse is left, and said why")
+    @Test(
+        "a row another program inserted and never queued is created by the next run; one the server would refuse is left, and said why"
+    )
     func unqueuedInsertsArePickedUp() async throws {
         try await EngineHarness.with { h in
             #expect(await h.engine.performFullSync().succeeded)
@@ -452,13 +514,16 @@ struct LocalCreatesTests {
             #expect(report.pushed == 1, "\(report)")
             #expect(try await h.serverRecord(Client.self, "clients", Self.clientId).email == "till@example.com")
             guard case .nothingChanged = try await h.engine.queueChange(.clientCreated, id: Self.clientId) else {
-                Issue.record("queued again"); return
+                Issue.record("queued again")
+                return
             }
             await #expect(throws: EngineError.self) { try await h.engine.queueChange(.clientCreated, id: "not-a-uuid") }
         }
     }
 
-    @Test("an order created here and acknowledged, then edited on the server while a local edit is pending: merged, both kept")
+    @Test(
+        "an order created here and acknowledged, then edited on the server while a local edit is pending: merged, both kept"
+    )
     func serverEditOfJustCreatedOrder() async throws {
         try await EngineHarness.with(configuration: EngineHarness.configuration(policies: [.orders: .merge])) { h in
             #expect(await h.engine.performFullSync().succeeded)
@@ -471,7 +536,8 @@ struct LocalCreatesTests {
             let server = try await h.serverRecord(Order.self, "orders", Self.orderId)
             #expect(server.notes == "local note" && server.status == .inProgress)
             let local = try #require(try h.local(Order.self, Self.orderId))
-            #expect(local.notes == "local note" && local.status == .inProgress && local.orderNumber == server.orderNumber)
+            #expect(
+                local.notes == "local note" && local.status == .inProgress && local.orderNumber == server.orderNumber)
             #expect(try h.engine.outboxEntries().isEmpty)
         }
     }

@@ -37,7 +37,9 @@ struct NextAttemptTests {
         let later = Timestamp(millisecondsSince1970: now.millisecondsSince1970 + 1_500)
         let horizon = Duration.seconds(61)
         try await store.write { db in
-            try db.execute(sql: "UPDATE outbox SET state = 'failed', next_attempt_at = ?", arguments: [later.millisecondsSince1970])
+            try db.execute(
+                sql: "UPDATE outbox SET state = 'failed', next_attempt_at = ?", arguments: [later.millisecondsSince1970]
+            )
         }
         #expect(try await store.read { db in try Outbox.nextAttemptAt(db, now: now, horizon: horizon) } == later)
         // A rebase rewrote one of them: still failed, its retry time cleared — it can go now.

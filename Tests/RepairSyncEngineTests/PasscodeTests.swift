@@ -56,6 +56,8 @@ struct PasscodeTests {
         #expect(throws: Never.self) { try PasscodeCipher(keyText: Self.key) }
         #expect(throws: Never.self) { try PasscodeCipher(keyText: String(repeating: "0f", count: 32) + "\n") }
         #expect(throws: PasscodeCipher.KeyError.self) { try PasscodeCipher(keyText: "short") }
-        #expect(throws: PasscodeCipher.KeyError.self) { try PasscodeCipher(keyText: Data(count: 16).base64EncodedString()) }
+        #expect(throws: PasscodeCipher.KeyError.self) {
+            try PasscodeCipher(keyText: Data(count: 16).base64EncodedString())
+        }
     }
 }

@@ -99,7 +99,8 @@ struct PullTests {
         }
     }
 
-    @Test("list indexes a crash took with it (a load in bulk interrupted) are built by the next pull of their collection")
+    @Test(
+        "list indexes a crash took with it (a load in bulk interrupted) are built by the next pull of their collection")
     func listIndexesAfterACrash() async throws {
         try await EngineHarness.with { h in
             #expect(await h.engine.performFullSync().succeeded)
@@ -110,7 +111,9 @@ struct PullTests {
             for table in ["orders", "clients"] {
                 #expect(try await h.store.read { db in try ListIndexes.missing(on: table, db) }.isEmpty, "\(table)")
             }
-            #expect(try await h.store.read { db in try ListIndexes.missing(on: "devices", db) }.count == 2, "not pulled: not built yet")
+            #expect(
+                try await h.store.read { db in try ListIndexes.missing(on: "devices", db) }.count == 2,
+                "not pulled: not built yet")
             #expect(await h.engine.sync([.devices, .tickets]).succeeded)
             for table in ["devices", "tickets"] {
                 #expect(try await h.store.read { db in try ListIndexes.missing(on: table, db) }.isEmpty, "\(table)")
@@ -155,7 +158,8 @@ struct PullTests {
             try await h.serverEdit("orders", "ord_1", #"{"notes":"moves the cursor on"}"#)
             // While the pull runs, someone changes ord_90's notes locally: pending during the pull.
             let engine = h.engine
-            let edited = h.recorder.once(when: { if case .pageApplied(.clients, _, _, _) = $0 { true } else { false } }) {
+            let edited = h.recorder.once(when: { if case .pageApplied(.clients, _, _, _) = $0 { true } else { false } })
+            {
                 _ = try? engine.changes.update(.orders, id: "ord_90", fields: ["notes": "local notes"])
             }
             let report = await h.engine.performFullSync()
@@ -180,7 +184,8 @@ struct PullTests {
         }
     }
 
-    @Test("an order that leaves the replica for a moment keeps its devices: they go by their own tombstones (seed 75063)")
+    @Test(
+        "an order that leaves the replica for a moment keeps its devices: they go by their own tombstones (seed 75063)")
     func devicesOutliveAnOrderThatComesBack() async throws {
         try await EngineHarness.with { h in
             // Deleted and restored on the server before the first pull, so that the first orders page ever served —
@@ -205,7 +210,8 @@ struct PullTests {
             try await h.fault("stale_page", method: "GET", path: "/api/v1/orders/changes")
             _ = await h.engine.sync([.orders])
             #expect(try h.local(Order.self, "ord_5") == nil)
-            #expect(try deviceIds.allSatisfy { try h.local(Device.self, $0) != nil }, "a device goes by its own tombstone")
+            #expect(
+                try deviceIds.allSatisfy { try h.local(Device.self, $0) != nil }, "a device goes by its own tombstone")
 
             // The stale page took the cursor back: the next pull brings the order again, and nothing is missing.
             #expect(await h.engine.performFullSync().succeeded)

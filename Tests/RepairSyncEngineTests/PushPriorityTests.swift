@@ -14,7 +14,9 @@ struct PushPriorityTests {
         recorder.events.compactMap { if case .sending(let seq, _, _) = $0 { seq } else { nil } }
     }
 
-    @Test("1,000 pending note edits, then one order status change to ready: the status goes out in the first batch, and every note follows")
+    @Test(
+        "1,000 pending note edits, then one order status change to ready: the status goes out in the first batch, and every note follows"
+    )
     func statusBeforeNotes() async throws {
         try await EngineHarness.with(orders: 1001) { h in
             #expect(await h.engine.performFullSync().succeeded)
@@ -42,7 +44,9 @@ struct PushPriorityTests {
         }
     }
 
-    @Test("a public reply behind an internal message of the same ticket: the internal one goes first in the reply's class, and the reply right after it, ahead of 300 notes")
+    @Test(
+        "a public reply behind an internal message of the same ticket: the internal one goes first in the reply's class, and the reply right after it, ahead of 300 notes"
+    )
     func urgencyIsInheritedWithinARecord() async throws {
         try await EngineHarness.with(orders: 300) { h in
             #expect(await h.engine.performFullSync().succeeded)
@@ -53,7 +57,8 @@ struct PushPriorityTests {
                 }
                 try await group.waitForAll()
             }
-            let internalNote = try await engine.createTicketMessage(ticketId: "tkt_1", content: "parts ordered", isInternal: true)
+            let internalNote = try await engine.createTicketMessage(
+                ticketId: "tkt_1", content: "parts ordered", isInternal: true)
             let reply = try await engine.createTicketMessage(ticketId: "tkt_1", content: "Your phone is ready")
             let entries = try engine.outboxEntries()
             let internalEntry = try #require(entries.first { $0.recordId == internalNote.id })

@@ -19,7 +19,8 @@ struct PushTests {
             #expect(await h.engine.performFullSync().succeeded)
             #expect(try h.engine.pendingChangesCount() == 0)
 
-            let entry = try await h.engine.update(.devices, id: "dev_3", fields: ["diagnosis": "water damage", "status": "in_repair"])
+            let entry = try await h.engine.update(
+                .devices, id: "dev_3", fields: ["diagnosis": "water damage", "status": "in_repair"])
             #expect(try h.engine.pendingChangesCount() == 1)
             #expect(await h.engine.status.pending == 1)
             #expect(entry.fields == ["diagnosis": "water damage", "status": "in_repair"])
@@ -227,7 +228,9 @@ struct PushTests {
         return try #require(try h.engine.outboxEntries().first)
     }
 
-    @Test("a change given up on in doubt leaves the record as its base shows it; a later edit's 412 is no conflict (seed 1863)")
+    @Test(
+        "a change given up on in doubt leaves the record as its base shows it; a later edit's 412 is no conflict (seed 1863)"
+    )
     func givenUpInDoubtIsNoOnesEdit() async throws {
         let configuration = EngineHarness.configuration(policies: [.orders: .clientWins], maxAttempts: 2)
         try await EngineHarness.with(configuration: configuration) { h in
@@ -253,7 +256,9 @@ struct PushTests {
         }
     }
 
-    @Test("a change discarded while in doubt is still our own write: a later edit's 412 under server-wins keeps the edit (seed 785)")
+    @Test(
+        "a change discarded while in doubt is still our own write: a later edit's 412 under server-wins keeps the edit (seed 785)"
+    )
     func discardedInDoubtIsOurOwnWrite() async throws {
         let configuration = EngineHarness.configuration(policies: [.orders: .serverWins], maxAttempts: 2)
         try await EngineHarness.with(configuration: configuration) { h in
@@ -277,7 +282,9 @@ struct PushTests {
         }
     }
 
-    @Test("a change given up on in doubt, replaced by another program's unqueued write of its field: the pull that brings our own write is no conflict (seed 9409)")
+    @Test(
+        "a change given up on in doubt, replaced by another program's unqueued write of its field: the pull that brings our own write is no conflict (seed 9409)"
+    )
     func givenUpInDoubtReplacedByAToolWrite() async throws {
         let configuration = EngineHarness.configuration(policies: [.orders: .clientWins], maxAttempts: 2)
         try await EngineHarness.with(configuration: configuration) { h in
@@ -302,7 +309,9 @@ struct PushTests {
         }
     }
 
-    @Test("a change in doubt replaced by a later edit of its field is still our own write: the later edit survives a 412 under server-wins (seed 19)")
+    @Test(
+        "a change in doubt replaced by a later edit of its field is still our own write: the later edit survives a 412 under server-wins (seed 19)"
+    )
     func supersededInDoubtIsOurOwnWrite() async throws {
         let configuration = EngineHarness.configuration(policies: [.orders: .serverWins], maxAttempts: 2)
         try await EngineHarness.with(configuration: configuration) { h in
@@ -326,7 +335,9 @@ struct PushTests {
         }
     }
 
-    @Test("an edit that puts a field back, behind a change in doubt, survives a stale copy of the record at its base (seed 4447)")
+    @Test(
+        "an edit that puts a field back, behind a change in doubt, survives a stale copy of the record at its base (seed 4447)"
+    )
     func restoringEditSurvivesStaleCopy() async throws {
         // Retries an hour apart: the change in doubt, and the edit behind it, wait while the orders are pulled.
         let hourly = EngineHarness.hourlyRetries
@@ -359,7 +370,9 @@ struct PushTests {
         }
     }
 
-    @Test("a replayed answer to a write the server has since put back is not taken as the record: the record as it is now is (seed 4311)")
+    @Test(
+        "a replayed answer to a write the server has since put back is not taken as the record: the record as it is now is (seed 4311)"
+    )
     func replayAfterARewind() async throws {
         let hourly = EngineHarness.hourlyRetries
         try await EngineHarness.with(configuration: hourly) { h in
@@ -374,7 +387,8 @@ struct PushTests {
             _ = await h.engine.sync([.devices])
 
             // The replay answers 200 with the record as the write left it, a version the server no longer has.
-            let later = try h.reopenedEngine(configuration: hourly, clock: SystemEngineClock(skewMilliseconds: 2 * 3_600_000))
+            let later = try h.reopenedEngine(
+                configuration: hourly, clock: SystemEngineClock(skewMilliseconds: 2 * 3_600_000))
             #expect(await later.sync([]).pushed == 1)
             let server = try await h.serverRecord(Device.self, "devices", "dev_3")
             let local = try #require(try h.local(Device.self, "dev_3"))
@@ -384,7 +398,9 @@ struct PushTests {
         }
     }
 
-    @Test("a replayed 412 is not taken as the record after the record was created again: the record as it is now is (seed 89429)")
+    @Test(
+        "a replayed 412 is not taken as the record after the record was created again: the record as it is now is (seed 89429)"
+    )
     func replayed412AfterARecreation() async throws {
         let hourly = EngineHarness.hourlyRetries
         try await EngineHarness.with(configuration: hourly) { h in
@@ -406,7 +422,8 @@ struct PushTests {
 
             // The replay answers 412 with the record as it was when the write was refused: the other user's version,
             // higher than the new record's, and with our value. Taken, it would settle our edit and keep that copy.
-            let later = try h.reopenedEngine(configuration: hourly, clock: SystemEngineClock(skewMilliseconds: 2 * 3_600_000))
+            let later = try h.reopenedEngine(
+                configuration: hourly, clock: SystemEngineClock(skewMilliseconds: 2 * 3_600_000))
             _ = await later.sync([])
             let server = try await h.serverRecord(Device.self, "devices", "dev_3")
             let local = try #require(try h.local(Device.self, "dev_3"))
@@ -440,7 +457,8 @@ struct PushTests {
             // Once the time is up, the change goes through; the server saw no request too early.
             // (On a loaded machine the gate may already be over: then only the entry's own time is left.)
             let gate = h.engine.api.remainingWait ?? .zero
-            let entryWait = Duration.milliseconds(try #require(entry.nextAttemptAt).millisecondsSince1970 - Timestamp.now().millisecondsSince1970)
+            let entryWait = Duration.milliseconds(
+                try #require(entry.nextAttemptAt).millisecondsSince1970 - Timestamp.now().millisecondsSince1970)
             try await Task.sleep(for: max(gate, entryWait) + .milliseconds(20))
             let report = await h.engine.sync([.orders])
             #expect(report.succeeded, "\(report.stop ?? "")")
@@ -484,7 +502,10 @@ struct PushTests {
             // Another program wrote a status this server does not accept, then queued the change.
             try h.writeRow("orders", "ord_14", ["status": "teleported"])
             let queued = try await h.engine.queueChange(.orderUpdated, id: "ord_14")
-            guard case .queued(_, let fields) = queued else { Issue.record("not queued: \(queued)"); return }
+            guard case .queued(_, let fields) = queued else {
+                Issue.record("not queued: \(queued)")
+                return
+            }
             #expect(fields == ["status"])
             try await h.engine.update(.orders, id: "ord_15", fields: ["notes": "behind the bad one"])
 
@@ -518,16 +539,20 @@ struct PushTests {
         }
     }
 
-    @Test("a change refused after a later edit of the same field was made: the later value wins, and a retry never sends the older one after it")
+    @Test(
+        "a change refused after a later edit of the same field was made: the later value wins, and a retry never sends the older one after it"
+    )
     func refusedAfterALaterEdit() async throws {
         try await EngineHarness.with { h in
             #expect(await h.engine.performFullSync().succeeded)
             // dev_3's change carries diagnosis and resolution; while it is in flight the diagnosis is edited again
             // (a new entry: the first may have reached the server), and the server refuses the first.
-            try await h.engine.update(.devices, id: "dev_3", fields: ["diagnosis": "older", "resolution": "replaced screen"])
+            try await h.engine.update(
+                .devices, id: "dev_3", fields: ["diagnosis": "older", "resolution": "replaced screen"])
             try await h.fault("422", method: "PATCH", path: "/api/v1/devices/dev_3")
             let engine = h.engine
-            let edited = h.recorder.once(when: { if case .sending(_, .devices, "dev_3") = $0 { true } else { false } }) {
+            let edited = h.recorder.once(when: { if case .sending(_, .devices, "dev_3") = $0 { true } else { false } })
+            {
                 _ = try? engine.changes.update(.devices, id: "dev_3", fields: ["diagnosis": "newer"])
             }
             let report = await h.engine.sync([])
@@ -547,7 +572,9 @@ struct PushTests {
         }
     }
 
-    @Test("a change given up on after a later edit of the same field was made: the later value wins, and a retry never sends the older one after it (seed 703)")
+    @Test(
+        "a change given up on after a later edit of the same field was made: the later value wins, and a retry never sends the older one after it (seed 703)"
+    )
     func givenUpAfterALaterEdit() async throws {
         try await EngineHarness.with(configuration: EngineHarness.configuration(maxAttempts: 2)) { h in
             #expect(await h.engine.performFullSync().succeeded)
@@ -608,7 +635,8 @@ struct PushTests {
             var written: [String: [String]] = [:]
             for round in 1...3 {
                 for ticket in ["tkt_1", "tkt_2", "tkt_3", "tkt_4"] {
-                    let message = try await h.engine.createTicketMessage(ticketId: ticket, content: "\(ticket) #\(round)")
+                    let message = try await h.engine.createTicketMessage(
+                        ticketId: ticket, content: "\(ticket) #\(round)")
                     written[ticket, default: []].append(message.id)
                 }
             }
@@ -627,7 +655,8 @@ struct PushTests {
                 switch event {
                 case .sending(_, _, let id):
                     if let ticket = ticketOf[id] {
-                        #expect(!inFlight.contains(where: { ticketOf[$0] == ticket }), "two messages of \(ticket) overlap")
+                        #expect(
+                            !inFlight.contains(where: { ticketOf[$0] == ticket }), "two messages of \(ticket) overlap")
                         sent[ticket, default: []].append(id)
                     }
                     inFlight.insert(id)
@@ -643,7 +672,9 @@ struct PushTests {
             let feed = try await h.backend.get("/api/v1/ticket_messages/changes?limit=1000").text
             for (ticket, ids) in written {
                 let positions = ids.compactMap { feed.range(of: $0)?.lowerBound }
-                #expect(positions.count == 3 && positions == positions.sorted(), "the server wrote \(ticket)'s messages in order")
+                #expect(
+                    positions.count == 3 && positions == positions.sorted(),
+                    "the server wrote \(ticket)'s messages in order")
             }
         }
     }

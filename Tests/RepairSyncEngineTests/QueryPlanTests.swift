@@ -30,7 +30,10 @@ struct QueryPlanTests {
     /// Statements that read a whole table on purpose, each with why it is bounded or rare. Matched by the start of
     /// the statement's SQL.
     static let wholeTableByDesign: [(sql: String, why: String)] = [
-        ("SELECT COUNT(*) FROM ", "the status's record counts: read again only for a collection that a run grew or shrank"),
+        (
+            "SELECT COUNT(*) FROM ",
+            "the status's record counts: read again only for a collection that a run grew or shrank"
+        ),
         (
             "INSERT OR IGNORE INTO resync_marks ",
             "a pull from the beginning (first sync, expired cursor) marks every id held, to delete those it does not bring back"
@@ -45,7 +48,9 @@ struct QueryPlanTests {
         ),
     ]
 
-    @Test("every statement the daemon runs on a large table finds its rows through an index, and lists stop at their LIMIT without sorting")
+    @Test(
+        "every statement the daemon runs on a large table finds its rows through an index, and lists stop at their LIMIT without sorting"
+    )
     func everyQueryUsesAnIndex() async throws {
         try await EngineHarness.with(orders: 60) { h in
             let path = try #require(h.store.path)
@@ -58,7 +63,8 @@ struct QueryPlanTests {
 
             #expect(await engine.performFullSync().succeeded)
             let replica = engine.replica
-            let order = try #require(try replica.orders(status: nil, clientId: nil, page: .init(limit: 50, offset: 0)).first)
+            let order = try #require(
+                try replica.orders(status: nil, clientId: nil, page: .init(limit: 50, offset: 0)).first)
             let ticket = try #require(try replica.tickets(status: nil, page: .init(limit: 50, offset: 0)).first)
             for status in [nil, order.status] {
                 for clientId in [nil, order.clientId] {
@@ -67,16 +73,22 @@ struct QueryPlanTests {
             }
             _ = try replica.order(id: order.id, number: nil, revealPasscodes: false)
             _ = try replica.order(id: nil, number: order.orderNumber, revealPasscodes: true)
-            let device = try #require(try replica.devices(orderId: nil, status: nil, page: .init(limit: 50, offset: 0), revealPasscodes: false).first)
+            let device = try #require(
+                try replica.devices(
+                    orderId: nil, status: nil, page: .init(limit: 50, offset: 0), revealPasscodes: false
+                ).first)
             for orderId in [nil, device.orderId] {
                 for status in [nil, device.status] {
-                    _ = try replica.devices(orderId: orderId, status: status, page: .init(limit: 50, offset: 0), revealPasscodes: true)
+                    _ = try replica.devices(
+                        orderId: orderId, status: status, page: .init(limit: 50, offset: 0), revealPasscodes: true)
                 }
             }
             _ = try replica.clients(search: nil, page: .init(limit: 50, offset: 0))
             _ = try replica.clients(search: "a", page: .init(limit: 50, offset: 0))
             _ = try replica.client(id: order.clientId)
-            for status in [nil, ticket.status] { _ = try replica.tickets(status: status, page: .init(limit: 50, offset: 0)) }
+            for status in [nil, ticket.status] {
+                _ = try replica.tickets(status: status, page: .init(limit: 50, offset: 0))
+            }
             _ = try replica.ticket(id: ticket.id)
             _ = try replica.dashboard(period: "today")
 
@@ -95,7 +107,9 @@ struct QueryPlanTests {
             // A conflict: the server changes the same field before the push.
             try await h.serverEdit("orders", order.id, #"{"notes":"from the phone"}"#)
             _ = await engine.performFullSync()
-            for conflict in try engine.conflicts(openOnly: true) { try await engine.resolveConflict(id: conflict.id, .keepRemote) }
+            for conflict in try engine.conflicts(openOnly: true) {
+                try await engine.resolveConflict(id: conflict.id, .keepRemote)
+            }
             _ = try engine.conflicts()
             // And an ordinary incremental pull of changed records.
             try await h.serverEdit("devices", device.id, #"{"status":"repaired"}"#)
@@ -104,7 +118,9 @@ struct QueryPlanTests {
             // A resync (`repairctl resync devices`): every id marked, the pull from the beginning, and the sweep of a
             // device the server no longer has.
             let gone = try #require(
-                try replica.devices(orderId: nil, status: nil, page: .init(limit: 1, offset: 20), revealPasscodes: false).first)
+                try replica.devices(
+                    orderId: nil, status: nil, page: .init(limit: 1, offset: 20), revealPasscodes: false
+                ).first)
             try await h.serverDelete("devices", gone.id)
             #expect(await engine.resync([.devices]).succeeded)
             let left = try replica.devices(
@@ -127,11 +143,16 @@ struct QueryPlanTests {
                 }
             }
             #expect(planned > 25)
-            #expect(failures.isEmpty, "\(failures.count) statements read a large table without an index:\n\(failures.joined(separator: "\n"))")
+            #expect(
+                failures.isEmpty,
+                "\(failures.count) statements read a large table without an index:\n\(failures.joined(separator: "\n"))"
+            )
         }
     }
 
-    @Test("the first pull into an empty table loads it without its list indexes and builds them once, after its last record")
+    @Test(
+        "the first pull into an empty table loads it without its list indexes and builds them once, after its last record"
+    )
     func bulkLoad() async throws {
         try await EngineHarness.with(orders: 100) { h in
             let directory = try TemporaryDirectory(prefix: "bulk-load")
@@ -149,7 +170,9 @@ struct QueryPlanTests {
                 for index in ListIndexes.of(table) {
                     let dropped = sequence.firstIndex(of: "DROP INDEX IF EXISTS \(index.name)")
                     let built = sequence.firstIndex(of: index.sql)
-                    #expect(dropped != nil && built != nil, "\(index.name): dropped \(String(describing: dropped)), built \(String(describing: built))")
+                    #expect(
+                        dropped != nil && built != nil,
+                        "\(index.name): dropped \(String(describing: dropped)), built \(String(describing: built))")
                     if let dropped, let built, let first = rows.first, let last = rows.last {
                         #expect(dropped < first && last < built, "\(index.name): not around the load")
                     }
@@ -160,7 +183,10 @@ struct QueryPlanTests {
             // A second pull (from its cursor, into a full table) keeps them.
             let before = StatementTrace.sequence().count
             #expect(await engine.performFullSync().succeeded)
-            #expect(!StatementTrace.sequence()[before...].contains { $0.hasPrefix("DROP INDEX") || $0.hasPrefix("CREATE INDEX") })
+            #expect(
+                !StatementTrace.sequence()[before...].contains {
+                    $0.hasPrefix("DROP INDEX") || $0.hasPrefix("CREATE INDEX")
+                })
         }
     }
 
@@ -177,7 +203,8 @@ struct QueryPlanTests {
             plan: ["SCAN orders USING INDEX orders_created"])
         #expect(walked == nil)
         let searched = Self.problem(
-            sql: "SELECT * FROM orders WHERE id = 'ord_1'", plan: ["SEARCH orders USING INDEX sqlite_autoindex_orders_1 (id=?)"])
+            sql: "SELECT * FROM orders WHERE id = 'ord_1'",
+            plan: ["SEARCH orders USING INDEX sqlite_autoindex_orders_1 (id=?)"])
         #expect(searched == nil)
     }
 
@@ -227,31 +254,37 @@ enum StatementTrace {
 
     private static let state = Mutex(State())
 
-    private static let traceCallback: @convention(c) (UInt32, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Int32 = {
-        _, _, statement, _ in
-        guard let statement else { return 0 }
-        let handle = OpaquePointer(statement)
-        guard let connection = sqlite3_db_handle(handle), let file = sqlite3_db_filename(connection, "main") else { return 0 }
-        let path = String(cString: file)
-        guard state.withLock({ $0.path == path }), let text = sqlite3_sql(handle) else { return 0 }
-        let sql = String(cString: text)
-        var expanded = sql
-        if let bound = sqlite3_expanded_sql(handle) {
-            expanded = String(cString: bound)
-            sqlite3_free(bound)
-        }
-        state.withLock { state in
-            if state.statements[path, default: [:]][sql] == nil { state.statements[path, default: [:]][sql] = expanded }
-            state.sequence.append(sql)
-        }
-        return 0
-    }
+    private static let traceCallback:
+        @convention(c) (UInt32, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Int32 =
+            {
+                _, _, statement, _ in
+                guard let statement else { return 0 }
+                let handle = OpaquePointer(statement)
+                guard let connection = sqlite3_db_handle(handle), let file = sqlite3_db_filename(connection, "main")
+                else { return 0 }
+                let path = String(cString: file)
+                guard state.withLock({ $0.path == path }), let text = sqlite3_sql(handle) else { return 0 }
+                let sql = String(cString: text)
+                var expanded = sql
+                if let bound = sqlite3_expanded_sql(handle) {
+                    expanded = String(cString: bound)
+                    sqlite3_free(bound)
+                }
+                state.withLock { state in
+                    if state.statements[path, default: [:]][sql] == nil {
+                        state.statements[path, default: [:]][sql] = expanded
+                    }
+                    state.sequence.append(sql)
+                }
+                return 0
+            }
 
-    private static let entryPoint: @convention(c) (OpaquePointer?, UnsafeMutablePointer<UnsafePointer<CChar>?>?, OpaquePointer?) -> Int32 = {
-        connection, _, _ in
-        sqlite3_trace_v2(connection, UInt32(SQLITE_TRACE_STMT), traceCallback, nil)
-        return SQLITE_OK
-    }
+    private static let entryPoint:
+        @convention(c) (OpaquePointer?, UnsafeMutablePointer<UnsafePointer<CChar>?>?, OpaquePointer?) -> Int32 = {
+            connection, _, _ in
+            sqlite3_trace_v2(connection, UInt32(SQLITE_TRACE_STMT), traceCallback, nil)
+            return SQLITE_OK
+        }
 
     /// Traces connections opened from now on to `path`.
     static func start(path: String) {

@@ -10,26 +10,32 @@ import Testing
 /// `resync`: a collection pulled again from the beginning at an admin's request, without purging the store.
 @Suite("Resync of one collection")
 struct ResyncTests {
-    @Test("resync fixes a record that drifted without a feed entry, removes a ghost the server never had, keeps an edit made during it, and leaves other collections alone")
+    @Test(
+        "resync fixes a record that drifted without a feed entry, removes a ghost the server never had, keeps an edit made during it, and leaves other collections alone"
+    )
     func resyncRepairsDrift() async throws {
         try await EngineHarness.with { h in
             #expect(await h.engine.performFullSync().succeeded)
             // Drift: the server's ord_5 changes without moving in its feed (a restore that kept its place), so no
             // incremental pull can see it.
-            var json = try JSONSerialization.jsonObject(
-                with: try await h.backend.get("/api/v1/orders/ord_5").body) as! [String: Any]
+            var json =
+                try JSONSerialization.jsonObject(
+                    with: try await h.backend.get("/api/v1/orders/ord_5").body) as! [String: Any]
             json["notes"] = "changed behind the feed"
             json["version"] = (json["version"] as! Int) + 1
             try await h.serverRestore("orders", json, inFeed: false)
             try await Self.insertGhost(h)
             #expect(await h.engine.sync([.orders]).succeeded)
-            #expect(try h.local(Order.self, "ord_5")?.notes != "changed behind the feed", "an incremental pull cannot see it")
+            #expect(
+                try h.local(Order.self, "ord_5")?.notes != "changed behind the feed",
+                "an incremental pull cannot see it")
             #expect(try h.local(Order.self, "ord_ghost") != nil)
             let devicesCursor = try h.cursor(.devices)
 
             // While the resync pulls, someone edits ord_7 locally.
             let engine = h.engine
-            let edited = h.recorder.once(when: { if case .pageApplied(.orders, _, _, _) = $0 { true } else { false } }) {
+            let edited = h.recorder.once(when: { if case .pageApplied(.orders, _, _, _) = $0 { true } else { false } })
+            {
                 _ = try? engine.changes.update(.orders, id: "ord_7", fields: ["notes": "edited during the resync"])
             }
             let report = await h.engine.resync([.orders])
@@ -62,7 +68,8 @@ struct ResyncTests {
             for n in 1...45 { try await h.serverEdit("orders", "ord_\(n)", #"{"notes":"server \#(n)"}"#) }
             let engine = h.engine
             let resync = Resync()
-            let asked = h.recorder.once(when: { if case .pageApplied(.orders, _, _, true) = $0 { true } else { false } }) {
+            let asked = h.recorder.once(when: { if case .pageApplied(.orders, _, _, true) = $0 { true } else { false } }
+            ) {
                 resync.task = Task { await engine.resync([.orders]) }
             }
             let running = await h.engine.sync([.orders])

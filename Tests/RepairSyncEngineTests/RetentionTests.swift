@@ -40,14 +40,18 @@ struct RetentionTests {
 
             #expect(report.orders == expectedOrders.count)
             #expect(report.tickets == expectedTickets.count)
-            let remainingOrders = Set(try await h.store.read { db in try String.fetchAll(db, sql: "SELECT id FROM orders") })
-            let remainingTickets = Set(try await h.store.read { db in try String.fetchAll(db, sql: "SELECT id FROM tickets") })
+            let remainingOrders = Set(
+                try await h.store.read { db in try String.fetchAll(db, sql: "SELECT id FROM orders") })
+            let remainingTickets = Set(
+                try await h.store.read { db in try String.fetchAll(db, sql: "SELECT id FROM tickets") })
             #expect(remainingOrders == Set(orders.map(\.id)).subtracting(expectedOrders))
             #expect(remainingTickets == Set(tickets.map(\.id)).subtracting(expectedTickets))
             #expect(remainingOrders.isSuperset(of: [keptOrder, keptByDevice]))
             #expect(remainingTickets.contains(keptTicket))
             #expect(try h.integer("SELECT COUNT(*) FROM devices WHERE order_id NOT IN (SELECT id FROM orders)") == 0)
-            #expect(try h.integer("SELECT COUNT(*) FROM ticket_messages WHERE ticket_id NOT IN (SELECT id FROM tickets)") == 0)
+            #expect(
+                try h.integer("SELECT COUNT(*) FROM ticket_messages WHERE ticket_id NOT IN (SELECT id FROM tickets)")
+                    == 0)
             #expect(report.devices > 0 && report.messages > 0)
             #expect(try h.engine.pendingChangesCount() == 3, "no pending change lost")
 

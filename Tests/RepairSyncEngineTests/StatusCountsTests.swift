@@ -1,19 +1,21 @@
 import BackendTestSupport
 import Foundation
 import GRDB
-@testable import RepairSyncEngine
 import RepairSyncModels
 import RepairSyncStore
 import RepairSyncTestSupport
 import Synchronization
 import Testing
 
+@testable import RepairSyncEngine
+
 /// The outbox and conflict counts in the status: read with the generation the store's triggers raise, so that the
 /// status never shows older counts after newer ones, wherever each was read (a reader, or a group commit's own
 /// transaction after its changes).
 @Suite("Status counts", .timeLimit(.minutes(2)))
 struct StatusCountsTests {
-    @Test("the generation moves with every change of the outbox's states and of the conflict log, and with nothing else")
+    @Test(
+        "the generation moves with every change of the outbox's states and of the conflict log, and with nothing else")
     func generationFollowsTheCounts() async throws {
         try await EngineHarness.with { h in
             #expect(await h.engine.performFullSync().succeeded)
@@ -39,7 +41,9 @@ struct StatusCountsTests {
             }
             let logged = try generation()
             #expect(logged > failed, "a conflict logged")
-            try await h.store.write { db in try db.execute(sql: "UPDATE conflicts SET state = 'resolved', outcome = 'kept_local'") }
+            try await h.store.write { db in
+                try db.execute(sql: "UPDATE conflicts SET state = 'resolved', outcome = 'kept_local'")
+            }
             let decided = try generation()
             #expect(decided > logged, "a conflict decided")
             try await h.store.write { db in try db.execute(sql: "DELETE FROM outbox") }

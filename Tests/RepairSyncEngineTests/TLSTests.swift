@@ -16,14 +16,16 @@ struct TLSTests {
     /// A backend serving `issued` (by `ca`), and an engine trusting `trust` (nil: the system's CAs only) through
     /// `proxy`, on a fresh store.
     static func withEngine<T: Sendable>(
-        ca: ThrowawayCA, issued: ThrowawayCA.Issued, trust: String?, minimumTLSVersion: TransportSettings.MinimumTLSVersion = .tls12,
+        ca: ThrowawayCA, issued: ThrowawayCA.Issued, trust: String?,
+        minimumTLSVersion: TransportSettings.MinimumTLSVersion = .tls12,
         serverMaximumVersion: String? = nil, proxy: ProxyServer? = nil, host: String = "127.0.0.1",
         _ body: @Sendable (RunningBackend, SyncEngine, String) async throws -> T
     ) async throws -> T {
         let tls = DevBackend.TLS(
             certificateChainPath: issued.certificatePath, privateKeyPath: issued.keyPath,
             maximumVersion: serverMaximumVersion)
-        return try await RunningBackend.with(seed: SeedOptions(orders: 5), tls: (tls, caFile: ca.certificatePath)) { backend in
+        return try await RunningBackend.with(seed: SeedOptions(orders: 5), tls: (tls, caFile: ca.certificatePath)) {
+            backend in
             let directory = try TemporaryDirectory(prefix: "tls-test")
             let store = try ReplicaStore.open(at: directory.path("replica.sqlite"))
             let settings = TransportSettings(caFile: trust, minimumTLSVersion: minimumTLSVersion, proxy: proxy)
@@ -80,9 +82,14 @@ struct TLSTests {
                 let settings = TransportSettings(caFile: caFile)
                 let http = try settings.makeHTTPClient()
                 let api = APIClient(
-                    configuration: .init(baseURL: backend.baseURL, token: RunningBackend.token), clock: SystemEngineClock(),
+                    configuration: .init(baseURL: backend.baseURL, token: RunningBackend.token),
+                    clock: SystemEngineClock(),
                     transport: HTTPTransport(baseURL: backend.baseURL, http: http, settings: settings))
-                return (try SyncEngine(store: try ReplicaStore.open(at: store), api: api, configuration: EngineHarness.configuration()), http)
+                return (
+                    try SyncEngine(
+                        store: try ReplicaStore.open(at: store), api: api, configuration: EngineHarness.configuration()),
+                    http
+                )
             }
             let (trusting, trustingHTTP) = try engine(trusting: ca.certificatePath)
             #expect(await trusting.performFullSync().succeeded)
@@ -152,7 +159,8 @@ struct TLSTests {
                     #expect(report.stop?.contains(refused.rawValue) == true, "\(report.stop ?? "no stop")")
                 }
                 if let before {
-                    #expect(try await Self.requests(backend) == before + 1, "only the counters question reached the server")
+                    #expect(
+                        try await Self.requests(backend) == before + 1, "only the counters question reached the server")
                 }
             } catch {
                 try? await http.shutdown()
@@ -165,7 +173,8 @@ struct TLSTests {
             // The control: the trap does catch plain HTTP on that port (the same transport, given an http:// URL).
             let plain = HTTPTransport(baseURL: "http://127.0.0.1:\(trap.port)", http: HTTPClient.shared)
             _ = try? await plain.send(TransportRequest(method: "GET", path: "/api/v1/health"), timeout: .seconds(30))
-            #expect(trap.plainTextLines.contains { $0.hasPrefix("GET /api/v1/health HTTP/1.1") }, "\(trap.plainTextLines)")
+            #expect(
+                trap.plainTextLines.contains { $0.hasPrefix("GET /api/v1/health HTTP/1.1") }, "\(trap.plainTextLines)")
             try await trap.stop()
         }
     }
@@ -206,14 +215,17 @@ struct TLSTests {
             ca: ca, issued: issued, trust: ca.certificatePath, minimumTLSVersion: .tls13, serverMaximumVersion: "1.2"
         ) { _, engine, _ in
             let stop = await engine.performFullSync().stop ?? ""
-            #expect(stop.contains("offers no TLS version this workstation accepts (api.tls_min_version is 1.3)"), "\(stop)")
+            #expect(
+                stop.contains("offers no TLS version this workstation accepts (api.tls_min_version is 1.3)"), "\(stop)")
         }
-        try await Self.withEngine(ca: ca, issued: issued, trust: ca.certificatePath, serverMaximumVersion: "1.2") { _, engine, _ in
+        try await Self.withEngine(ca: ca, issued: issued, trust: ca.certificatePath, serverMaximumVersion: "1.2") {
+            _, engine, _ in
             #expect(await engine.performFullSync().succeeded)
         }
     }
 
-    @Test("through a CONNECT proxy: the API's name goes to the proxy unresolved, TLS runs end to end, the sync completes")
+    @Test(
+        "through a CONNECT proxy: the API's name goes to the proxy unresolved, TLS runs end to end, the sync completes")
     func throughProxy() async throws {
         let directory = try TemporaryDirectory(prefix: "tls-ca")
         let ca = try ThrowawayCA(directory: directory.path("ca"))
@@ -221,13 +233,17 @@ struct TLSTests {
         let issued = try ca.issue(hosts: ["api.repair.test"])
         let proxy = try await ConnectProxy.start(hosts: ["api.repair.test": "127.0.0.1"])
         let server = ProxyServer(kind: .http, host: "127.0.0.1", port: proxy.port)
-        try await Self.withEngine(ca: ca, issued: issued, trust: ca.certificatePath, proxy: server, host: "api.repair.test") {
+        try await Self.withEngine(
+            ca: ca, issued: issued, trust: ca.certificatePath, proxy: server, host: "api.repair.test"
+        ) {
             backend, engine, _ in
             let report = await engine.performFullSync()
             #expect(report.succeeded, "\(report.stop ?? "")")
             #expect(report.pulled["orders"] == 5)
             #expect(!proxy.requestLines.isEmpty)
-            #expect(proxy.requestLines.allSatisfy { $0 == "CONNECT api.repair.test:\(backend.port) HTTP/1.1" }, "\(proxy.requestLines)")
+            #expect(
+                proxy.requestLines.allSatisfy { $0 == "CONNECT api.repair.test:\(backend.port) HTTP/1.1" },
+                "\(proxy.requestLines)")
         }
         try await proxy.stop()
     }
@@ -242,7 +258,9 @@ struct TLSTests {
             ca: ca, issued: try ca.issue(hosts: ["api.repair.test"]), trust: nil, proxy: server, host: "api.repair.test"
         ) { _, engine, _ in
             let stop = await engine.performFullSync().stop ?? ""
-            #expect(stop.hasPrefix("unknown CA: the certificate for api.repair.test is issued by “Inspecting Proxy CA”"), "\(stop)")
+            #expect(
+                stop.hasPrefix("unknown CA: the certificate for api.repair.test is issued by “Inspecting Proxy CA”"),
+                "\(stop)")
         }
         try await proxy.stop()
     }
@@ -263,7 +281,9 @@ struct TLSTests {
         }
         #expect(proxy.authorizations.contains("Basic " + Data("shop:s3cret".utf8).base64EncodedString()))
         let without = ProxyServer(kind: .http, host: "127.0.0.1", port: proxy.port)
-        try await Self.withEngine(ca: ca, issued: issued, trust: ca.certificatePath, proxy: without, host: "api.repair.test") {
+        try await Self.withEngine(
+            ca: ca, issued: issued, trust: ca.certificatePath, proxy: without, host: "api.repair.test"
+        ) {
             _, engine, _ in
             let report = await engine.performFullSync()
             #expect(report.offline)

@@ -59,11 +59,13 @@ import Testing
 
     @Test("the short-text parser builds the very Decimal that Decimal(string:) does: equal, same hash, same text")
     func shortParserAgreesWithDecimal() throws {
-        var texts = ["0", "0.00", "-0", "-0.00", "1", "10", "100.10", "149.99", "-12.5", "999999999999999999",
-            "0.000000000000000001", "123456789.123456789", "1234567890123456789", "-99999999999999999.99"]
+        var texts = [
+            "0", "0.00", "-0", "-0.00", "1", "10", "100.10", "149.99", "-12.5", "999999999999999999",
+            "0.000000000000000001", "123456789.123456789", "1234567890123456789", "-99999999999999999.99",
+        ]
         var state: UInt64 = 42
         for _ in 0..<2000 {
-            state = state &* 6364136223846793005 &+ 1442695040888963407
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             let cents = Int64(bitPattern: state >> 20) % 100_000_000
             texts.append(String(format: "%lld.%02lld", cents / 100, abs(cents % 100)))
         }

@@ -7,9 +7,10 @@ import Testing
         for status in OrderStatus.known { #expect(OrderStatus(rawValue: status.rawValue) == status) }
         for status in DeviceStatus.known { #expect(DeviceStatus(rawValue: status.rawValue) == status) }
         for status in TicketStatus.known { #expect(TicketStatus(rawValue: status.rawValue) == status) }
-        #expect(OrderStatus.known.map(\.rawValue) == [
-            "booked_in", "in_progress", "awaiting_parts", "ready", "collected", "cancelled",
-        ])
+        #expect(
+            OrderStatus.known.map(\.rawValue) == [
+                "booked_in", "in_progress", "awaiting_parts", "ready", "collected", "cancelled",
+            ])
         #expect(DeviceStatus.known.count == 11)
         #expect(TicketStatus.known.map(\.rawValue) == ["open", "pending", "closed"])
     }

@@ -25,7 +25,8 @@ struct ChildProcessTests {
 
     @Test("run: the output to its end, the exit status, and a child that outlives the timeout is killed")
     func runIsBounded() async throws {
-        let (status, output) = try await ChildProcess.run(["/bin/sh", "-c", "echo out; echo err >&2; exit 3"], mergeErrors: true)
+        let (status, output) = try await ChildProcess.run(
+            ["/bin/sh", "-c", "echo out; echo err >&2; exit 3"], mergeErrors: true)
         #expect(status == 3)
         #expect(output == "out\nerr\n")
         await #expect(throws: ChildProcess.TimedOut.self) {

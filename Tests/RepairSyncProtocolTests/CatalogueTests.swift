@@ -20,12 +20,17 @@ struct CatalogueTests {
 
     /// docs/rpc.md, section by `## ` heading.
     static func sections() throws -> [String: [String]] {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
         let text = try String(contentsOf: root.appendingPathComponent("docs/rpc.md"), encoding: .utf8)
         var sections: [String: [String]] = [:]
         var current = ""
         for line in text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) {
-            if line.hasPrefix("## ") { current = String(line.dropFirst(3)) } else { sections[current, default: []].append(line) }
+            if line.hasPrefix("## ") {
+                current = String(line.dropFirst(3))
+            } else {
+                sections[current, default: []].append(line)
+            }
         }
         return sections
     }
@@ -35,7 +40,9 @@ struct CatalogueTests {
         lines.filter { $0.hasPrefix("| `") }.map { line in
             // A `\|` inside a cell is text, not a separator.
             line.replacingOccurrences(of: "\\|", with: "\u{0}").split(separator: "|", omittingEmptySubsequences: false)
-                .dropFirst().dropLast().map { $0.replacingOccurrences(of: "\u{0}", with: "|").trimmingCharacters(in: .whitespaces) }
+                .dropFirst().dropLast().map {
+                    $0.replacingOccurrences(of: "\u{0}", with: "|").trimmingCharacters(in: .whitespaces)
+                }
         }
     }
 
@@ -56,11 +63,15 @@ struct CatalogueTests {
             documented[name] = row
         }
         let catalogue = Set(RPC.methods.map { $0.name })
-        #expect(Set(documented.keys) == catalogue, "documented but not in the catalogue: \(Set(documented.keys).subtracting(catalogue)); missing: \(catalogue.subtracting(documented.keys))")
+        #expect(
+            Set(documented.keys) == catalogue,
+            "documented but not in the catalogue: \(Set(documented.keys).subtracting(catalogue)); missing: \(catalogue.subtracting(documented.keys))"
+        )
         for method in RPC.methods {
             guard let row = documented[method.name] else { continue }
             #expect(row.count == 4, "\(method.name): method | access | params | result")
-            #expect(row[1] == method.access.rawValue, "\(method.name) is \(method.access.rawValue), the docs say \(row[1])")
+            #expect(
+                row[1] == method.access.rawValue, "\(method.name) is \(method.access.rawValue), the docs say \(row[1])")
             #expect(Self.backticked(row[2]) == Set(Self.paramsOf(method)), "\(method.name)'s params: \(row[2])")
         }
     }

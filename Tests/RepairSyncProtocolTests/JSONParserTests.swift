@@ -10,9 +10,14 @@ struct JSONParserTests {
     func roundTrip() throws {
         let text = #"{"b":1,"a":[true,false,null,-0.5e+3,12345678901234567890],"s":"é\n\"\\\u0001 😀","o":{}}"#
         let value = try parser.parse(text)
-        guard case .object(let members) = value else { Issue.record("not an object"); return }
+        guard case .object(let members) = value else {
+            Issue.record("not an object")
+            return
+        }
         #expect(members.map(\.key) == ["b", "a", "s", "o"])
-        #expect(value["a"] == .array([.bool(true), .bool(false), .null, .number("-0.5e+3"), .number("12345678901234567890")]))
+        #expect(
+            value["a"]
+                == .array([.bool(true), .bool(false), .null, .number("-0.5e+3"), .number("12345678901234567890")]))
         #expect(value["s"]?.stringValue == "é\n\"\\\u{01} 😀")
         #expect(try parser.parse(value.serialized) == value)
         #expect(!value.serialized.contains("\n"), "a reply must fit on one line")
@@ -25,10 +30,12 @@ struct JSONParserTests {
         #expect(throws: JSONParser.Failure.self) { try parser.parse(#""\ude00""#) }
     }
 
-    @Test("malformed text is a syntax error with a position", arguments: [
-        "", "{", "[1,]", "{\"a\":}", "{\"a\" 1}", "01", "1.", "-", "tru", "\"abc", "[1 2]", "{} {}", "'a'",
-        "{\"a\":1,}", "\"tab\there\"", "NaN", "1e", "[\"\\x\"]",
-    ])
+    @Test(
+        "malformed text is a syntax error with a position",
+        arguments: [
+            "", "{", "[1,]", "{\"a\":}", "{\"a\" 1}", "01", "1.", "-", "tru", "\"abc", "[1 2]", "{} {}", "'a'",
+            "{\"a\":1,}", "\"tab\there\"", "NaN", "1e", "[\"\\x\"]",
+        ])
     func syntaxErrors(text: String) {
         do {
             _ = try parser.parse(text)

@@ -19,7 +19,8 @@ struct JSONStringTests {
         let samples = ["plain", "a/b", "\u{08}\u{0C}\u{1F}", "quote \" back \\ ", "line\nfeed\r\ttab", "\u{2028}é😀"]
         for sample in samples {
             let reference = String(decoding: try JSONSerialization.data(withJSONObject: [sample]), as: UTF8.self)
-            #expect("[" + JSONString.quoted(sample, style: .foundation) + "]" == reference, "\(sample.debugDescription)")
+            #expect(
+                "[" + JSONString.quoted(sample, style: .foundation) + "]" == reference, "\(sample.debugDescription)")
         }
     }
 }

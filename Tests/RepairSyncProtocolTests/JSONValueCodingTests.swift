@@ -16,14 +16,16 @@ struct JSONValueCodingTests {
             retryAfterMilliseconds: nil, nextChangeDueMilliseconds: 500)
         #expect(
             try encoder.encode(report).serialized
-                == #"{"run":3,"offline":false,"pushed":1,"pushedByCollection":{"orders":1},"pushFailures":0,"dead":0,"conflicts":0,"pulled":{"clients":5,"orders":1,"tickets":2},"deleted":0,"durationMilliseconds":12,"nextChangeDueMilliseconds":500}"#)
+                == #"{"run":3,"offline":false,"pushed":1,"pushedByCollection":{"orders":1},"pushFailures":0,"dead":0,"conflicts":0,"pulled":{"clients":5,"orders":1,"tickets":2},"deleted":0,"durationMilliseconds":12,"nextChangeDueMilliseconds":500}"#
+        )
         let check = DoctorCheck("api", .ok, "answers")
         #expect(try encoder.encode(check).serialized == #"{"name":"api","level":"ok","detail":"answers","fix":null}"#)
     }
 
     @Test("the same value always gives the same text, whatever the process's hash seed")
     func deterministic() throws {
-        let fields: [String: String?] = Dictionary(uniqueKeysWithValues: (0..<50).map { ("field\($0)", $0 % 3 == 0 ? nil : "v\($0)") })
+        let fields: [String: String?] = Dictionary(
+            uniqueKeysWithValues: (0..<50).map { ("field\($0)", $0 % 3 == 0 ? nil : "v\($0)") })
         let first = try encoder.encode(fields).serialized
         #expect(first.hasPrefix(#"{"field0":null,"field1":"v1","field10":"v10","#))
         #expect(try encoder.encode(fields).serialized == first)
@@ -33,7 +35,8 @@ struct JSONValueCodingTests {
     func records() throws {
         let order = Order(
             id: "ord_1", orderNumber: 1001, status: .inProgress, total: Money(exactly: "149.99"), clientId: "cli_1",
-            createdAt: Timestamp(millisecondsSince1970: 0), updatedAt: Timestamp(millisecondsSince1970: 1_500), version: 2)
+            createdAt: Timestamp(millisecondsSince1970: 0), updatedAt: Timestamp(millisecondsSince1970: 1_500),
+            version: 2)
         let json = try encoder.encode(order)
         #expect(json["order_number"] == .number(1001))
         #expect(json["total"] == .string("149.99"))
@@ -85,11 +88,18 @@ struct JSONValueCodingTests {
         let status = StatusSnapshot(
             state: .syncing, step: "pulling", progress: Thousandths(0.25), online: true, probe: "netlink",
             lastOnlineChange: nil, paused: false, nextRun: .init(at: Timestamp(millisecondsSince1970: 5), reason: nil),
-            lastSyncAt: nil, lastSuccessAt: Timestamp(millisecondsSince1970: 9), pending: 1, failed: 0, dead: 0, held: 0,
+            lastSyncAt: nil, lastSuccessAt: Timestamp(millisecondsSince1970: 9), pending: 1, failed: 0, dead: 0,
+            held: 0,
             openConflicts: 0, clockOffsetMs: -3,
-            collections: [.init(collection: "orders", state: "idle", records: 3, hasCursor: true, lastSyncedAt: nil, lastSuccessAt: nil, lastError: "x")],
+            collections: [
+                .init(
+                    collection: "orders", state: "idle", records: 3, hasCursor: true, lastSyncedAt: nil,
+                    lastSuccessAt: nil, lastError: "x")
+            ],
             storeBytes: 4096, retention: nil,
-            metrics: .init(runs: 1, successes: 1, failures: 0, lastDurationMs: nil, averageDurationMs: 4, conflictsByOutcome: ["merged": 1]))
+            metrics: .init(
+                runs: 1, successes: 1, failures: 0, lastDurationMs: nil, averageDurationMs: 4,
+                conflictsByOutcome: ["merged": 1]))
         let json = try encoder.encode(status)
         #expect(json["lastSyncAt"] == .null)
         #expect(json["message"] == nil, "message only on error")
@@ -97,7 +107,8 @@ struct JSONValueCodingTests {
         #expect(try decoder.decode(StatusSnapshot.self, from: json) == status)
 
         let change = OutboxChange(
-            seq: 4, collection: "orders", recordId: "ord_1", orderKey: "orders:ord_1", kind: .update, fields: ["notes": nil],
+            seq: 4, collection: "orders", recordId: "ord_1", orderKey: "orders:ord_1", kind: .update,
+            fields: ["notes": nil],
             idempotencyKey: "k", state: .dead, attempts: 2, sent: false, nextAttemptAt: nil, lastError: "422",
             createdAt: Timestamp(millisecondsSince1970: 1), editedAt: Timestamp(millisecondsSince1970: 2))
         let changeJSON = try encoder.encode(change)
@@ -105,11 +116,19 @@ struct JSONValueCodingTests {
         #expect(changeJSON["fields"] == .object([("notes", .null)]))
         #expect(try decoder.decode(OutboxChange.self, from: changeJSON) == change)
 
-        for result in [RPC.Sync.Result.started, .finished(try decoder.decode(SyncRunReport.self, from: .object([
-            ("run", .number(1)), ("offline", .bool(false)), ("pushed", .number(0)), ("pushedByCollection", .object([])),
-            ("pushFailures", .number(0)), ("dead", .number(0)), ("conflicts", .number(0)), ("pulled", .object([])),
-            ("deleted", .number(0)), ("durationMilliseconds", .number(3)),
-        ])))] {
+        for result in [
+            RPC.Sync.Result.started,
+            .finished(
+                try decoder.decode(
+                    SyncRunReport.self,
+                    from: .object([
+                        ("run", .number(1)), ("offline", .bool(false)), ("pushed", .number(0)),
+                        ("pushedByCollection", .object([])),
+                        ("pushFailures", .number(0)), ("dead", .number(0)), ("conflicts", .number(0)),
+                        ("pulled", .object([])),
+                        ("deleted", .number(0)), ("durationMilliseconds", .number(3)),
+                    ]))),
+        ] {
             #expect(try decoder.decode(RPC.Sync.Result.self, from: encoder.encode(result)) == result)
         }
         #expect(try encoder.encode(RPC.Sync.Result.started).serialized == #"{"started":true}"#)

@@ -49,24 +49,35 @@ struct ParamsDecodingTests {
 
     @Test("a value outside an enum lists the values it takes")
     func enums() {
-        let kind = refusal(RPC.QueueChange.Params.self, .object([("kind", .string("order-teleported")), ("id", .string("o"))]))
-        #expect(kind?.message == #"Invalid params: kind must be one of order-updated, device-updated, ticket-message-created, client-created, order-created, device-created, not "order-teleported""#)
+        let kind = refusal(
+            RPC.QueueChange.Params.self, .object([("kind", .string("order-teleported")), ("id", .string("o"))]))
+        #expect(
+            kind?.message
+                == #"Invalid params: kind must be one of order-updated, device-updated, ticket-message-created, client-created, order-created, device-created, not "order-teleported""#
+        )
         let collection = refusal(RPC.Sync.Params.self, .object([("collections", .array([.string("orderz")]))]))
         #expect(collection?.data?["param"] == .string("collections"))
-        #expect(collection?.message.contains("must be one of clients, orders, devices, tickets, ticket_messages") == true)
+        #expect(
+            collection?.message.contains("must be one of clients, orders, devices, tickets, ticket_messages") == true)
         let state = refusal(RPC.Pending.Params.self, .object([("state", .string("parked"))]))
         #expect(state?.message.contains("must be one of pending, in_flight, failed, dead, held") == true)
     }
 
     @Test("ranges and one-of rules are checked after decoding")
     func validation() {
-        #expect(refusal(RPC.ListOrders.Params.self, .object([("limit", .number(0))]))?.data?["param"] == .string("limit"))
+        #expect(
+            refusal(RPC.ListOrders.Params.self, .object([("limit", .number(0))]))?.data?["param"] == .string("limit"))
         #expect(refusal(RPC.ListOrders.Params.self, .object([("limit", .number(1000))])) == nil)
-        #expect(refusal(RPC.ListOrders.Params.self, .object([("offset", .number(-1))]))?.data?["param"] == .string("offset"))
+        #expect(
+            refusal(RPC.ListOrders.Params.self, .object([("offset", .number(-1))]))?.data?["param"] == .string("offset")
+        )
         #expect(refusal(RPC.GetOrder.Params.self, .object([]))?.data?["param"] == .string("id"))
         #expect(refusal(RPC.GetOrder.Params.self, .object([("id", .string("o")), ("orderNumber", .number(1))])) != nil)
-        #expect(refusal(RPC.UpdateOrder.Params.self, .object([("id", .string("o"))]))?.data?["param"] == .string("status/notes"))
-        #expect(refusal(RPC.ResolveConflict.Params.self, .object([("id", .number(0)), ("keep", .string("local"))])) != nil)
+        #expect(
+            refusal(RPC.UpdateOrder.Params.self, .object([("id", .string("o"))]))?.data?["param"]
+                == .string("status/notes"))
+        #expect(
+            refusal(RPC.ResolveConflict.Params.self, .object([("id", .number(0)), ("keep", .string("local"))])) != nil)
     }
 
     @Test("a field left out is not changed; null clears it; a string sets it — and they encode back the same")

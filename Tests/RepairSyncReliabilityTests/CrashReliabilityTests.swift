@@ -5,7 +5,9 @@ import Testing
 /// and during a large initial pull. `scripts/soak` runs the same scenarios longer.
 @Suite("Reliability: crashes", .serialized, .timeLimit(.minutes(5)))
 struct CrashReliabilityTests {
-    @Test("2,000 changes, 20 SIGKILLs of the daemon during the push: nothing lost, nothing duplicated, store sound, converged")
+    @Test(
+        "2,000 changes, 20 SIGKILLs of the daemon during the push: nothing lost, nothing duplicated, store sound, converged"
+    )
     func crashDuringPush() async throws {
         let report = try await CrashDuringPush(changes: 2000, kills: 20, seed: 7).run()
         print(ReportTable.text([report]))
@@ -15,7 +17,9 @@ struct CrashReliabilityTests {
         #expect(Int(report.figure("SIGKILLs during the push")?.value ?? "") ?? 0 >= 20)
     }
 
-    @Test("a 11,000-record initial sync, 8 SIGKILLs: at most two pages per collection fetched again per restart (applied + ahead), converged")
+    @Test(
+        "a 11,000-record initial sync, 8 SIGKILLs: at most two pages per collection fetched again per restart (applied + ahead), converged"
+    )
     func crashDuringPull() async throws {
         let report = try await CrashDuringPull(orders: 2000, pageSize: 100, kills: 8, seed: 11).run()
         print(ReportTable.text([report]))

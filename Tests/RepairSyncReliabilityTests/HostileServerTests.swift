@@ -12,15 +12,20 @@ import Testing
 struct HostileServerTests {
     // MARK: 1 and 2: feeds
 
-    @Test("a feed that does not advance (same cursor, or empty pages forever) stops after a few pages with an error naming it; the other collections pull", arguments: ["stuck_feed", "empty_feed"])
+    @Test(
+        "a feed that does not advance (same cursor, or empty pages forever) stops after a few pages with an error naming it; the other collections pull",
+        arguments: ["stuck_feed", "empty_feed"])
     func feedThatDoesNotAdvance(fault: String) async throws {
         // A failed run is retried after 5 × retry.base (capped at sync.interval, 15 min here), doubled per failure in
         // a row, with equal jitter (SyncSchedule). retry.base 1m: the retry is due minutes away, so it cannot start
         // while the test reads `status` ("syncing" would be that retry, not a stuck state), and is told apart from
         // the next periodic run (13.5–16.5 min).
-        try await HostileStack.with("stuck-\(fault)", config: "retry:\n  base: 1m\n  cap: 20m\n", before: { s in
-            try await s.fault(fault, "GET", "/api/v1/orders/changes", count: 10_000)
-        }) { s in
+        try await HostileStack.with(
+            "stuck-\(fault)", config: "retry:\n  base: 1m\n  cap: 20m\n",
+            before: { s in
+                try await s.fault(fault, "GET", "/api/v1/orders/changes", count: 10_000)
+            }
+        ) { s in
             let report = try await s.sync()
             let failure = report["failedCollections"]?["orders"]?.stringValue ?? ""
             #expect(failure.contains("does not advance"), "\(report)")
@@ -48,26 +53,36 @@ struct HostileServerTests {
         }
     }
 
-    @Test("a page that does not decode commits nothing of itself; its error is in the collection's status and the others still pull")
+    @Test(
+        "a page that does not decode commits nothing of itself; its error is in the collection's status and the others still pull"
+    )
     func malformedPageStaysWithItsCollection() async throws {
-        try await HostileStack.with("malformed", before: { s in
-            try await s.fault("malformed_record", "GET", "/api/v1/orders/changes", count: 10_000)
-        }) { s in
+        try await HostileStack.with(
+            "malformed",
+            before: { s in
+                try await s.fault("malformed_record", "GET", "/api/v1/orders/changes", count: 10_000)
+            }
+        ) { s in
             let report = try await s.sync()
             #expect(report["failedCollections"]?["orders"] != nil, "\(report)")
-            #expect(try StoreInspector.versions(s.store)["orders"]?.isEmpty == true, "nothing of the bad page committed")
+            #expect(
+                try StoreInspector.versions(s.store)["orders"]?.isEmpty == true, "nothing of the bad page committed")
             let orders = try await s.collectionStatus("orders")
             #expect(orders?["lastError"]?.stringValue?.isEmpty == false)
             let server = try await s.admin.send("GET", "/admin/counters").object()["records"] as? [String: Int] ?? [:]
             for collection in ["devices", "clients", "tickets", "ticket_messages"] {
-                #expect(try await s.collectionStatus(collection)?["records"]?.intValue == server[collection], "\(collection)")
+                #expect(
+                    try await s.collectionStatus(collection)?["records"]?.intValue == server[collection],
+                    "\(collection)")
             }
         }
     }
 
     // MARK: 3 and 4: in-doubt changes
 
-    @Test("notes then status, with the notes PATCH's response lost: the pull does not take our own write for someone else's, and the status survives", arguments: ["server-wins", "client-wins", "last-write-wins", "merge", "manual"])
+    @Test(
+        "notes then status, with the notes PATCH's response lost: the pull does not take our own write for someone else's, and the status survives",
+        arguments: ["server-wins", "client-wins", "last-write-wins", "merge", "manual"])
     func inDoubtWriteIsNotSomeoneElsesEdit(policy: String) async throws {
         let config = "conflicts:\n  orders: \(policy)\nretry:\n  base: 10m\n  cap: 20m\n"
         try await HostileStack.with("in-doubt-\(policy)", config: config) { s in
@@ -91,7 +106,9 @@ struct HostileServerTests {
         }
     }
 
-    @Test("killed while a PATCH is in flight, edited again while the server is down, restarted: the edit goes out as its own change, not under the old key")
+    @Test(
+        "killed while a PATCH is in flight, edited again while the server is down, restarted: the edit goes out as its own change, not under the old key"
+    )
     func sentChangeNeverAbsorbsALaterEdit() async throws {
         try await HostileStack.with("in-flight-kill", config: "retry:\n  base: 1s\n") { s in
             try await s.sync()
@@ -126,7 +143,9 @@ struct HostileServerTests {
         }
     }
 
-    @Test("a PATCH answered 401 (the token expired mid-push) stays \"may have been sent\"; an edit made before the token works again is its own change under its own key, after it")
+    @Test(
+        "a PATCH answered 401 (the token expired mid-push) stays \"may have been sent\"; an edit made before the token works again is its own change under its own key, after it"
+    )
     func changeKeepsItsSentMarkAcrossA401() async throws {
         try await HostileStack.with("in-doubt-401") { s in
             try await s.sync()
@@ -153,16 +172,22 @@ struct HostileServerTests {
             let writes = try await s.writes("orders", "ord_15")
             #expect(writes.map(\.status) == [401, 200, 200], "\(writes)")
             // Each key went out with one body only: never the old key with the later edit.
-            let bodies = Dictionary(grouping: writes) { $0.idempotencyKey ?? "" }.mapValues { Set($0.map { "\($0.body ?? .null)" }) }
+            let bodies = Dictionary(grouping: writes) { $0.idempotencyKey ?? "" }.mapValues {
+                Set($0.map { "\($0.body ?? .null)" })
+            }
             #expect(bodies.values.allSatisfy { $0.count == 1 }, "\(writes)")
-            #expect(writes.last?.body?["notes"]?.stringValue == "second" && writes.last?.idempotencyKey != waiting.first?.key)
+            #expect(
+                writes.last?.body?["notes"]?.stringValue == "second"
+                    && writes.last?.idempotencyKey != waiting.first?.key)
             #expect(try await s.admin.counters().patchesApplied == 2)
         }
     }
 
     // MARK: 5 and 6: refused changes, 412s
 
-    @Test("a refused note leaves the record; a later edit of the field supersedes it; retry never brings the refused value back")
+    @Test(
+        "a refused note leaves the record; a later edit of the field supersedes it; retry never brings the refused value back"
+    )
     func refusedChangeDoesNotHaunt() async throws {
         try await HostileStack.with("refused") { s in
             try await s.sync()
@@ -171,7 +196,8 @@ struct HostileServerTests {
             _ = try await s.updateOrder("ord_3", ["notes": .string("refused value")])
             let report = try await s.sync()
             #expect(report["dead"]?.intValue == 1, "\(report)")
-            #expect(try s.replica("orders", "ord_3", "notes") == .some(original), "the replica shows the server's value")
+            #expect(
+                try s.replica("orders", "ord_3", "notes") == .some(original), "the replica shows the server's value")
             #expect(try s.outbox().first?.hasPrefix("dead") == true)
             _ = try await s.updateOrder("ord_3", ["notes": .string("fixed value")])
             let outbox = try s.outbox()
@@ -184,12 +210,15 @@ struct HostileServerTests {
         }
     }
 
-    @Test("a held change (manual policy, waiting for a decision): a later edit of the field supersedes its value; the replica never shows it again, and neither retry nor the decision sends it")
+    @Test(
+        "a held change (manual policy, waiting for a decision): a later edit of the field supersedes its value; the replica never shows it again, and neither retry nor the decision sends it"
+    )
     func heldChangeIsSuperseded() async throws {
         try await HostileStack.with("held", config: "conflicts:\n  orders: manual\n") { s in
             try await s.sync()
             try await s.admin.edit("orders", "ord_14", ["notes": "server notes"])
-            _ = try await s.updateOrder("ord_14", ["notes": .string("held value"), "status": .string("awaiting_parts")])
+            _ = try await s.updateOrder(
+                "ord_14", ["notes": .string("held value"), "status": .string("awaiting_parts")])
             try await s.sync()  // the PATCH meets a 412; notes changed on both sides: held for a decision
             let status = try await s.daemon.call("status")
             #expect(status["held"]?.intValue == 1 && status["openConflicts"]?.intValue == 1, "\(status)")
@@ -209,7 +238,8 @@ struct HostileServerTests {
                 Issue.record("no open conflict: \(open)")
                 return
             }
-            #expect(conflict["local"]?["notes"]?.stringValue == "later value", "the decision sees the latest: \(conflict)")
+            #expect(
+                conflict["local"]?["notes"]?.stringValue == "later value", "the decision sees the latest: \(conflict)")
 
             // A pull while it waits shows the later value still; nothing held is sent, and retry sends nothing.
             try await s.sync()
@@ -240,7 +270,9 @@ struct HostileServerTests {
         }
     }
 
-    @Test("a change refused and then retried goes out as a new request (a new key) against the current base, not as a replay of the refusal")
+    @Test(
+        "a change refused and then retried goes out as a new request (a new key) against the current base, not as a replay of the refusal"
+    )
     func retriedRefusalIsANewRequest() async throws {
         try await HostileStack.with("retry-refused") { s in
             try await s.sync()
@@ -264,7 +296,8 @@ struct HostileServerTests {
             guard writes.count == 2 else { return }
             #expect(writes[0].status == 422 && writes[0].ifMatchVersion == 1, "\(writes[0])")
             #expect(writes[1].status == 200 && !writes[1].replayed, "\(writes[1])")
-            #expect(writes[1].idempotencyKey != nil && writes[1].idempotencyKey != writes[0].idempotencyKey, "a new key")
+            #expect(
+                writes[1].idempotencyKey != nil && writes[1].idempotencyKey != writes[0].idempotencyKey, "a new key")
             #expect(writes[1].ifMatchVersion == 2, "against the current base: \(writes[1])")
             #expect(try await s.admin.counters().versionConflicts == 0)
             #expect(try s.outbox().isEmpty)
@@ -290,7 +323,9 @@ struct HostileServerTests {
 
     // MARK: 7: history going back
 
-    @Test("a record restored to an older version without a tombstone: adopted as the new base (audit log), the local edit rebased onto it, no request loop")
+    @Test(
+        "a record restored to an older version without a tombstone: adopted as the new base (audit log), the local edit rebased onto it, no request loop"
+    )
     func historyThatWentBackOnWrite() async throws {
         try await HostileStack.with("rewind-write") { s in
             let before = try await s.serverRecord("orders", "ord_6")
@@ -313,7 +348,9 @@ struct HostileServerTests {
         }
     }
 
-    @Test("a record restored to an older version shows up in the feed, or is deleted and created again: the replica takes the server's record")
+    @Test(
+        "a record restored to an older version shows up in the feed, or is deleted and created again: the replica takes the server's record"
+    )
     func historyThatWentBackInTheFeed() async throws {
         try await HostileStack.with("rewind-feed") { s in
             let before = try await s.serverRecord("orders", "ord_7")
@@ -337,7 +374,9 @@ struct HostileServerTests {
 
     // MARK: 8: 410 sweeps
 
-    @Test("after a 410, records deleted during the gap are swept (with their devices); one with a pending change goes to the conflict log; a local message not yet sent stays")
+    @Test(
+        "after a 410, records deleted during the gap are swept (with their devices); one with a pending change goes to the conflict log; a local message not yet sent stays"
+    )
     func resyncSweeps() async throws {
         try await HostileStack.with("sweep", config: "retry:\n  base: 10m\n  cap: 20m\n") { s in
             try await s.sync()
@@ -355,7 +394,9 @@ struct HostileServerTests {
             let report = try await s.sync()
             #expect(report["stop"] == nil || report["stop"] == .null, "\(report)")
             #expect(try s.replica("orders", "ord_8", "id") == nil, "swept")
-            for device in devices { #expect(try s.replica("devices", device, "id") == nil, "\(device) swept with its order") }
+            for device in devices {
+                #expect(try s.replica("devices", device, "id") == nil, "\(device) swept with its order")
+            }
             #expect(try s.replica("orders", "ord_9", "id") == nil)
             #expect(try s.auditOutcomes("orders", "ord_9") == ["deleted_remotely"])
             let id = message["id"]?.stringValue ?? ""
@@ -366,7 +407,9 @@ struct HostileServerTests {
 
     // MARK: 9: Retry-After
 
-    @Test("Retry-After as an HTTP date from a server whose clock is an hour ahead is measured against its Date header: the change goes out after seconds, not an hour")
+    @Test(
+        "Retry-After as an HTTP date from a server whose clock is an hour ahead is measured against its Date header: the change goes out after seconds, not an hour"
+    )
     func retryAfterDateFromASkewedServer() async throws {
         try await HostileStack.with("retry-after-date") { s in
             try await s.sync()
@@ -385,11 +428,16 @@ struct HostileServerTests {
         }
     }
 
-    @Test("a 503 with Retry-After on a page holds every request until the time is up (the server counts none early); a Retry-After beyond api.retry_after_cap is cut to it")
+    @Test(
+        "a 503 with Retry-After on a page holds every request until the time is up (the server counts none early); a Retry-After beyond api.retry_after_cap is cut to it"
+    )
     func retryAfterOn503AndCapped() async throws {
-        try await HostileStack.with("retry-after-503", before: { s in
-            s.daemon.environment["REPAIRSYNCD_API_RETRY_AFTER_CAP"] = "3s"
-        }) { s in
+        try await HostileStack.with(
+            "retry-after-503",
+            before: { s in
+                s.daemon.environment["REPAIRSYNCD_API_RETRY_AFTER_CAP"] = "3s"
+            }
+        ) { s in
             try await s.sync()
             // Within the cap: honoured as it is. The server notes when the wait ends and counts every request of the
             // token that comes before (docs/api.md section 7.1).
@@ -418,7 +466,9 @@ struct HostileServerTests {
         }
     }
 
-    @Test("Retry-After as an HTTP date on a pull (a 503 from a server whose clock is an hour ahead) is measured against its Date header: the pull resumes after seconds, by itself")
+    @Test(
+        "Retry-After as an HTTP date on a pull (a 503 from a server whose clock is an hour ahead) is measured against its Date header: the pull resumes after seconds, by itself"
+    )
     func retryAfterDateOnAPull() async throws {
         try await HostileStack.with("retry-after-date-pull") { s in
             try await s.sync()
@@ -437,7 +487,8 @@ struct HostileServerTests {
         }
     }
 
-    @Test("a sync waited for over the socket that the server rate-limits is run again by the scheduler after Retry-After")
+    @Test(
+        "a sync waited for over the socket that the server rate-limits is run again by the scheduler after Retry-After")
     func waitedSyncThatIsRateLimitedComesBack() async throws {
         try await HostileStack.with("waited-429") { s in
             try await s.sync()
@@ -454,7 +505,9 @@ struct HostileServerTests {
 
     // MARK: 10: only the API decides
 
-    @Test("a proxy's HTML 404, 401 and 403 are not the API's answer: nothing deleted, nothing dead, no stop for a token; the change goes out later", arguments: ["html_404", "html_401", "html_403"])
+    @Test(
+        "a proxy's HTML 404, 401 and 403 are not the API's answer: nothing deleted, nothing dead, no stop for a token; the change goes out later",
+        arguments: ["html_404", "html_401", "html_403"])
     func proxyPagesDecideNothing(fault: String) async throws {
         try await HostileStack.with("proxy-\(fault)", config: "retry:\n  base: 1s\n  cap: 2s\n") { s in
             try await s.sync()
@@ -489,7 +542,8 @@ struct HostileServerTests {
     func olderCopiesNeverOverwrite() async throws {
         try await HostileStack.with("stale") { s in
             try await s.sync()
-            let message = try StoreInspector.strings(s.store, "SELECT id FROM ticket_messages ORDER BY id LIMIT 1").first ?? ""
+            let message =
+                try StoreInspector.strings(s.store, "SELECT id FROM ticket_messages ORDER BY id LIMIT 1").first ?? ""
             #expect(!message.isEmpty)
             try await s.admin.edit("clients", "cli_3", ["notes": "newer client"])
             try await s.admin.edit("tickets", "tkt_3", ["subject": "newer subject"])
@@ -521,7 +575,9 @@ struct HostileServerTests {
 
     // MARK: 12: rows another program wrote
 
-    @Test("a row another program wrote and has not queued yet is queued by the next run and judged by policy; the later queueChange finds nothing left to queue", arguments: ["merge", "server-wins"])
+    @Test(
+        "a row another program wrote and has not queued yet is queued by the next run and judged by policy; the later queueChange finds nothing left to queue",
+        arguments: ["merge", "server-wins"])
     func unqueuedRowEdits(policy: String) async throws {
         try await HostileStack.with("unqueued-\(policy)", config: "conflicts:\n  orders: \(policy)\n") { s in
             try await s.sync()
@@ -548,7 +604,9 @@ struct HostileServerTests {
         }
     }
 
-    @Test("a row another program wrote, queued by a run whose push did not get through: the later queueChange answers \"already queued\" with the change holding it and queues nothing more")
+    @Test(
+        "a row another program wrote, queued by a run whose push did not get through: the later queueChange answers \"already queued\" with the change holding it and queues nothing more"
+    )
     func unqueuedRowAlreadyQueued() async throws {
         try await HostileStack.with("already-queued", config: "retry:\n  base: 1s\n  cap: 2s\n") { s in
             try await s.sync()
@@ -578,7 +636,9 @@ struct HostileServerTests {
 
     // MARK: 13: one daemon per store
 
-    @Test("a second daemon with the same configuration refuses to start before touching anything — the store's files and the first one's socket as they were — naming the store and the first one's pid; the first carries on")
+    @Test(
+        "a second daemon with the same configuration refuses to start before touching anything — the store's files and the first one's socket as they were — naming the store and the first one's pid; the first carries on"
+    )
     func oneDaemonPerStore() async throws {
         try await HostileStack.with("lock") { s in
             try await s.sync()
@@ -616,7 +676,9 @@ struct HostileServerTests {
 
     // MARK: 14: exactly once over the socket, and discard
 
-    @Test("replyToTicket with the caller's id, called again after a lost reply: one message; the same id with other content is -32002")
+    @Test(
+        "replyToTicket with the caller's id, called again after a lost reply: one message; the same id with other content is -32002"
+    )
     func replyIdIsExactlyOnce() async throws {
         try await HostileStack.with("reply-id") { s in
             try await s.sync()
@@ -641,13 +703,16 @@ struct HostileServerTests {
         }
     }
 
-    @Test("discard: a refused change leaves the outbox, the audit log records it, and the record shows the server's value")
+    @Test(
+        "discard: a refused change leaves the outbox, the audit log records it, and the record shows the server's value"
+    )
     func discardRestoresTheServersValue() async throws {
         try await HostileStack.with("discard") { s in
             try await s.sync()
             let original = try await s.serverRecord("devices", "dev_3")["diagnosis"] as? String
             try await s.fault("422", "PATCH", "/api/v1/devices/dev_3")
-            _ = try await s.daemon.call("updateDevice", .object(["id": .string("dev_3"), "diagnosis": .string("refused")]))
+            _ = try await s.daemon.call(
+                "updateDevice", .object(["id": .string("dev_3"), "diagnosis": .string("refused")]))
             try await s.sync()
             let seq = try StoreInspector.strings(s.store, "SELECT seq FROM outbox WHERE state = 'dead'").first ?? ""
             let outbox = try s.outbox()

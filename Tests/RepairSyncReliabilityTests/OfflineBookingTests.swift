@@ -22,7 +22,10 @@ struct OfflineBookingTests {
     static func bookIn(_ s: HostileStack) async throws -> JSONValue {
         let client = try await s.daemon.call(
             "createClient",
-            .object(["id": .string(client), "email": .string("walk.in@example.com"), "firstName": .string("Walk"), "lastName": .string("In")]))
+            .object([
+                "id": .string(client), "email": .string("walk.in@example.com"), "firstName": .string("Walk"),
+                "lastName": .string("In"),
+            ]))
         #expect(client["id"]?.stringValue == Self.client)
         return try await s.daemon.call(
             "createOrder",
@@ -30,7 +33,10 @@ struct OfflineBookingTests {
                 "id": .string(order), "clientId": .string(Self.client), "notes": .string("quote first"),
                 "deposit": .string("20"),
                 "devices": .array([
-                    .object(["id": .string(devices[0]), "type": .string("phone"), "brand": .string("Apple"), "price": .string("89.50")]),
+                    .object([
+                        "id": .string(devices[0]), "type": .string("phone"), "brand": .string("Apple"),
+                        "price": .string("89.50"),
+                    ]),
                     .object(["id": .string(devices[1]), "type": .string("laptop"), "issue": .string("no power")]),
                 ]),
             ]))
@@ -42,7 +48,9 @@ struct OfflineBookingTests {
         return reply.status == 200 ? try reply.object() : nil
     }
 
-    @Test("booked in with the API stopped, the daemon restarted offline, the API started: everything arrives once, parent first, and the number shows locally")
+    @Test(
+        "booked in with the API stopped, the daemon restarted offline, the API started: everything arrives once, parent first, and the number shows locally"
+    )
     func bookInOffline() async throws {
         // The config continues the stack's probe section.
         try await HostileStack.with("offline-booking", config: "  offline_interval: 1s\n") { s in
@@ -63,10 +71,15 @@ struct OfflineBookingTests {
             #expect(shown["order"]?["order_number"] == .null)
 
             let restarted = try await APIServerProcess(
-                database: s.workspace.file("api.sqlite"), orders: 20, port: port, logPath: s.workspace.file("api-2.log"))
+                database: s.workspace.file("api.sqlite"), orders: 20, port: port, logPath: s.workspace.file("api-2.log")
+            )
             defer { restarted.process.signal(SIGKILL) }
-            let drained = try await s.daemon.waitForStatus(timeout: 60) { DaemonProcess.drained($0) && $0["online"]?.boolValue == true }
-            #expect(drained != nil, "the bookings went out by themselves once the API was back: \(s.daemon.log().suffix(1500))")
+            let drained = try await s.daemon.waitForStatus(timeout: 60) {
+                DaemonProcess.drained($0) && $0["online"]?.boolValue == true
+            }
+            #expect(
+                drained != nil,
+                "the bookings went out by themselves once the API was back: \(s.daemon.log().suffix(1500))")
 
             let counters = try await restarted.admin.counters()
             #expect(counters.recordsCreated == ["clients": 1, "orders": 1, "devices": 2], "each created once")
@@ -78,7 +91,8 @@ struct OfflineBookingTests {
             // created after its parent.
             #expect(try s.outbox().isEmpty)
             let created = [client, order, first, second].compactMap { $0["created_at"] as? String }
-            #expect(created.count == 4 && created[0] <= created[1] && created[1] <= created[2] && created[1] <= created[3])
+            #expect(
+                created.count == 4 && created[0] <= created[1] && created[1] <= created[2] && created[1] <= created[3])
             let number = try #require(order["order_number"] as? Int)
             #expect(try s.replica("orders", Self.order, "order_number") == .some(String(number)))
             let byNumber = try await s.daemon.call("getOrder", .object(["orderNumber": .number(number)]))
@@ -111,11 +125,14 @@ struct OfflineBookingTests {
             #expect(counters.recordsCreated == ["clients": 1, "orders": 1, "devices": 2], "created once each")
             #expect(counters.idempotentReplays == 4, "each answer came from the replay of its key")
             #expect(try s.outbox().isEmpty)
-            #expect(try s.replica("orders", Self.order, "order_number") != .some(nil), "the number came with the replay")
+            #expect(
+                try s.replica("orders", Self.order, "order_number") != .some(nil), "the number came with the replay")
         }
     }
 
-    @Test("a lost answer to a create, then a full sync: settled by the record appearing in the feed with the same id, created once, not sent again")
+    @Test(
+        "a lost answer to a create, then a full sync: settled by the record appearing in the feed with the same id, created once, not sent again"
+    )
     func lostAnswerSettledByTheFeed() async throws {
         try await HostileStack.with("lost-create-feed") { s in
             try await s.sync()
@@ -132,13 +149,16 @@ struct OfflineBookingTests {
             #expect(try s.outbox().isEmpty, "the pull that followed showed the client: its create is settled")
             try await s.sync()
             let after = try await s.admin.counters()
-            #expect(after.recordsCreated == ["clients": 1] && after.idempotentReplays == 0 && after.createReplays == 0,
+            #expect(
+                after.recordsCreated == ["clients": 1] && after.idempotentReplays == 0 && after.createReplays == 0,
                 "nothing sent again")
             #expect(try s.replica("clients", Self.client, "synced_at") != .some(nil))
         }
     }
 
-    @Test("killed between creates (the order's POST in flight, applied after the kill): after the restart the order is replayed, the devices follow, nothing twice")
+    @Test(
+        "killed between creates (the order's POST in flight, applied after the kill): after the restart the order is replayed, the devices follow, nothing twice"
+    )
     func crashBetweenCreates() async throws {
         try await HostileStack.with("crash-between-creates", config: "retry:\n  base: 1s\n") { s in
             try await s.sync()
@@ -149,7 +169,9 @@ struct OfflineBookingTests {
             #expect(try await s.waitForServer { $0.faultsInjected["slow"] == 1 }, "the order's POST reached the server")
             await s.daemon.kill()
             #expect(try await s.waitForServer { $0.recordsCreated["orders"] == 1 }, "applied after the client died")
-            #expect(try await s.admin.counters().recordsCreated["devices"] == nil, "no device before its order was answered")
+            #expect(
+                try await s.admin.counters().recordsCreated["devices"] == nil, "no device before its order was answered"
+            )
             try await s.daemon.start()
             let drained = try await s.daemon.waitForStatus(timeout: 60) { DaemonProcess.drained($0) }
             #expect(drained != nil)
@@ -160,7 +182,9 @@ struct OfflineBookingTests {
         }
     }
 
-    @Test("a refused client: its order and devices are dead with the reason, visible, nothing sent; retried after the fix, all go in order")
+    @Test(
+        "a refused client: its order and devices are dead with the reason, visible, nothing sent; retried after the fix, all go in order"
+    )
     func refusedClientBlocksTheBooking() async throws {
         try await HostileStack.with("refused-client") { s in
             try await s.sync()
@@ -171,14 +195,21 @@ struct OfflineBookingTests {
             let dead = try await s.daemon.call("pending", .object(["state": .string("dead")]))
             let entries = dead.items ?? []
             #expect(entries.count == 4)
-            #expect(entries.first?["lastError"]?.stringValue?.contains("422") == true, "the client's create shows the server's refusal: \(dead)")
-            #expect(entries.dropFirst().allSatisfy { $0["lastError"]?.stringValue?.contains("clients \(Self.client)") == true }, "\(dead)")
+            #expect(
+                entries.first?["lastError"]?.stringValue?.contains("422") == true,
+                "the client's create shows the server's refusal: \(dead)")
+            #expect(
+                entries.dropFirst().allSatisfy {
+                    $0["lastError"]?.stringValue?.contains("clients \(Self.client)") == true
+                }, "\(dead)")
             #expect(entries.dropFirst().allSatisfy { $0["blockedBy"]?.stringValue == "clients:\(Self.client)" })
             #expect(try await s.daemon.call("status")["dead"]?.intValue == 4)
             #expect(try await s.admin.counters().recordsCreated.isEmpty, "nothing of the booking was sent")
             #expect(try await Self.onServer(s, "orders", Self.order) == nil)
             // Still in the replica, pending.
-            #expect(try await s.daemon.call("getOrder", .object(["id": .string(Self.order)]))["order"]?["order_number"] == .null)
+            #expect(
+                try await s.daemon.call("getOrder", .object(["id": .string(Self.order)]))["order"]?["order_number"]
+                    == .null)
 
             let retried = try await s.daemon.call("retry")
             #expect(retried["retried"]?.intValue == 4)
@@ -188,7 +219,9 @@ struct OfflineBookingTests {
         }
     }
 
-    @Test("an order just created here is edited on the server while a local edit of it is pending: both reach the server, nothing dead")
+    @Test(
+        "an order just created here is edited on the server while a local edit of it is pending: both reach the server, nothing dead"
+    )
     func serverEditOfJustCreatedOrder() async throws {
         try await HostileStack.with("edit-new-order") { s in
             try await s.sync()
@@ -209,7 +242,9 @@ struct OfflineBookingTests {
         }
     }
 
-    @Test("over the socket: a repeated createClient with the same id answers the client; other values are -32002 on id; bad params name themselves")
+    @Test(
+        "over the socket: a repeated createClient with the same id answers the client; other values are -32002 on id; bad params name themselves"
+    )
     func socketIdempotencyAndErrors() async throws {
         try await HostileStack.with("booking-socket") { s in
             try await s.sync()
@@ -218,7 +253,8 @@ struct OfflineBookingTests {
             let again = try await s.daemon.call("createClient", params)
             #expect(first == again)
             do {
-                _ = try await s.daemon.call("createClient", .object(["id": .string(Self.client), "email": .string("twice@example.com")]))
+                _ = try await s.daemon.call(
+                    "createClient", .object(["id": .string(Self.client), "email": .string("twice@example.com")]))
                 Issue.record("other values under the same id were accepted")
             } catch ControlClient.Failure.rpc(let error) {
                 #expect(error.code == -32002 && error.data?["field"]?.stringValue == "id", "\(error)")
@@ -226,7 +262,9 @@ struct OfflineBookingTests {
             do {
                 _ = try await s.daemon.call(
                     "createOrder",
-                    .object(["clientId": .string(Self.client), "devices": .array([.object(["kind": .string("phone")])])]))
+                    .object([
+                        "clientId": .string(Self.client), "devices": .array([.object(["kind": .string("phone")])]),
+                    ]))
                 Issue.record("an unknown device param was accepted")
             } catch ControlClient.Failure.rpc(let error) {
                 #expect(error.code == -32602 && error.data?["param"]?.stringValue == "devices", "\(error)")

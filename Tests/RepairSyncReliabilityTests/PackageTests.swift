@@ -46,7 +46,8 @@ struct PackageTests {
     static func cannotRun(_ reason: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> Never {
         if let deb = packagePath {
             throw PrerequisiteMissing(
-                description: "\(reason); REPAIRSYNC_PACKAGE=\(deb) is set, so the package's tests must run, not be skipped")
+                description:
+                    "\(reason); REPAIRSYNC_PACKAGE=\(deb) is set, so the package's tests must run, not be skipped")
         }
         print("skipped: \(reason)")
         try Test.cancel(Comment(rawValue: reason), sourceLocation: sourceLocation)
@@ -59,7 +60,8 @@ struct PackageTests {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/unshare") else {
             try cannotRun("\(purpose) needs /usr/bin/unshare (package util-linux)")
         }
-        let probe = try await run(["/usr/bin/unshare", "--mount", "--propagation", "private", "--", "/bin/true"], workspace)
+        let probe = try await run(
+            ["/usr/bin/unshare", "--mount", "--propagation", "private", "--", "/bin/true"], workspace)
         guard probe.status == 0 else {
             try cannotRun("\(purpose) needs a mount namespace, and unshare --mount fails here: \(probe.output)")
         }
@@ -67,7 +69,8 @@ struct PackageTests {
 
     static func unpack(_ workspace: Workspace) async throws -> Unpacked {
         guard let deb = packagePath else {
-            try cannotRun("no package (REPAIRSYNC_PACKAGE is unset; scripts/test --package builds one with scripts/package)")
+            try cannotRun(
+                "no package (REPAIRSYNC_PACKAGE is unset; scripts/test --package builds one with scripts/package)")
         }
         try #require(FileManager.default.fileExists(atPath: deb), "REPAIRSYNC_PACKAGE=\(deb) does not exist")
         let root = workspace.file("root")
@@ -84,7 +87,8 @@ struct PackageTests {
 
     /// Runs a command to its end; its exit status and what it wrote (stdout and stderr together).
     static func run(
-        _ arguments: [String], _ workspace: Workspace, environment: [String: String] = ProcessInfo.processInfo.environment,
+        _ arguments: [String], _ workspace: Workspace,
+        environment: [String: String] = ProcessInfo.processInfo.environment,
         timeout: TimeInterval = 300
     ) async throws -> (status: Int32, output: String) {
         let log = workspace.file("run-\(UUID().uuidString.prefix(8)).log")
@@ -120,7 +124,8 @@ struct PackageTests {
 
     /// The repository this test was built from (its documents and examples are what the package ships).
     static var repository: String {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().path
     }
 
     /// Runs `body` in a new workspace, removed afterwards.
@@ -130,11 +135,15 @@ struct PackageTests {
         try await body(workspace)
     }
 
-    @Test("contents: stripped binaries, units on /usr/bin, sysusers and tmpfiles, the conffile and its example, man pages, completions, docs and integration.md's examples")
+    @Test(
+        "contents: stripped binaries, units on /usr/bin, sysusers and tmpfiles, the conffile and its example, man pages, completions, docs and integration.md's examples"
+    )
     func contents() async throws {
         try await Self.inWorkspace("package-contents") { workspace in
             let package = try await Self.unpack(workspace)
-            #expect(package.deb.hasSuffix("repairsyncd_\(package.control["Version"] ?? "?")_\(package.control["Architecture"] ?? "?").deb"))
+            #expect(
+                package.deb.hasSuffix(
+                    "repairsyncd_\(package.control["Version"] ?? "?")_\(package.control["Architecture"] ?? "?").deb"))
             for file in [
                 "/usr/bin/repairsyncd", "/usr/bin/repairctl", "/usr/bin/repair-api-conformance",
                 "/usr/share/man/man1/repair-api-conformance.1.gz", "/lib/systemd/system/repairsyncd.service",
@@ -151,33 +160,48 @@ struct PackageTests {
             // as the conffile ships it; docs/examples beside integration.md, as its links expect.
             let repository = Self.repository
             let doc = "/usr/share/doc/repairsyncd/"
-            for page in ["README.md", "docs/operations.md", "docs/rpc.md", "docs/architecture.md", "docs/api.md", "docs/integration.md"] {
+            for page in [
+                "README.md", "docs/operations.md", "docs/rpc.md", "docs/architecture.md", "docs/api.md",
+                "docs/integration.md",
+            ] {
                 let packaged = package.path(doc + URL(fileURLWithPath: page).lastPathComponent + ".gz")
                 let (status, text) = try await Self.run(["/bin/gzip", "-dc", packaged], workspace)
                 #expect(status == 0, "\(packaged): \(text.prefix(500))")
                 let title = try String(contentsOfFile: repository + "/" + page, encoding: .utf8).prefix { $0 != "\n" }
                 #expect(text.hasPrefix(title + "\n"), "\(packaged) is not \(page): \(text.prefix(200))")
             }
-            let example = try Data(contentsOf: URL(fileURLWithPath: package.path(doc + "examples/repairsyncd.example.yaml")))
+            let example = try Data(
+                contentsOf: URL(fileURLWithPath: package.path(doc + "examples/repairsyncd.example.yaml")))
             #expect(!example.isEmpty)
-            #expect(example == (try Data(contentsOf: URL(fileURLWithPath: package.path("/etc/repairsyncd/repairsyncd.yaml")))))
+            #expect(
+                example
+                    == (try Data(contentsOf: URL(fileURLWithPath: package.path("/etc/repairsyncd/repairsyncd.yaml")))))
             let examples = try FileManager.default.contentsOfDirectory(atPath: repository + "/docs/examples")
             #expect(!examples.isEmpty)
             for name in examples {
-                #expect(FileManager.default.fileExists(atPath: package.path(doc + "examples/" + name)), "missing \(doc)examples/\(name)")
+                #expect(
+                    FileManager.default.fileExists(atPath: package.path(doc + "examples/" + name)),
+                    "missing \(doc)examples/\(name)")
             }
-            let service = try String(contentsOfFile: package.path("/lib/systemd/system/repairsyncd.service"), encoding: .utf8)
+            let service = try String(
+                contentsOfFile: package.path("/lib/systemd/system/repairsyncd.service"), encoding: .utf8)
             #expect(service.contains("ExecStart=/usr/bin/repairsyncd --config /etc/repairsyncd/repairsyncd.yaml"))
             #expect(!service.contains("/usr/local"))
-            let conffiles = try await Self.run(["/bin/sh", "-c", "dpkg-deb --ctrl-tarfile \"$0\" | tar -xO ./conffiles", package.deb], workspace)
+            let conffiles = try await Self.run(
+                ["/bin/sh", "-c", "dpkg-deb --ctrl-tarfile \"$0\" | tar -xO ./conffiles", package.deb], workspace)
             #expect(conffiles.output.split(separator: "\n") == ["/etc/repairsyncd/repairsyncd.yaml"])
             for binary in ["/usr/bin/repairsyncd", "/usr/bin/repairctl", "/usr/bin/repair-api-conformance"] {
-                let sections = try await Self.run(["/usr/bin/readelf", "-S", "-W", package.path(binary)], workspace).output
+                let sections = try await Self.run(["/usr/bin/readelf", "-S", "-W", package.path(binary)], workspace)
+                    .output
                 #expect(!sections.contains(".symtab"), "\(binary) is not stripped")
                 #expect(!sections.contains(".debug_info"), "\(binary) carries debug info")
                 let dynamic = try await Self.run(["/usr/bin/readelf", "-d", package.path(binary)], workspace).output
-                #expect(!dynamic.contains("libswiftCore") && !dynamic.contains("libFoundation"), "\(binary) loads the Swift runtime")
-                #expect(dynamic.contains("BIND_NOW") || dynamic.contains("FLAGS_1") && dynamic.contains("NOW"), "full RELRO")
+                #expect(
+                    !dynamic.contains("libswiftCore") && !dynamic.contains("libFoundation"),
+                    "\(binary) loads the Swift runtime")
+                #expect(
+                    dynamic.contains("BIND_NOW") || dynamic.contains("FLAGS_1") && dynamic.contains("NOW"), "full RELRO"
+                )
             }
         }
     }
@@ -216,7 +240,9 @@ struct PackageTests {
                 #expect(status == 0, "\(output)")
                 let libraries = output.split(separator: "\n").compactMap { line -> String? in
                     let parts = line.split(separator: " ")
-                    if let arrow = parts.firstIndex(of: "=>"), arrow + 1 < parts.count { return String(parts[arrow + 1]) }
+                    if let arrow = parts.firstIndex(of: "=>"), arrow + 1 < parts.count {
+                        return String(parts[arrow + 1])
+                    }
                     return nil
                 }
                 #expect(!libraries.isEmpty)
@@ -226,15 +252,21 @@ struct PackageTests {
                     let owner = try await Self.owner(of: library, workspace)
                     let name = owner ?? "?"
                     #expect(owner != nil, "\(library) belongs to no package")
-                    #expect(Self.stockLibraries.contains(name), "\(binary) loads \(library) from \(name), not a stock Debian library")
+                    #expect(
+                        Self.stockLibraries.contains(name),
+                        "\(binary) loads \(library) from \(name), not a stock Debian library")
                     // libsystemd0's own libraries come with it; the ones the binaries link directly are Depends.
                     let direct = try await Self.run(["/usr/bin/readelf", "-d", package.path(binary)], workspace).output
                     if direct.contains("[\(URL(fileURLWithPath: library).lastPathComponent)]") {
-                        #expect(package.depends.contains(name), "\(name) (for \(library)) is not in Depends: \(package.control["Depends"] ?? "")")
+                        #expect(
+                            package.depends.contains(name),
+                            "\(name) (for \(library)) is not in Depends: \(package.control["Depends"] ?? "")")
                     }
                 }
             }
-            #expect(package.depends.isSuperset(of: ["libc6", "libsqlite3-0", "libsystemd0", "systemd"]), "\(package.depends)")
+            #expect(
+                package.depends.isSuperset(of: ["libc6", "libsqlite3-0", "libsystemd0", "systemd"]),
+                "\(package.depends)")
         }
     }
 
@@ -272,7 +304,8 @@ struct PackageTests {
                 daemon.process?.signal(SIGKILL)
                 daemon.notify.close()
             }
-            let check = try await Self.run(hidden + [daemonBinary, "--check-config", "--config", daemon.configPath], workspace)
+            let check = try await Self.run(
+                hidden + [daemonBinary, "--check-config", "--config", daemon.configPath], workspace)
             #expect(check.status == 0, "\(check.output)")
             #expect(check.output.contains("\(daemon.configPath): valid"))
 
@@ -280,7 +313,8 @@ struct PackageTests {
             let tokenFile = workspace.file("token")
             try APIServerProcess.token.write(toFile: tokenFile, atomically: true, encoding: .utf8)
             let conformance = try await Self.run(
-                hidden + [package.path("/usr/bin/repair-api-conformance"), server.baseURL, "--token-file", tokenFile], workspace)
+                hidden + [package.path("/usr/bin/repair-api-conformance"), server.baseURL, "--token-file", tokenFile],
+                workspace)
             #expect(conformance.status == 0, "\(conformance.output.suffix(3000))")
 
             try await daemon.start()
@@ -288,7 +322,8 @@ struct PackageTests {
             #expect(report["stop"] == nil || report["stop"] == .null, "\(report)")
             var environment = ProcessInfo.processInfo.environment
             environment["REPAIRSYNCD_SOCKET"] = daemon.socketPath
-            let status = try await Self.run(hidden + [repairctl, "status", "--json"], workspace, environment: environment)
+            let status = try await Self.run(
+                hidden + [repairctl, "status", "--json"], workspace, environment: environment)
             #expect(status.status == 0, "\(status.output)")
             let parsed = try JSONParser().parse(status.output.trimmingCharacters(in: .whitespacesAndNewlines))
             #expect(parsed["lastSuccessAt"] != nil && parsed["lastSuccessAt"] != .null, "\(status.output)")
@@ -299,11 +334,14 @@ struct PackageTests {
         }
     }
 
-    @Test("maintainer scripts: install makes the user, group, directory and key, enables nothing; remove keeps the store and configuration; purge removes them")
+    @Test(
+        "maintainer scripts: install makes the user, group, directory and key, enables nothing; remove keeps the store and configuration; purge removes them"
+    )
     func maintainerScripts() async throws {
         try await Self.inWorkspace("package-scripts") { workspace in
             let package = try await Self.unpack(workspace)
-            try await Self.requireMountNamespace("installing on a copy-on-write view of the system (overlayfs)", workspace)
+            try await Self.requireMountNamespace(
+                "installing on a copy-on-write view of the system (overlayfs)", workspace)
             let script = """
                 set -e
                 layers="$1"; deb="$2"
@@ -336,8 +374,10 @@ struct PackageTests {
                 echo "purged-store=$([ -e /var/lib/repairsyncd ] && echo present || echo gone)"
                 """
             let (status, output) = try await Self.run(
-                ["/usr/bin/unshare", "--mount", "--propagation", "private", "--", "/bin/sh", "-c", script, "sh",
-                 workspace.file("layers"), package.deb], workspace)
+                [
+                    "/usr/bin/unshare", "--mount", "--propagation", "private", "--", "/bin/sh", "-c", script, "sh",
+                    workspace.file("layers"), package.deb,
+                ], workspace)
             #expect(status == 0, "\(output)")
             var facts: [String: String] = [:]
             for line in output.split(separator: "\n") {
@@ -364,11 +404,13 @@ struct PackageTests {
         }
     }
 
-    @Test("scripts/install --deb installs the package with apt; --uninstall keeps the configuration, --purge removes it")
+    @Test(
+        "scripts/install --deb installs the package with apt; --uninstall keeps the configuration, --purge removes it")
     func installScript() async throws {
         try await Self.inWorkspace("package-install-script") { workspace in
             let package = try await Self.unpack(workspace)
-            try await Self.requireMountNamespace("installing on a copy-on-write view of the system (overlayfs)", workspace)
+            try await Self.requireMountNamespace(
+                "installing on a copy-on-write view of the system (overlayfs)", workspace)
             let repository = Self.repository
             let script = """
                 set -e
@@ -386,8 +428,10 @@ struct PackageTests {
                 echo "after-purge=$(dpkg-query -W -f='${db:Status-Status}' repairsyncd 2>/dev/null || echo unknown) $([ -e /etc/repairsyncd ] && echo config-left || echo config-gone)"
                 """
             let (status, output) = try await Self.run(
-                ["/usr/bin/unshare", "--mount", "--propagation", "private", "--", "/bin/sh", "-c", script, "sh",
-                 workspace.file("layers"), package.deb, repository], workspace)
+                [
+                    "/usr/bin/unshare", "--mount", "--propagation", "private", "--", "/bin/sh", "-c", script, "sh",
+                    workspace.file("layers"), package.deb, repository,
+                ], workspace)
             #expect(status == 0, "\(output)")
             #expect(output.contains("installed=\(package.control["Version"] ?? "?")"), "\(output)")
             #expect(output.contains("service=present"))
@@ -404,7 +448,8 @@ struct PackageTests {
                 try Self.cannotRun("lintian is not installed (scripts/test --package installs it)")
             }
             let (status, output) = try await Self.run(
-                ["/usr/bin/lintian", "--fail-on", "error,warning", "--display-info", package.deb], workspace, timeout: 600)
+                ["/usr/bin/lintian", "--fail-on", "error,warning", "--display-info", package.deb], workspace,
+                timeout: 600)
             #expect(status == 0, "\(output)")
             #expect(!output.split(separator: "\n").contains { $0.hasPrefix("E: ") || $0.hasPrefix("W: ") }, "\(output)")
         }

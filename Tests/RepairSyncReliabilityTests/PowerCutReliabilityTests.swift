@@ -6,7 +6,9 @@ import Testing
 /// at 2,000 points.
 @Suite("Reliability: power cuts", .serialized, .timeLimit(.minutes(10)))
 struct PowerCutReliabilityTests {
-    @Test("80 power cuts during pulls, group-committed bursts and pushes: no acknowledged change lost, store sound, pages and cursors together, converged")
+    @Test(
+        "80 power cuts during pulls, group-committed bursts and pushes: no acknowledged change lost, store sound, pages and cursors together, converged"
+    )
     func powerCuts() async throws {
         let report = try await PowerCut(cuts: 80, seed: 5).run()
         print(ReportTable.text([report]))

@@ -5,7 +5,9 @@ import Testing
 /// regressions: each failed before its fix.
 @Suite("Simulator: booking-in regressions")
 struct BookingRegressionTests {
-    @Test("an engine edit of an order another program inserted and never queued creates it (no PATCH of a record the server lacks), and a device booked on it follows its parent")
+    @Test(
+        "an engine edit of an order another program inserted and never queued creates it (no PATCH of a record the server lacks), and a device booked on it follows its parent"
+    )
     func editOfAnUnqueuedInsert() async {
         // Seed 440: the edit went out as a PATCH (404, the row deleted as "deleted remotely") and the device's create
         // was sent with no parent on the server.
@@ -21,6 +23,7 @@ struct BookingRegressionTests {
         #expect(!result.trace.contains { $0.contains("PATCH /api/v1/orders/") })
         let orderPost = result.trace.firstIndex { $0.contains("POST /api/v1/orders") }
         let devicePost = result.trace.firstIndex { $0.contains("POST /api/v1/devices") }
-        #expect(orderPost != nil && devicePost != nil && orderPost! < devicePost!, "the order is created before its device")
+        #expect(
+            orderPost != nil && devicePost != nil && orderPost! < devicePost!, "the order is created before its device")
     }
 }

@@ -59,7 +59,9 @@ struct MutantPatchTests {
         }
     }
 
-    @Test("every mutant patch, the power-cut ones too, applies to today's sources (each hunk's lines are there), and touches only Sources/")
+    @Test(
+        "every mutant patch, the power-cut ones too, applies to today's sources (each hunk's lines are there), and touches only Sources/"
+    )
     func patchesApply() throws {
         let patches = Self.patches
         let powerCutPatches = Self.powerCutPatches
@@ -67,14 +69,18 @@ struct MutantPatchTests {
         try #require(powerCutPatches.count >= 2, "the power-cut patches were found: \(powerCutPatches.count)")
         for patch in patches + powerCutPatches {
             let files = Self.parse(try String(contentsOf: patch, encoding: .utf8))
-            #expect(!files.isEmpty && files.allSatisfy { $0.path.hasPrefix("Sources/") && !$0.hunks.isEmpty },
+            #expect(
+                !files.isEmpty && files.allSatisfy { $0.path.hasPrefix("Sources/") && !$0.hunks.isEmpty },
                 "\(patch.lastPathComponent): \(files.map(\.path))")
             for file in files {
                 let source = try String(contentsOf: Self.repository.appendingPathComponent(file.path), encoding: .utf8)
                 let lines = source.split(separator: "\n", omittingEmptySubsequences: false)
                 for (index, hunk) in file.hunks.enumerated() {
                     let applies = Self.contains(lines, hunk)
-                    #expect(applies, "\(patch.lastPathComponent) no longer applies: hunk \(index + 1) of \(file.path) is not in today's code")
+                    #expect(
+                        applies,
+                        "\(patch.lastPathComponent) no longer applies: hunk \(index + 1) of \(file.path) is not in today's code"
+                    )
                 }
             }
         }

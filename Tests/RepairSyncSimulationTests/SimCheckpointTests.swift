@@ -36,8 +36,12 @@ struct SimCheckpointTests {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("sim-checkpoint-\(UUID()).json").path
         defer { try? FileManager.default.removeItem(atPath: path) }
         try SimCheckpoint(build: "build-a", first: 1, count: 100).save(path: path)
-        #expect(throws: SimCheckpoint.Mismatch.self) { try SimCheckpoint.load(path: path, build: "build-b", first: 1, count: 100) }
-        #expect(throws: SimCheckpoint.Mismatch.self) { try SimCheckpoint.load(path: path, build: "build-a", first: 1, count: 50) }
+        #expect(throws: SimCheckpoint.Mismatch.self) {
+            try SimCheckpoint.load(path: path, build: "build-b", first: 1, count: 100)
+        }
+        #expect(throws: SimCheckpoint.Mismatch.self) {
+            try SimCheckpoint.load(path: path, build: "build-a", first: 1, count: 50)
+        }
         #expect(try SimCheckpoint.load(path: path, build: "build-a", first: 1, count: 100).build == "build-a")
     }
 }

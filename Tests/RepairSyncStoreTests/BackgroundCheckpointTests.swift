@@ -1,9 +1,10 @@
 import Foundation
 import GRDB
-@testable import RepairSyncStore
 import RepairSyncTestSupport
 import Synchronization
 import Testing
+
+@testable import RepairSyncStore
 
 /// WAL checkpoints beside the writer (`BackgroundCheckpoints`): a commit that takes the WAL past the threshold (4,000
 /// frames) does not copy it back itself; a connection of its own does, and the WAL then starts again from its
@@ -37,7 +38,9 @@ struct BackgroundCheckpointTests {
         return store
     }
 
-    @Test("past the threshold the commits go on without checkpointing; the checkpoint runs beside them, then the WAL starts again")
+    @Test(
+        "past the threshold the commits go on without checkpointing; the checkpoint runs beside them, then the WAL starts again"
+    )
     func checkpointsBesideTheWriter() throws {
         let dir = try TemporaryDirectory()
         let store = try store(dir)
@@ -47,7 +50,8 @@ struct BackgroundCheckpointTests {
         // started again (SQLite's automatic checkpoint at 1,000 frames, then a restart at the next write).
         let beyond = BackgroundCheckpoints.threshold + 500
         let largest = try checkpoints.holding { try commit(store, untilWALHas: beyond, from: &n) }
-        #expect(largest >= beyond, "no commit checkpointed the WAL (SQLite's own automatic checkpoint is at 1,000 frames)")
+        #expect(
+            largest >= beyond, "no commit checkpointed the WAL (SQLite's own automatic checkpoint is at 1,000 frames)")
         #expect(checkpoints.completed.load(ordering: .relaxed) == 0)
         checkpoints.drain()
         #expect(checkpoints.completed.load(ordering: .relaxed) == 1, "one checkpoint asked for, and run")

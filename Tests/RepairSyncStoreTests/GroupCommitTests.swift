@@ -57,7 +57,8 @@ import Testing
     /// The first write holds its transaction open until `others` writes are queued behind it, so the batching is
     /// deterministic: those all go into the second commit.
     func writeBehindABlockedCommit(
-        _ store: ReplicaStore, others: Int, reporting: Bool = false, work: @escaping @Sendable (Int, Database) throws -> Void
+        _ store: ReplicaStore, others: Int, reporting: Bool = false,
+        work: @escaping @Sendable (Int, Database) throws -> Void
     ) async throws -> [Result<Int, any Error>] {
         let release = DispatchSemaphore(value: 0)
         let (started, startedContinuation) = AsyncStream.makeStream(of: Void.self)
@@ -76,10 +77,14 @@ import Testing
             for n in 1...others {
                 group.addTask {
                     do {
-                        return (n, .success(try await store.groupCommit.write(reporting: reporting) { db in
-                            try work(n, db)
-                            return n
-                        }))
+                        return (
+                            n,
+                            .success(
+                                try await store.groupCommit.write(reporting: reporting) { db in
+                                    try work(n, db)
+                                    return n
+                                })
+                        )
                     } catch {
                         return (n, .failure(error))
                     }
@@ -126,7 +131,9 @@ import Testing
         #expect(stored == [0, 1, 3], "the refused write's own insert was rolled back, the others kept")
     }
 
-    @Test("a reported batch is read once, in its own transaction after its works, and handed on before its callers are answered")
+    @Test(
+        "a reported batch is read once, in its own transaction after its works, and handed on before its callers are answered"
+    )
     func reportedBatches() async throws {
         let dir = try TemporaryDirectory()
         let (store, counter) = try store(dir)
@@ -140,7 +147,9 @@ import Testing
         #expect(results.map { try? $0.get() } == Array(0...9))
         #expect(counter.commits == 2)
         // Two batches in a row may be handed on in either order (the engine orders readings by their generation).
-        #expect(readings.withLock { $0.sorted() } == [1, 10], "one reading per commit, each with everything its commit wrote")
+        #expect(
+            readings.withLock { $0.sorted() } == [1, 10],
+            "one reading per commit, each with everything its commit wrote")
 
         let value = try await store.groupCommit.write(reporting: true) { db in
             try db.execute(sql: "INSERT INTO scratch (n) VALUES (10)")
@@ -152,7 +161,9 @@ import Testing
         #expect(readings.withLock { $0 } == [1, 10, 11], "a batch without a reporting write reads nothing")
     }
 
-    @Test("the writer starts the next commit itself: a batch whose hand-off is held up does not hold up the next", .timeLimit(.minutes(1)))
+    @Test(
+        "the writer starts the next commit itself: a batch whose hand-off is held up does not hold up the next",
+        .timeLimit(.minutes(1)))
     func nextCommitDoesNotWaitForTheHandOff() async throws {
         let dir = try TemporaryDirectory()
         let (store, counter) = try store(dir)
@@ -194,15 +205,18 @@ import Testing
         let dir = try TemporaryDirectory()
         let (store, counter) = try store(dir)
         for n in 0..<3 {
-            #expect(try await store.groupCommit.write { db in
-                try db.execute(sql: "INSERT INTO scratch (n) VALUES (?)", arguments: [n])
-                return n
-            } == n)
+            #expect(
+                try await store.groupCommit.write { db in
+                    try db.execute(sql: "INSERT INTO scratch (n) VALUES (?)", arguments: [n])
+                    return n
+                } == n)
         }
         #expect(counter.commits == 3)
     }
 
-    @Test("a lone write that fails is rolled back, its caller gets its error, nothing is reported, and the next write commits")
+    @Test(
+        "a lone write that fails is rolled back, its caller gets its error, nothing is reported, and the next write commits"
+    )
     func loneFailedWrite() async throws {
         struct Refused: Error {}
         let dir = try TemporaryDirectory()
@@ -219,10 +233,11 @@ import Testing
         }
         #expect(readings.withLock { $0 }.isEmpty, "a batch that did not commit reports nothing")
         #expect(counter.commits == 0)
-        #expect(try await store.groupCommit.write(reporting: true) { db in
-            try db.execute(sql: "INSERT INTO scratch (n) VALUES (2)")
-            return 2
-        } == 2)
+        #expect(
+            try await store.groupCommit.write(reporting: true) { db in
+                try db.execute(sql: "INSERT INTO scratch (n) VALUES (2)")
+                return 2
+            } == 2)
         let stored = try await store.read { db in try Int.fetchAll(db, sql: "SELECT n FROM scratch ORDER BY n") }
         #expect(stored == [2], "the failed write's insert was rolled back")
         #expect(readings.withLock { $0 } == [1])

@@ -1,9 +1,10 @@
 import Foundation
 import GRDB
 import RepairSyncModels
-@testable import RepairSyncStore
 import RepairSyncTestSupport
 import Testing
+
+@testable import RepairSyncStore
 
 /// `v4-local-creates` on a store written by the previous version: nothing lost, the rebuilt tables behave as before,
 /// and what the migration adds works.
@@ -48,8 +49,9 @@ import Testing
         try store.write { db in
             let order = try #require(try Order.fetchOne(db, key: "ord_1"))
             #expect(order.orderNumber == 1042 && order.version == 3)
-            #expect(try Row.fetchOne(db, sql: "SELECT seq, sent, attempts, idempotency_key FROM outbox")
-                == ["seq": 41, "sent": 1, "attempts": 1, "idempotency_key": "k41"])
+            #expect(
+                try Row.fetchOne(db, sql: "SELECT seq, sent, attempts, idempotency_key FROM outbox")
+                    == ["seq": 41, "sent": 1, "attempts": 1, "idempotency_key": "k41"])
             // Change numbers are never used twice: the next one follows the highest ever used.
             try db.execute(
                 sql: """
@@ -70,7 +72,10 @@ import Testing
             // the server noted.
             #expect(try String.fetchAll(db, sql: "SELECT record_id FROM edited_rows ORDER BY record_id") == ["new"])
             try db.execute(sql: "UPDATE orders SET notes = 'edited' WHERE id = 'ord_1'")
-            #expect(try String.fetchAll(db, sql: "SELECT record_id FROM edited_rows ORDER BY record_id") == ["new", "ord_1"])
+            #expect(
+                try String.fetchAll(db, sql: "SELECT record_id FROM edited_rows ORDER BY record_id") == [
+                    "new", "ord_1",
+                ])
             try db.execute(
                 sql: """
                     INSERT INTO devices (id, order_id, type, status, created_at, updated_at, version)

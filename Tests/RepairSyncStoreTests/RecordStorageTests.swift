@@ -103,8 +103,10 @@ import Testing
         let synced = Timestamp(rfc3339: "2026-11-22T10:00:00Z")!
         try store.write { [order] db in try db.upsert([order], syncedAt: synced) }
         let (loaded, syncedAt) = try store.read { db in
-            (try Order.fetchOne(db, key: "ord_1"),
-             try String.fetchOne(db, sql: "SELECT synced_at FROM orders WHERE id = 'ord_1'"))
+            (
+                try Order.fetchOne(db, key: "ord_1"),
+                try String.fetchOne(db, sql: "SELECT synced_at FROM orders WHERE id = 'ord_1'")
+            )
         }
         #expect(loaded == order)
         #expect(syncedAt == "2026-11-22T10:00:00.000Z")

@@ -20,8 +20,10 @@ import Testing
         }
         #expect(
             tables == [
-                "clients", "conflict_counts", "conflicts", "dashboard_snapshots", "devices", "edited_rows", "grdb_migrations",
-                "orders", "outbox", "outbox_counts", "push_priorities", "resync_marks", "sqlite_sequence", "status_generation",
+                "clients", "conflict_counts", "conflicts", "dashboard_snapshots", "devices", "edited_rows",
+                "grdb_migrations",
+                "orders", "outbox", "outbox_counts", "push_priorities", "resync_marks", "sqlite_sequence",
+                "status_generation",
                 "sync_bases", "sync_metadata", "ticket_messages", "tickets",
             ])
         let metadata = try store.read { db in try SyncMetadata.fetchAll(db) }
@@ -51,15 +53,18 @@ import Testing
         #expect(try columns("ticket_messages") == TicketMessage.columnNames + ["synced_at"])
     }
 
-    @Test("the outbox's counts by state, kept by triggers, equal a count of the outbox through inserts, state changes and deletes")
+    @Test(
+        "the outbox's counts by state, kept by triggers, equal a count of the outbox through inserts, state changes and deletes"
+    )
     func outboxCountsFollowTheOutbox() throws {
         let dir = try TemporaryDirectory()
         let store = try ReplicaStore.open(at: dir.path("replica.sqlite"))
         func kept() throws -> [String: Int] {
             try store.read { db in
-                Dictionary(uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT state, entries FROM outbox_counts").map {
-                    ($0["state"] as String, $0["entries"] as Int)
-                })
+                Dictionary(
+                    uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT state, entries FROM outbox_counts").map {
+                        ($0["state"] as String, $0["entries"] as Int)
+                    })
             }
         }
         func counted() throws -> [String: Int] {
@@ -93,27 +98,33 @@ import Testing
         #expect(try kept().values.reduce(0, +) == 9)
     }
 
-    @Test("the conflict log's counts by outcome, kept by triggers, equal a count of the log through inserts, resolutions and deletes")
+    @Test(
+        "the conflict log's counts by outcome, kept by triggers, equal a count of the log through inserts, resolutions and deletes"
+    )
     func conflictCountsFollowTheLog() throws {
         let dir = try TemporaryDirectory()
         let store = try ReplicaStore.open(at: dir.path("replica.sqlite"))
         func kept() throws -> [String: Int] {
             try store.read { db in
-                Dictionary(uniqueKeysWithValues: try Row.fetchAll(
-                    db, sql: "SELECT outcome, entries FROM conflict_counts WHERE entries > 0"
-                ).map { ($0["outcome"] as String, $0["entries"] as Int) })
+                Dictionary(
+                    uniqueKeysWithValues: try Row.fetchAll(
+                        db, sql: "SELECT outcome, entries FROM conflict_counts WHERE entries > 0"
+                    ).map { ($0["outcome"] as String, $0["entries"] as Int) })
             }
         }
         func counted() throws -> [String: Int] {
             try store.read { db in
-                Dictionary(uniqueKeysWithValues: try Row.fetchAll(
-                    db, sql: "SELECT outcome, COUNT(*) AS n FROM conflicts GROUP BY outcome"
-                ).map { ($0["outcome"] as String, $0["n"] as Int) })
+                Dictionary(
+                    uniqueKeysWithValues: try Row.fetchAll(
+                        db, sql: "SELECT outcome, COUNT(*) AS n FROM conflicts GROUP BY outcome"
+                    ).map { ($0["outcome"] as String, $0["n"] as Int) })
             }
         }
         #expect(try kept().isEmpty)
         try store.write { db in
-            for (n, outcome) in ["merged", "awaiting_decision", "kept_remote", "awaiting_decision", "merged", "merged"].enumerated() {
+            for (n, outcome) in ["merged", "awaiting_decision", "kept_remote", "awaiting_decision", "merged", "merged"]
+                .enumerated()
+            {
                 try db.execute(
                     sql: """
                         INSERT INTO conflicts (collection, record_id, fields, base, local, remote, policy, outcome, state, detected_at)
@@ -124,7 +135,9 @@ import Testing
         #expect(try kept() == ["merged": 3, "awaiting_decision": 2, "kept_remote": 1])
         try store.write { db in
             try db.execute(
-                sql: "UPDATE conflicts SET state = 'resolved', outcome = 'kept_local' WHERE outcome = 'awaiting_decision'")
+                sql:
+                    "UPDATE conflicts SET state = 'resolved', outcome = 'kept_local' WHERE outcome = 'awaiting_decision'"
+            )
             try db.execute(sql: "UPDATE conflicts SET remote = '{\"notes\":\"x\"}'")  // not the outcome: no count
             try db.execute(sql: "DELETE FROM conflicts WHERE outcome = 'kept_remote'")
         }
@@ -132,7 +145,9 @@ import Testing
         #expect(try kept() == ["merged": 3, "kept_local": 2])
     }
 
-    @Test("deleting an order or a ticket takes only its children not yet on the server: the others go by their own tombstones")
+    @Test(
+        "deleting an order or a ticket takes only its children not yet on the server: the others go by their own tombstones"
+    )
     func parentsTakeOnlyLocalChildren() throws {
         let dir = try TemporaryDirectory()
         let store = try ReplicaStore.open(at: dir.path("replica.sqlite"))
@@ -178,13 +193,17 @@ import Testing
         }
     }
 
-    @Test("the list indexes a bulk load drops are, name and definition, those the migrations made; a table with rows keeps them")
+    @Test(
+        "the list indexes a bulk load drops are, name and definition, those the migrations made; a table with rows keeps them"
+    )
     func listIndexesAreTheMigrations() throws {
         let store = try ReplicaStore.inMemory()
         let schema = try store.read { db in
             try Dictionary(
-                uniqueKeysWithValues: Row.fetchAll(db, sql: "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL")
-                    .map { ($0["name"] as String, $0["sql"] as String) })
+                uniqueKeysWithValues: Row.fetchAll(
+                    db, sql: "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL"
+                )
+                .map { ($0["name"] as String, $0["sql"] as String) })
         }
         for index in ListIndexes.all {
             #expect(schema[index.name] == index.sql, "\(index.name)")
@@ -201,8 +220,11 @@ import Testing
         #expect(try store.write { db in try ListIndexes.dropForBulkLoad(on: "clients", db) } == false)
         #expect(try store.read { db in try ListIndexes.missing(on: "clients", db) }.isEmpty)
         #expect(try store.write { db in try ListIndexes.dropForBulkLoad(on: "orders", db) } == true)
-        #expect(try store.read { db in try ListIndexes.missing(on: "orders", db) }.map(\.name) == ListIndexes.of("orders").map(\.name))
-        #expect(try store.write { db in try ListIndexes.create(on: "orders", db) } == ListIndexes.of("orders").map(\.name))
+        #expect(
+            try store.read { db in try ListIndexes.missing(on: "orders", db) }.map(\.name)
+                == ListIndexes.of("orders").map(\.name))
+        #expect(
+            try store.write { db in try ListIndexes.create(on: "orders", db) } == ListIndexes.of("orders").map(\.name))
         #expect(try store.read { db in try ListIndexes.missing(on: "orders", db) }.isEmpty)
     }
 

@@ -1,7 +1,7 @@
 internal import Foundation
-internal import RepairSyncProtocol
 internal import RepairSyncEngine
 internal import RepairSyncModels
+internal import RepairSyncProtocol
 
 /// The probes that need no records: health, authentication, unknown paths and parameters, the dashboard.
 extension ConformanceRun {
@@ -127,7 +127,8 @@ extension ConformanceRun {
             }
             guard let body = try? JSONText.parse(exchange.body) else { continue }
             if body["period"]?.stringValue != expected {
-                findings.problem(id, "\(exchange.requestLine): period is \(body["period"]?.brief ?? "absent"), not \"\(expected)\"")
+                findings.problem(
+                    id, "\(exchange.requestLine): period is \(body["period"]?.brief ?? "absent"), not \"\(expected)\"")
                 continue
             }
             // Revenue is money (2.3): its current figure, and each comparison's total and change.
@@ -145,9 +146,11 @@ extension ConformanceRun {
             }
             findings.examined(id)
         }
-        let (exchange, _) = await client.call { api throws(APIError) in _ = try await api.dashboard(period: "fortnight") }
+        let (exchange, _) = await client.call { api throws(APIError) in _ = try await api.dashboard(period: "fortnight")
+        }
         judgeFieldError(exchange, id, status: 400, code: "invalid_request", field: "period")
-        findings.summary(id, "every metric for week, month and today; 400 invalid_request (field period) for \"fortnight\"")
+        findings.summary(
+            id, "every metric for week, month and today; 400 invalid_request (field period) for \"fortnight\"")
     }
 
     /// An error answer with this status, code and field; anything else is a problem of `id`.
@@ -162,7 +165,8 @@ extension ConformanceRun {
             let named = (try? JSONText.parse(exchange.body))?["error"]?["field"]?.stringValue
             guard named == field else {
                 findings.problem(
-                    id, "\(exchange.requestLine) answered \(status) \(code) naming field \(named ?? "none"), not \(field)")
+                    id,
+                    "\(exchange.requestLine) answered \(status) \(code) naming field \(named ?? "none"), not \(field)")
                 return false
             }
         }

@@ -1,6 +1,6 @@
 internal import Foundation
-internal import RepairSyncProtocol
 internal import RepairSyncEngine
+internal import RepairSyncProtocol
 
 /// 2.1's rules for a server that compresses (compression itself is optional, and `compression` only reports it):
 /// it compresses only for a client that named `gzip` (or `*`) without `q=0`, and says `Vary: Accept-Encoding` on what
@@ -22,15 +22,18 @@ extension ConformanceRun {
         let askedEncoding = Self.contentEncoding(asked)
         for acceptEncoding in ["identity", "gzip;q=0, identity"] {
             let (exchange, _) = await client.call { api throws(APIError) in
-                _ = try await api.request("GET", Self.compressionProbePath, headers: [("Accept-Encoding", acceptEncoding)])
+                _ = try await api.request(
+                    "GET", Self.compressionProbePath, headers: [("Accept-Encoding", acceptEncoding)])
             }
             guard exchange.status == 200 else {
-                findings.problem(id, "\(exchange.requestLine) with Accept-Encoding: \(acceptEncoding) \(exchange.answer), not 200")
+                findings.problem(
+                    id, "\(exchange.requestLine) with Accept-Encoding: \(acceptEncoding) \(exchange.answer), not 200")
                 continue
             }
             if let encoding = Self.contentEncoding(exchange) {
                 findings.problem(
-                    id, "\(exchange.requestLine) with Accept-Encoding: \(acceptEncoding) came with Content-Encoding: \(encoding): "
+                    id,
+                    "\(exchange.requestLine) with Accept-Encoding: \(acceptEncoding) came with Content-Encoding: \(encoding): "
                         + "a server compresses only for a client that names gzip")
             } else {
                 findings.examined(id)
@@ -38,7 +41,8 @@ extension ConformanceRun {
         }
         let size = asked.body.count
         findings.summary(
-            id, "a page of \(size) bytes came unencoded for Accept-Encoding identity and gzip;q=0 "
+            id,
+            "a page of \(size) bytes came unencoded for Accept-Encoding identity and gzip;q=0 "
                 + (askedEncoding.map { "(\($0)-compressed for the daemon's deflate, gzip)" }
                     ?? "(the server did not compress it for the daemon's deflate, gzip either)"))
     }
@@ -57,7 +61,8 @@ extension ConformanceRun {
                 findings.examined(id)
             } else {
                 findings.problem(
-                    id, "\(exchange.requestLine) came \(encoding)-compressed with "
+                    id,
+                    "\(exchange.requestLine) came \(encoding)-compressed with "
                         + (varies.isEmpty ? "no Vary header" : "Vary: \(varies.joined(separator: ", "))")
                         + ", not Vary: Accept-Encoding")
             }

@@ -1,7 +1,7 @@
 internal import Foundation
-internal import RepairSyncProtocol
 internal import RepairSyncEngine
 internal import RepairSyncModels
+internal import RepairSyncProtocol
 
 /// 4.7: records created with a client-chosen id. The refusals (a body that is not an object, a collection that is
 /// not created this way, a key the server sets, a value the contract refuses, a parent that does not exist) create
@@ -12,7 +12,9 @@ extension ConformanceRun {
         "create-not-object", "create-not-creatable", "create-invalid-field", "create-invalid-value",
         "create-parent-not-found",
     ]
-    static let createClauses = ["create-new", "create-replay", "create-duplicate", "create-parent-write", "create-in-feed"]
+    static let createClauses = [
+        "create-new", "create-replay", "create-duplicate", "create-parent-write", "create-in-feed",
+    ]
     static let creatable: [SyncCollection] = [.clients, .orders, .devices]
 
     /// The three records `--creates` makes, with fresh ids, named before anything is written.
@@ -41,19 +43,27 @@ extension ConformanceRun {
                 writes.append(
                     PlannedWrite(
                         collection: .clients, id: planned.client,
-                        what: "POST (create) a client marked with the run (\(email)), sent four times with this id; \(stays)"))
+                        what:
+                            "POST (create) a client marked with the run (\(email)), sent four times with this id; \(stays)"
+                    ))
                 writes.append(
                     PlannedWrite(
                         collection: .orders, id: planned.order,
-                        what: "POST (create) an order for that client (its order_count goes to 1), sent four times; \(stays)"))
+                        what:
+                            "POST (create) an order for that client (its order_count goes to 1), sent four times; \(stays)"
+                    ))
                 writes.append(
                     PlannedWrite(
                         collection: .devices, id: planned.device,
-                        what: "POST (create) a device on that order (its device_count and total move), sent four times; \(stays)"))
+                        what:
+                            "POST (create) a device on that order (its device_count and total move), sent four times; \(stays)"
+                    ))
             } else {
                 for id in checks(of: Self.createClauses) where selected(id) {
                     findings.skip(
-                        id, "not asked for: --creates makes one client, one order and one device, which stay (the API deletes no record)")
+                        id,
+                        "not asked for: --creates makes one client, one order and one device, which stay (the API deletes no record)"
+                    )
                 }
             }
         }
@@ -66,14 +76,18 @@ extension ConformanceRun {
             writes.append(
                 PlannedWrite(
                     collection: .clients, id: id,
-                    what: "named as the client of orders POSTed with values the contract refuses (nothing is created on a conforming server)"))
+                    what:
+                        "named as the client of orders POSTed with values the contract refuses (nothing is created on a conforming server)"
+                ))
         }
         if parents.order == nil, case .success(let id) = await pickLatest(.orders) {
             parents.order = id
             writes.append(
                 PlannedWrite(
                     collection: .orders, id: id,
-                    what: "named as the order of devices POSTed with values the contract refuses (nothing is created on a conforming server)"))
+                    what:
+                        "named as the order of devices POSTed with values the contract refuses (nothing is created on a conforming server)"
+                ))
         }
         return (creates, parents)
     }
@@ -90,7 +104,8 @@ extension ConformanceRun {
     private func pickLatest(_ collection: SyncCollection) async -> Result<String, Unobtainable> {
         if let read = reads[collection], let id = read.latest { return .success(id) }
         guard let read = await readToEnd(collection), let id = read.latest else {
-            return .failure(Unobtainable("no \(collection.name) record to name as a parent: the feed is empty or cannot be read"))
+            return .failure(
+                Unobtainable("no \(collection.name) record to name as a parent: the feed is empty or cannot be read"))
         }
         reads[collection] = read
         return .success(id)
@@ -123,7 +138,9 @@ extension ConformanceRun {
             ("notes", .string("repair-api-conformance \(runID): a check order; safe to ignore.")),
         ]
         let clientBefore = await recordValue(.clients, planned.client)
-        guard await createOne(.orders, planned.order, newOrder, other: ("deposit", .string("21")), parent: (.clients, planned.client))
+        guard
+            await createOne(
+                .orders, planned.order, newOrder, other: ("deposit", .string("21")), parent: (.clients, planned.client))
         else {
             skipAfterFailedCreate([.devices], "the order it belongs to was not created")
             return
@@ -137,14 +154,18 @@ extension ConformanceRun {
             ("price", .string("30")),
         ]
         let orderBefore = await recordValue(.orders, planned.order)
-        guard await createOne(.devices, planned.device, newDevice, other: ("price", .string("31")), parent: (.orders, planned.order))
+        guard
+            await createOne(
+                .devices, planned.device, newDevice, other: ("price", .string("31")), parent: (.orders, planned.order))
         else { return }
         await judgeParentWrite(
             .devices, parent: .orders, planned.order, before: orderBefore,
             expected: [("device_count", .number("1")), ("total", .string("30")), ("balance", .string("10"))])
 
         // 4.7 with 4.2: each new record is in its feed after the cursor that preceded the creates, as it is now.
-        for (collection, id) in [(SyncCollection.clients, planned.client), (.orders, planned.order), (.devices, planned.device)] {
+        for (collection, id) in [
+            (SyncCollection.clients, planned.client), (.orders, planned.order), (.devices, planned.device),
+        ] {
             let check = CheckID(clause: "create-in-feed", collection: collection)
             guard selected(check) else { continue }
             guard let tail = tails[collection] else {
@@ -173,8 +194,10 @@ extension ConformanceRun {
         func check(_ clause: String) -> CheckID { CheckID(clause: clause, collection: collection) }
         let body = Self.body([("id", JSONValue.string(id))] + fields)
         let key = nextKey()
-        let first = await client.call { api throws(APIError) in _ = try await api.create(collection, body: body, key: key) }
-            .exchange
+        let first = await client.call { api throws(APIError) in
+            _ = try await api.create(collection, body: body, key: key)
+        }
+        .exchange
         guard first.status == 201, let created = try? JSONText.parse(first.body), created.members != nil else {
             findings.problem(check("create-new"), "\(first.requestLine) \(first.answer), not 201 with the record")
             noteCreate(collection, id, "NOT created: \(first.requestLine) \(first.answer)")
@@ -191,12 +214,15 @@ extension ConformanceRun {
         let replayCheck = check("create-replay")
         var parentVersion: Int?
         if let parent { parentVersion = await version(parent.0, parent.1) }
-        let replay = await client.call { api throws(APIError) in _ = try await api.create(collection, body: body, key: key) }
-            .exchange
+        let replay = await client.call { api throws(APIError) in
+            _ = try await api.create(collection, body: body, key: key)
+        }
+        .exchange
         var replayProblems = false
         if replay.status != 201 || replay.header("Idempotent-Replayed")?.lowercased() != "true" {
             findings.problem(
-                replayCheck, "\(replay.requestLine) replayed with its Idempotency-Key \(replay.answer)"
+                replayCheck,
+                "\(replay.requestLine) replayed with its Idempotency-Key \(replay.answer)"
                     + (replay.status == 201 ? " without Idempotent-Replayed: true" : ", not the original 201"))
             replayProblems = true
         }
@@ -206,23 +232,30 @@ extension ConformanceRun {
         let againRecord = try? JSONText.parse(again.body)
         if again.status != 200 || againRecord?["id"]?.stringValue != id {
             findings.problem(
-                replayCheck, "\(again.requestLine) with the same id and body under another key \(again.answer), not 200 with the record")
+                replayCheck,
+                "\(again.requestLine) with the same id and body under another key \(again.answer), not 200 with the record"
+            )
             replayProblems = true
         } else if let againRecord {
             inspector.inspect(againRecord, of: collection, origin: again.requestLine)
         }
         if let now = await version(collection, id), now != 1 {
-            findings.problem(replayCheck, "\(collection.name) \(id) is at version \(now) after the creates sent again, not 1")
+            findings.problem(
+                replayCheck, "\(collection.name) \(id) is at version \(now) after the creates sent again, not 1")
             replayProblems = true
         }
         if let parent, let parentVersion, let now = await version(parent.0, parent.1), now != parentVersion {
             findings.problem(
-                replayCheck, "\(parent.0.name) \(parent.1) went from version \(parentVersion) to \(now) when its child's create was sent again")
+                replayCheck,
+                "\(parent.0.name) \(parent.1) went from version \(parentVersion) to \(now) when its child's create was sent again"
+            )
             replayProblems = true
         }
         if !replayProblems {
             findings.examined(replayCheck)
-            findings.summary(replayCheck, "the key replayed the original 201; the same id and body again answered 200; nothing written twice")
+            findings.summary(
+                replayCheck,
+                "the key replayed the original 201; the same id and body again answered 200; nothing written twice")
         }
 
         // 4.7: the same id with another body → 409 duplicate_id; nothing changes.
@@ -234,7 +267,8 @@ extension ConformanceRun {
         if judgeFieldError(duplicate, duplicateCheck, status: 409, code: "duplicate_id", field: nil) {
             await expectVersion(collection, id, 1, duplicateCheck, after: "the create with another body")
             if !findings.hasProblems(duplicateCheck) {
-                findings.summary(duplicateCheck, "409 duplicate_id for the same id with another \(other.0); nothing changed")
+                findings.summary(
+                    duplicateCheck, "409 duplicate_id for the same id with another \(other.0); nothing changed")
             }
         }
         return true
@@ -242,7 +276,8 @@ extension ConformanceRun {
 
     /// 201, `ETag: "1"`, version 1, the id and the values sent, and the server's own fields as 4.7 sets them.
     private func judgeCreated(
-        _ exchange: Exchange, _ record: JSONValue, _ collection: SyncCollection, id: String, fields: [(String, JSONValue)]
+        _ exchange: Exchange, _ record: JSONValue, _ collection: SyncCollection, id: String,
+        fields: [(String, JSONValue)]
     ) {
         let check = CheckID(clause: "create-new", collection: collection)
         inspector.inspect(record, of: collection, origin: exchange.requestLine)
@@ -263,18 +298,26 @@ extension ConformanceRun {
             switch collection {
             case .clients: [("order_count", .number("0")), ("total_spent", .string("0"))]
             // No device yet: none counted, no total, so no balance.
-            case .orders: [("device_count", .number("0")), ("total", .null), ("balance", .null), ("client_email", .string(email))]
+            case .orders:
+                [
+                    ("device_count", .number("0")), ("total", .null), ("balance", .null),
+                    ("client_email", .string(email)),
+                ]
             default: []
             }
-        for (key, value) in expected where !Self.same(record[key], value, money: ["total_spent", "total", "balance"].contains(key)) {
-            wrong.append("\(key) \(record[key]?.brief ?? "absent"), not \(value?.brief ?? "absent") (the server's to set)")
+        for (key, value) in expected
+        where !Self.same(record[key], value, money: ["total_spent", "total", "balance"].contains(key)) {
+            wrong.append(
+                "\(key) \(record[key]?.brief ?? "absent"), not \(value?.brief ?? "absent") (the server's to set)")
         }
         if wrong.isEmpty {
             findings.examined(check)
             let number = record["order_number"].map { ", order_number \($0.brief)" } ?? ""
-            findings.summary(check, "201 with \(collection.name) \(id) at version 1, ETag \"1\", the values sent\(number)")
+            findings.summary(
+                check, "201 with \(collection.name) \(id) at version 1, ETag \"1\", the values sent\(number)")
         } else {
-            findings.problem(check, "\(exchange.requestLine) answered 201 with " + wrong.prefix(3).joined(separator: "; "))
+            findings.problem(
+                check, "\(exchange.requestLine) answered 201 with " + wrong.prefix(3).joined(separator: "; "))
         }
     }
 
@@ -304,11 +347,13 @@ extension ConformanceRun {
         if wrong.isEmpty {
             findings.examined(check)
             findings.summary(
-                check, "\(parent.name) \(parentID) went to version \(v0 + 1) with "
+                check,
+                "\(parent.name) \(parentID) went to version \(v0 + 1) with "
                     + expected.map { "\($0.0) \($0.1.brief)" }.joined(separator: ", "))
         } else {
             findings.problem(
-                check, "after the \(collection.name) create, \(parent.name) \(parentID) has " + wrong.joined(separator: "; "))
+                check,
+                "after the \(collection.name) create, \(parent.name) \(parentID) has " + wrong.joined(separator: "; "))
         }
     }
 
@@ -341,7 +386,9 @@ extension ConformanceRun {
                         headers: [("Idempotency-Key", key)])
                 }
                 if judgeFieldError(exchange, notCreatable, status: 405, code: "invalid_request", field: nil) {
-                    if await expectAbsent(collection, id, notCreatable, after: exchange.requestLine) { findings.examined(notCreatable) }
+                    if await expectAbsent(collection, id, notCreatable, after: exchange.requestLine) {
+                        findings.examined(notCreatable)
+                    }
                 }
             }
             findings.summary(notCreatable, "405 invalid_request for POST /tickets and /ticket_messages")
@@ -350,26 +397,40 @@ extension ConformanceRun {
         let fresh = { UUID().uuidString.lowercased() }
         let clientFields: [(String, JSONValue)] = [("email", .string(email))]
         func order(_ parent: String) -> [(String, JSONValue)] { [("client_id", .string(parent))] }
-        func device(_ parent: String) -> [(String, JSONValue)] { [("order_id", .string(parent)), ("type", .string("phone"))] }
+        func device(_ parent: String) -> [(String, JSONValue)] {
+            [("order_id", .string(parent)), ("type", .string("phone"))]
+        }
 
         // A key the server sets.
-        await refuse(.clients, "create-invalid-field", id: fresh(), clientFields + [("total_spent", .string("0"))],
+        await refuse(
+            .clients, "create-invalid-field", id: fresh(), clientFields + [("total_spent", .string("0"))],
             status: 422, code: "invalid_field", field: "total_spent")
-        await refuse(.orders, "create-invalid-field", id: fresh(), parents.client.map { order($0) + [("order_number", .number("1"))] },
+        await refuse(
+            .orders, "create-invalid-field", id: fresh(),
+            parents.client.map { order($0) + [("order_number", .number("1"))] },
             status: 422, code: "invalid_field", field: "order_number")
-        await refuse(.devices, "create-invalid-field", id: fresh(), parents.order.map { device($0) + [("version", .number("1"))] },
+        await refuse(
+            .devices, "create-invalid-field", id: fresh(),
+            parents.order.map { device($0) + [("version", .number("1"))] },
             status: 422, code: "invalid_field", field: "version")
         // A value the contract refuses: an id that is not a UUID, negative money.
-        await refuse(.clients, "create-invalid-value", id: "repair-api-conformance-\(runID)-not-a-uuid", clientFields,
+        await refuse(
+            .clients, "create-invalid-value", id: "repair-api-conformance-\(runID)-not-a-uuid", clientFields,
             status: 422, code: "invalid_value", field: "id")
-        await refuse(.orders, "create-invalid-value", id: fresh(), parents.client.map { order($0) + [("deposit", .string("-5"))] },
+        await refuse(
+            .orders, "create-invalid-value", id: fresh(),
+            parents.client.map { order($0) + [("deposit", .string("-5"))] },
             status: 422, code: "invalid_value", field: "deposit")
-        await refuse(.devices, "create-invalid-value", id: fresh(), parents.order.map { device($0) + [("price", .string("-5"))] },
+        await refuse(
+            .devices, "create-invalid-value", id: fresh(),
+            parents.order.map { device($0) + [("price", .string("-5"))] },
             status: 422, code: "invalid_value", field: "price")
         // A parent that does not exist (a fresh UUID no server can hold).
-        await refuse(.orders, "create-parent-not-found", id: fresh(), order(fresh()),
+        await refuse(
+            .orders, "create-parent-not-found", id: fresh(), order(fresh()),
             status: 422, code: "parent_not_found", field: "client_id")
-        await refuse(.devices, "create-parent-not-found", id: fresh(), device(fresh()),
+        await refuse(
+            .devices, "create-parent-not-found", id: fresh(), device(fresh()),
             status: 422, code: "parent_not_found", field: "order_id")
     }
 
@@ -381,7 +442,10 @@ extension ConformanceRun {
         let check = CheckID(clause: clause, collection: collection)
         guard selected(check) else { return }
         guard let fields else {
-            findings.skip(check, "no \(collection == .orders ? "client" : "order") to name as the parent: its feed is empty or cannot be read")
+            findings.skip(
+                check,
+                "no \(collection == .orders ? "client" : "order") to name as the parent: its feed is empty or cannot be read"
+            )
             return
         }
         let body = Self.body([("id", JSONValue.string(id))] + fields)

@@ -1,7 +1,7 @@
 internal import Foundation
 internal import RepairSyncEngine
-internal import RepairSyncProtocol
 internal import RepairSyncModels
+internal import RepairSyncProtocol
 
 /// 4.8: the optional change stream. Opened before the writes, it must answer an event stream whose first event is
 /// `ready`, keep a quiet connection alive with heartbeats, and announce the run's own writes; an unknown
@@ -30,13 +30,16 @@ extension ConformanceRun {
             if let status = exchange.status, [404, 405, 501].contains(status) {
                 for id in checks(of: Self.eventClauses) {
                     findings.notExercised(
-                        id, "the server has no change stream (GET \(EventStreamReader.path) answered \(status)); it is optional (4.8)")
+                        id,
+                        "the server has no change stream (GET \(EventStreamReader.path) answered \(status)); it is optional (4.8)"
+                    )
                 }
                 return nil
             }
             let type = exchange.header("Content-Type") ?? "none"
             findings.problem(
-                open, "GET \(EventStreamReader.path) \(exchange.answer) with Content-Type \(type), not 200 text/event-stream")
+                open,
+                "GET \(EventStreamReader.path) \(exchange.answer) with Content-Type \(type), not 200 text/event-stream")
             skipEvents(except: open, "the stream did not open")
             return nil
         case .stream(let stream):
@@ -64,7 +67,8 @@ extension ConformanceRun {
         let check = CheckID(clause: "events-open")
         let path = "GET \(EventStreamReader.path)"
         let cache = stream.header("Cache-Control")?.lowercased() ?? ""
-        guard cache.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == "no-store" }) else {
+        guard cache.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == "no-store" })
+        else {
             findings.problem(check, "\(path) answered Cache-Control \(cache.isEmpty ? "none" : cache), not no-store")
             return first.flatMap { Self.heartbeat(in: $0) }
         }
@@ -78,16 +82,23 @@ extension ConformanceRun {
             return nil
         }
         guard let interval = Self.heartbeat(in: first) else {
-            findings.problem(check, "\(path): ready's data \(first.data.prefix(80)) names no heartbeat_ms in 1…\(Self.longestHeartbeat)")
+            findings.problem(
+                check,
+                "\(path): ready's data \(first.data.prefix(80)) names no heartbeat_ms in 1…\(Self.longestHeartbeat)")
             return nil
         }
         guard let id = first.id, UInt64(id) != nil else {
-            findings.problem(check, "\(path): a fresh stream's ready has id \(first.id ?? "none"), not the newest change as a decimal integer")
+            findings.problem(
+                check,
+                "\(path): a fresh stream's ready has id \(first.id ?? "none"), not the newest change as a decimal integer"
+            )
             return interval
         }
         findings.examined(check)
         findings.summary(
-            check, "200 text/event-stream, Cache-Control no-store; ready first (id \(id), heartbeat_ms \(interval.wholeMilliseconds))")
+            check,
+            "200 text/event-stream, Cache-Control no-store; ready first (id \(id), heartbeat_ms \(interval.wholeMilliseconds))"
+        )
         return interval
     }
 
@@ -102,7 +113,9 @@ extension ConformanceRun {
 
     /// 4.8: nothing sent for `interval` → a heartbeat. On a stream that just opened, something must arrive within the
     /// interval (with slack for the network and a loaded server).
-    private func judgeHeartbeat(_ stream: EventStreamReader, after ready: ContinuousClock.Instant, interval: Duration) async {
+    private func judgeHeartbeat(_ stream: EventStreamReader, after ready: ContinuousClock.Instant, interval: Duration)
+        async
+    {
         let id = CheckID(clause: "events-heartbeat")
         let slack = max(Duration.seconds(2), interval)
         let seen = await stream.wait(until: ready.advanced(by: interval + slack)) { received in
@@ -111,10 +124,13 @@ extension ConformanceRun {
         if let next = seen.chunks.first(where: { $0.at > ready }) {
             findings.examined(id)
             findings.summary(
-                id, "the quiet stream sent its next bytes \(ready.duration(to: next.at).wholeMilliseconds) ms after ready (heartbeat_ms \(interval.wholeMilliseconds))")
+                id,
+                "the quiet stream sent its next bytes \(ready.duration(to: next.at).wholeMilliseconds) ms after ready (heartbeat_ms \(interval.wholeMilliseconds))"
+            )
         } else {
             findings.problem(
-                id, "nothing came for \((interval + slack).wholeMilliseconds) ms after ready, whose heartbeat_ms is \(interval.wholeMilliseconds)"
+                id,
+                "nothing came for \((interval + slack).wholeMilliseconds) ms after ready, whose heartbeat_ms is \(interval.wholeMilliseconds)"
                     + (seen.ended.map { " (\($0))" } ?? ""))
         }
     }
@@ -127,7 +143,9 @@ extension ConformanceRun {
         guard selected(check) else { return }
         let written = Self.collectionsWritten(client.recorder.exchanges(since: mark))
         guard !written.isEmpty else {
-            findings.skip(check, options.dryRun ? "--dry-run: the run wrote nothing to announce" : "the run wrote nothing to announce")
+            findings.skip(
+                check,
+                options.dryRun ? "--dry-run: the run wrote nothing to announce" : "the run wrote nothing to announce")
             return
         }
         // The writes are committed: their announcements are due at once. The bound only stops a wait for one that
@@ -150,12 +168,14 @@ extension ConformanceRun {
             findings.problem(check, "event ids do not increase: \(ids[index - 1]) then \(ids[index])")
         } else if !missing.isEmpty {
             findings.problem(
-                check, "no change event named \(missing.joined(separator: ", ")) within \(deadline - stream.opened) of opening, "
+                check,
+                "no change event named \(missing.joined(separator: ", ")) within \(deadline - stream.opened) of opening, "
                     + "though the run wrote there" + (seen.ended.map { " (the stream: \($0))" } ?? ""))
         } else {
             findings.examined(check)
             findings.summary(
-                check, "the run's writes to \(written.map(\.name).sorted().joined(separator: ", ")) were announced, "
+                check,
+                "the run's writes to \(written.map(\.name).sorted().joined(separator: ", ")) were announced, "
                     + "in \(plural(ids.count, "event")) with increasing ids")
         }
     }
@@ -201,25 +221,38 @@ extension ConformanceRun {
                 let events = seen.events
                 let said = "GET \(EventStreamReader.path) with Last-Event-ID \(unknown)"
                 if events.count < 2 {
-                    findings.problem(reset, "\(said): \(plural(events.count, "event")) within \(options.requestTimeout), not ready then reset")
+                    findings.problem(
+                        reset,
+                        "\(said): \(plural(events.count, "event")) within \(options.requestTimeout), not ready then reset"
+                    )
                 } else if events[0].type != "ready" || events[0].id != nil {
-                    findings.problem(reset, "\(said): the first event is \(events[0].type) with id \(events[0].id ?? "none"), not ready without an id")
+                    findings.problem(
+                        reset,
+                        "\(said): the first event is \(events[0].type) with id \(events[0].id ?? "none"), not ready without an id"
+                    )
                 } else if events[1].type != "reset" || events[1].id.flatMap({ UInt64($0) }) == nil {
-                    findings.problem(reset, "\(said): after ready came \(events[1].type) with id \(events[1].id ?? "none"), not reset with the newest id")
+                    findings.problem(
+                        reset,
+                        "\(said): after ready came \(events[1].type) with id \(events[1].id ?? "none"), not reset with the newest id"
+                    )
                 } else {
                     findings.examined(reset)
-                    findings.summary(reset, "an unknown Last-Event-ID got ready without an id, then reset (id \(events[1].id ?? ""))")
+                    findings.summary(
+                        reset, "an unknown Last-Event-ID got ready without an id, then reset (id \(events[1].id ?? ""))"
+                    )
                 }
             case .answered(let exchange):
                 findings.problem(reset, "GET \(exchange.path) \(exchange.answer), not 200 with ready then reset")
             case .failed(let reason):
-                findings.problem(reset, "GET \(EventStreamReader.path) with an unknown Last-Event-ID got no answer (\(reason))")
+                findings.problem(
+                    reset, "GET \(EventStreamReader.path) with an unknown Last-Event-ID got no answer (\(reason))")
             }
         }
         let auth = CheckID(clause: "events-auth")
         if selected(auth) {
             switch await EventStreamReader.open(
-                http: eventsHTTP, baseURL: options.baseURL, token: nil, lastEventID: nil, headTimeout: options.requestTimeout)
+                http: eventsHTTP, baseURL: options.baseURL, token: nil, lastEventID: nil,
+                headTimeout: options.requestTimeout)
             {
             case .stream(let stream):
                 stream.close()
@@ -229,7 +262,8 @@ extension ConformanceRun {
                     findings.examined(auth)
                     findings.summary(auth, "401 unauthorized without a token")
                 } else {
-                    findings.problem(auth, "GET \(EventStreamReader.path) without a token \(exchange.answer), not 401 unauthorized")
+                    findings.problem(
+                        auth, "GET \(EventStreamReader.path) without a token \(exchange.answer), not 401 unauthorized")
                 }
             case .failed(let reason):
                 findings.problem(auth, "GET \(EventStreamReader.path) without a token got no answer (\(reason))")

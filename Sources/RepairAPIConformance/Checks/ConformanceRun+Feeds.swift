@@ -1,7 +1,7 @@
 internal import Foundation
-internal import RepairSyncProtocol
 internal import RepairSyncEngine
 internal import RepairSyncModels
+internal import RepairSyncProtocol
 
 /// The changes feeds (4.2), single records (4.3) and tombstones (3.6).
 extension ConformanceRun {
@@ -39,11 +39,13 @@ extension ConformanceRun {
         if wants("tombstones"), let id = first.tombstones.keys.min() {
             // 4.3: a deleted record answers 404.
             let check = CheckID(clause: "tombstones")
-            let (exchange, _) = await client.call { api throws(APIError) in _ = try await api.record(collection, id: id) }
+            let (exchange, _) = await client.call { api throws(APIError) in _ = try await api.record(collection, id: id)
+            }
             if exchange.status == 404, exchange.errorCode == "not_found" {
                 findings.examined(check)
             } else {
-                findings.problem(check, "\(exchange.requestLine) of a tombstoned record \(exchange.answer), not 404 not_found")
+                findings.problem(
+                    check, "\(exchange.requestLine) of a tombstoned record \(exchange.answer), not 404 not_found")
             }
         }
     }
@@ -133,7 +135,8 @@ extension ConformanceRun {
                 findings.examined(unique)
             } else {
                 findings.problem(
-                    unique, "\(origin) delivered \(repeated.prefix(3).joined(separator: ", "))"
+                    unique,
+                    "\(origin) delivered \(repeated.prefix(3).joined(separator: ", "))"
                         + (repeated.count > 3 ? " (\(repeated.count) such entries in the page)" : ""))
             }
             read.answers[cursor ?? ""] = answer
@@ -150,11 +153,13 @@ extension ConformanceRun {
                 return read
             }
             if entries == 0 && next == cursor {
-                findings.problem(paging, "\(origin): has_more true, an empty page and the same cursor: a client would ask forever")
+                findings.problem(
+                    paging, "\(origin): has_more true, an empty page and the same cursor: a client would ask forever")
                 return read
             }
             if sent[next, default: 0] >= 2 {
-                findings.problem(paging, "\(origin): the feed does not advance (next_cursor \(next) sent back a third time)")
+                findings.problem(
+                    paging, "\(origin): the feed does not advance (next_cursor \(next) sent back a third time)")
                 return read
             }
             if read.pages >= options.maxPages {
@@ -198,8 +203,9 @@ extension ConformanceRun {
         if differences.isEmpty {
             findings.examined(id)
             findings.summary(
-                id, "limit \(first.limit) and limit \(second.limit) gave the same \(plural(first.versions.count, "record")) and "
-                + plural(first.tombstones.count, "tombstone"))
+                id,
+                "limit \(first.limit) and limit \(second.limit) gave the same \(plural(first.versions.count, "record")) and "
+                    + plural(first.tombstones.count, "tombstone"))
         } else {
             findings.problem(id, "\(label): " + differences.joined(separator: "; "))
         }
@@ -228,7 +234,9 @@ extension ConformanceRun {
                     said.append("a cursor from the middle answered the same \(again.count) entries again")
                 } else {
                     findings.problem(
-                        id, "\(exchange.requestLine) sent again answered \(again.count) entries that differ from the first time's \(read.answers[middle]?.count ?? 0)")
+                        id,
+                        "\(exchange.requestLine) sent again answered \(again.count) entries that differ from the first time's \(read.answers[middle]?.count ?? 0)"
+                    )
                 }
             } else {
                 findings.problem(id, "\(exchange.requestLine) sent again \(exchange.answer)")
@@ -259,7 +267,9 @@ extension ConformanceRun {
             }
             if !stale.isEmpty {
                 findings.problem(
-                    id, "\(exchange.requestLine) (the last cursor) answered entries already delivered: \(stale.prefix(3).joined(separator: ", "))")
+                    id,
+                    "\(exchange.requestLine) (the last cursor) answered entries already delivered: \(stale.prefix(3).joined(separator: ", "))"
+                )
                 return
             }
             cursor = next
@@ -307,20 +317,25 @@ extension ConformanceRun {
             let fed = read.versions[recordID] ?? 0
             guard record["id"]?.stringValue == recordID, version >= fed else {
                 findings.problem(
-                    id, "\(exchange.requestLine) answered \(record["id"]?.brief ?? "no id") at version \(version); the feed gave version \(fed)")
+                    id,
+                    "\(exchange.requestLine) answered \(record["id"]?.brief ?? "no id") at version \(version); the feed gave version \(fed)"
+                )
                 continue
             }
             findings.examined(id)
         }
         let unknown = "repair-api-conformance-no-such-record-\(runID)"
-        let (exchange, _) = await client.call { api throws(APIError) in _ = try await api.record(collection, id: unknown) }
+        let (exchange, _) = await client.call { api throws(APIError) in
+            _ = try await api.record(collection, id: unknown)
+        }
         if exchange.status == 404, exchange.errorCode == "not_found" {
             findings.examined(id)
         } else {
             findings.problem(id, "\(exchange.requestLine) \(exchange.answer), not 404 not_found")
         }
         findings.summary(
-            id, sample.isEmpty
+            id,
+            sample.isEmpty
                 ? "404 not_found for an unknown id (the feed has no record to GET)"
                 : "\(Set(sample).count) records as the feed has them; 404 not_found for an unknown id")
     }

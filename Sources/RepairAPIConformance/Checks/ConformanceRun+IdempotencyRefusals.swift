@@ -1,6 +1,6 @@
 internal import Foundation
-internal import RepairSyncProtocol
 internal import RepairSyncEngine
+internal import RepairSyncProtocol
 
 /// Section 5's refusals of a key: one out of format, and one used for another request. Each is sent where it cannot
 /// write — the PATCH carries the field's own value, or goes to a record that does not exist — and the record's version
@@ -22,7 +22,9 @@ extension ConformanceRun {
         }
         if !findings.hasProblems(check) {
             findings.summary(
-                check, "400 invalid_request (field Idempotency-Key) for keys of 256 characters, with a tab, with an é; nothing written")
+                check,
+                "400 invalid_request (field Idempotency-Key) for keys of 256 characters, with a tab, with an é; nothing written"
+            )
         }
     }
 

@@ -1,7 +1,7 @@
 internal import Foundation
-internal import RepairSyncProtocol
 internal import RepairSyncEngine
 internal import RepairSyncModels
+internal import RepairSyncProtocol
 
 /// 4.5 and 5 on a ticket: one staff-only message, POSTed three times with one client-generated id.
 extension ConformanceRun {
@@ -16,7 +16,9 @@ extension ConformanceRun {
         guard case .success(let before) = await currentRecord(.tickets, ticket),
             let v0 = before["version"]?.intValue
         else {
-            for id in [create, dedupe, inFeed, replayCheck] + Self.messageClauses.dropFirst(3).map({ CheckID(clause: $0) }) {
+            for id in [create, dedupe, inFeed, replayCheck]
+                + Self.messageClauses.dropFirst(3).map({ CheckID(clause: $0) })
+            {
                 findings.skip(id, "ticket \(ticket) cannot be read")
             }
             return "nothing written: the ticket cannot be read"
@@ -52,7 +54,9 @@ extension ConformanceRun {
                 findings.summary(create, "201 with message \(messageID): sender_type staff, version 1")
             } else {
                 findings.problem(
-                    create, "the created message has " + wrong.map { "\($0.0) \(created[$0.0]?.brief ?? "absent")" }
+                    create,
+                    "the created message has "
+                        + wrong.map { "\($0.0) \(created[$0.0]?.brief ?? "absent")" }
                         .joined(separator: ", ") + ", not what was sent")
             }
         }
@@ -75,18 +79,24 @@ extension ConformanceRun {
             findings.examined(dedupe)
         } else {
             findings.problem(
-                dedupe, "\(again.requestLine) with the same id under another key \(again.answer), not 200 with the message")
+                dedupe,
+                "\(again.requestLine) with the same id under another key \(again.answer), not 200 with the message")
         }
         if case .success(let after) = await currentRecord(.tickets, ticket) {
             let version = after["version"]?.intValue ?? 0
             let count = after["message_count"]?.intValue
             if version != v0 + 1 {
-                findings.problem(dedupe, "ticket \(ticket) went from version \(v0) to \(version), not \(v0 + 1): one message is one write")
+                findings.problem(
+                    dedupe,
+                    "ticket \(ticket) went from version \(v0) to \(version), not \(v0 + 1): one message is one write")
             } else if let count0, count != count0 + 1 {
                 findings.problem(
-                    dedupe, "ticket \(ticket) message_count went from \(count0) to \(count.map { String($0) } ?? "null"), not \(count0 + 1)")
+                    dedupe,
+                    "ticket \(ticket) message_count went from \(count0) to \(count.map { String($0) } ?? "null"), not \(count0 + 1)"
+                )
             } else {
-                findings.summary(dedupe, "200 with the same message; the ticket went to version \(v0 + 1), one message more")
+                findings.summary(
+                    dedupe, "200 with the same message; the ticket went to version \(v0 + 1), one message more")
             }
         }
 
@@ -99,14 +109,22 @@ extension ConformanceRun {
             if messages == nil || tickets == nil {
                 findings.problem(inFeed, "the feeds after the cursors that preceded the POST could not be read")
             } else if copies != 1 {
-                findings.problem(inFeed, "the ticket_messages feed after the POST holds message \(messageID) \(copies) times, not once")
+                findings.problem(
+                    inFeed,
+                    "the ticket_messages feed after the POST holds message \(messageID) \(copies) times, not once")
             } else if ticketEntry == nil {
                 findings.problem(inFeed, "the tickets feed after the POST does not hold ticket \(ticket)")
             } else if let count0, (ticketEntry?["message_count"]?.intValue ?? 0) <= count0 {
-                findings.problem(inFeed, "ticket \(ticket) is in the feed with message_count \(ticketEntry?["message_count"]?.brief ?? "?"), not above \(count0)")
+                findings.problem(
+                    inFeed,
+                    "ticket \(ticket) is in the feed with message_count \(ticketEntry?["message_count"]?.brief ?? "?"), not above \(count0)"
+                )
             } else {
                 findings.examined(inFeed)
-                findings.summary(inFeed, "message \(messageID) once in ticket_messages, ticket \(ticket) at version \(ticketEntry?["version"]?.brief ?? "?") in tickets")
+                findings.summary(
+                    inFeed,
+                    "message \(messageID) once in ticket_messages, ticket \(ticket) at version \(ticketEntry?["version"]?.brief ?? "?") in tickets"
+                )
             }
         } else {
             findings.skip(inFeed, "the feeds could not be read to their end before the POST")

@@ -1,6 +1,6 @@
 internal import Foundation
-internal import RepairSyncProtocol
 internal import RepairSyncModels
+internal import RepairSyncProtocol
 
 /// Clauses judged over every exchange of the run (2.1, 6), and those only the server can provoke (410 mid-read,
 /// 429), judged when they occurred.
@@ -16,15 +16,19 @@ extension ConformanceRun {
         judgeRateLimits()
         let keys = findings.examinedCount(RecordInspector.keysCheck)
         findings.summary(
-            RecordInspector.keysCheck, "\(plural(keys, "record")) (in pages, GETs and write answers) carried every key of their shape, typed")
+            RecordInspector.keysCheck,
+            "\(plural(keys, "record")) (in pages, GETs and write answers) carried every key of their shape, typed")
         findings.summary(
-            RecordInspector.timestampsCheck, "\(plural(findings.examinedCount(RecordInspector.timestampsCheck), "timestamp")), all RFC 3339")
+            RecordInspector.timestampsCheck,
+            "\(plural(findings.examinedCount(RecordInspector.timestampsCheck), "timestamp")), all RFC 3339")
         findings.summary(
-            RecordInspector.moneyCheck, "\(plural(findings.examinedCount(RecordInspector.moneyCheck), "amount")), all exact decimals")
+            RecordInspector.moneyCheck,
+            "\(plural(findings.examinedCount(RecordInspector.moneyCheck), "amount")), all exact decimals")
         let tombstones = CheckID(clause: "tombstones")
         if !findings.hasProblems(tombstones) {
             let seen = reads.values.reduce(0) { $0 + $1.tombstones.count }
-            findings.summary(tombstones, "\(plural(seen, "tombstone")) of {id, deleted_at}; a deleted record's GET answered 404")
+            findings.summary(
+                tombstones, "\(plural(seen, "tombstone")) of {id, deleted_at}; a deleted record's GET answered 404")
             findings.notExercised(tombstones, "no feed held a tombstone (delete a record on the server to exercise it)")
         }
     }
@@ -81,7 +85,9 @@ extension ConformanceRun {
         findings.examined(id, compressed)
         findings.summary(id, "\(compressed) of \(plural(large.count, "answer")) of 1 KiB or more came gzip-compressed")
         findings.notExercised(
-            id, "none of \(plural(large.count, "answer")) of 1 KiB or more came compressed: the server does not compress (optional)")
+            id,
+            "none of \(plural(large.count, "answer")) of 1 KiB or more came compressed: the server does not compress (optional)"
+        )
     }
 
     /// 6: every error is `{"error": {"code": …, "message": …}}` (with a string `field` when there is one).
@@ -92,7 +98,10 @@ extension ConformanceRun {
             errors += 1
             let error = (try? JSONText.parse(exchange.body))?["error"]
             guard let error, error["code"]?.stringValue != nil, error["message"]?.stringValue != nil else {
-                findings.problem(id, "\(exchange.requestLine) answered \(exchange.status ?? 0) without {\"error\": {\"code\", \"message\"}}")
+                findings.problem(
+                    id,
+                    "\(exchange.requestLine) answered \(exchange.status ?? 0) without {\"error\": {\"code\", \"message\"}}"
+                )
                 continue
             }
             if let field = error["field"], field.stringValue == nil, field != .null {
@@ -109,7 +118,10 @@ extension ConformanceRun {
         let id = CheckID(clause: "feed-expired")
         for (collection, exchange, recovered) in expiredCursors {
             if exchange.errorCode != "cursor_expired" {
-                findings.problem(id, "\(exchange.requestLine) answered 410 \(exchange.errorCode ?? "without the error body"), not cursor_expired")
+                findings.problem(
+                    id,
+                    "\(exchange.requestLine) answered 410 \(exchange.errorCode ?? "without the error body"), not cursor_expired"
+                )
             } else if !recovered {
                 findings.problem(id, "after a 410 the \(collection.name) feed could not be read from its start")
             } else {
@@ -117,7 +129,9 @@ extension ConformanceRun {
             }
         }
         findings.summary(
-            id, "\(plural(expiredCursors.count, "cursor")) expired (410 cursor_expired); each feed then read from its start")
+            id,
+            "\(plural(expiredCursors.count, "cursor")) expired (410 cursor_expired); each feed then read from its start"
+        )
         findings.notExercised(id, "no cursor expired during the run (the server decides when; it cannot be provoked)")
     }
 
@@ -133,13 +147,18 @@ extension ConformanceRun {
                 let exchange = observation.exchange
                 let retryAfter = exchange.header("Retry-After")?.trimmingCharacters(in: .whitespaces)
                 if exchange.errorCode != code {
-                    findings.problem(id, "\(exchange.requestLine) answered \(status) \(exchange.errorCode ?? "without the error body"), not \(code)")
+                    findings.problem(
+                        id,
+                        "\(exchange.requestLine) answered \(status) \(exchange.errorCode ?? "without the error body"), not \(code)"
+                    )
                 } else if ConformanceClient.understoodRetryAfter(exchange) == nil {
                     findings.problem(
-                        id, "\(exchange.requestLine) answered \(status) with Retry-After \(retryAfter.map { "\"\($0)\"" } ?? "missing"), "
+                        id,
+                        "\(exchange.requestLine) answered \(status) with Retry-After \(retryAfter.map { "\"\($0)\"" } ?? "missing"), "
                             + "neither seconds nor an HTTP date")
                 } else if !observation.retrySucceeded {
-                    findings.problem(id, "\(exchange.requestLine) was still refused after waiting out Retry-After three times")
+                    findings.problem(
+                        id, "\(exchange.requestLine) was still refused after waiting out Retry-After three times")
                 } else {
                     forms[retryAfter.flatMap { Int($0) } == nil ? "an HTTP date" : "seconds", default: 0] += 1
                     findings.examined(id)
@@ -147,7 +166,9 @@ extension ConformanceRun {
             }
             let said = forms.keys.sorted().map { "\(forms[$0]!) in \($0)" }.joined(separator: ", ")
             findings.summary(
-                id, "\(plural(met.count, "\(status) answer")) with Retry-After (\(said)); every request went through after the wait")
+                id,
+                "\(plural(met.count, "\(status) answer")) with Retry-After (\(said)); every request went through after the wait"
+            )
         }
         findings.notExercised(
             CheckID(clause: "rate-limit"), "the server never answered 429 (it cannot be provoked without flooding it)")

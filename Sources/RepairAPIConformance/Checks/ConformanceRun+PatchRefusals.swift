@@ -1,6 +1,6 @@
 internal import Foundation
-internal import RepairSyncProtocol
 internal import RepairSyncEngine
+internal import RepairSyncProtocol
 
 /// The PATCHes 4.4 and 5 refuse, on the order or device the run writes to. Each sends the field it edits with the
 /// value it has now (or goes to a record that does not exist), so that even a server that wrongly accepts one
@@ -38,7 +38,8 @@ extension ConformanceRun {
                 check("patch-invalid-value"), body: Self.body([(field, .number("5"))]), status: 422,
                 code: "invalid_value", field: field, what: "\(field) as a number")
             if !findings.hasProblems(check("patch-invalid-value")) {
-                findings.summary(check("patch-invalid-value"), "422 invalid_value (field \(field)) for a number; nothing written")
+                findings.summary(
+                    check("patch-invalid-value"), "422 invalid_value (field \(field)) for a number; nothing written")
             }
         }
         // 4.4: a body that is not a JSON object, or is {} → 400 invalid_request.
@@ -48,7 +49,8 @@ extension ConformanceRun {
                     check("patch-not-object"), body: body, status: 400, code: "invalid_request", field: nil, what: what)
             }
             if !findings.hasProblems(check("patch-not-object")) {
-                findings.summary(check("patch-not-object"), "400 invalid_request for a JSON array and for {}; nothing written")
+                findings.summary(
+                    check("patch-not-object"), "400 invalid_request for a JSON array and for {}; nothing written")
             }
         }
         // 4.4: If-Match that is not a version → 400 naming If-Match.
@@ -58,14 +60,16 @@ extension ConformanceRun {
                 code: "invalid_request", field: "If-Match", what: "If-Match: \"repair-api-conformance\"")
             if !findings.hasProblems(check("patch-malformed-if-match")) {
                 findings.summary(
-                    check("patch-malformed-if-match"), "400 invalid_request (field If-Match) for an If-Match that is no version; nothing written")
+                    check("patch-malformed-if-match"),
+                    "400 invalid_request (field If-Match) for an If-Match that is no version; nothing written")
             }
         }
         // 4.4: a record that does not exist → 404 not_found, and still none afterwards.
         if wants("patch-not-found", collection) {
             let missing = check("patch-not-found")
             let (exchange, _) = await client.call { [key = nextKey()] api throws(APIError) in
-                _ = try await api.patch(collection, id: unknownRecordID, fields: [field: "repair-api-conformance"], ifMatch: nil, key: key)
+                _ = try await api.patch(
+                    collection, id: unknownRecordID, fields: [field: "repair-api-conformance"], ifMatch: nil, key: key)
             }
             if judgeFieldError(exchange, missing, status: 404, code: "not_found", field: nil) {
                 await expectAbsent(collection, unknownRecordID, missing, after: exchange.requestLine)
@@ -113,13 +117,16 @@ extension ConformanceRun {
                 headers: [("Idempotency-Key", key), ("If-Match", String(current))])
         }
         guard exchange.status == 200, let record = try? JSONText.parse(exchange.body) else {
-            findings.problem(check, "\(exchange.requestLine) with If-Match: \(current) (a bare integer) \(exchange.answer), not 200")
+            findings.problem(
+                check, "\(exchange.requestLine) with If-Match: \(current) (a bare integer) \(exchange.answer), not 200")
             return false
         }
         inspector.inspect(record, of: collection, origin: exchange.requestLine)
         if record["version"]?.intValue != current + 1 {
             findings.problem(
-                check, "\(exchange.requestLine) with If-Match: \(current) answered version \(record["version"]?.brief ?? "absent"), not \(current + 1)")
+                check,
+                "\(exchange.requestLine) with If-Match: \(current) answered version \(record["version"]?.brief ?? "absent"), not \(current + 1)"
+            )
         } else {
             findings.examined(check)
             findings.summary(check, "If-Match: \(current) (a bare integer) answered 200 at version \(current + 1)")

@@ -1,7 +1,7 @@
 internal import Foundation
-internal import RepairSyncProtocol
 internal import RepairSyncEngine
 internal import RepairSyncModels
+internal import RepairSyncProtocol
 
 /// The checks that write: PATCH (4.4, 2.5), idempotency (5), a ticket message (4.5) and creates (4.7, in
 /// `ConformanceRun+Creates`). Each works on one record it
@@ -50,7 +50,8 @@ extension ConformanceRun {
                 writes.append(
                     PlannedWrite(
                         collection: .tickets, id: id,
-                        what: "POST one staff-only message (is_internal: true) three times with one id; POSTs the contract "
+                        what:
+                            "POST one staff-only message (is_internal: true) three times with one id; POSTs the contract "
                             + "refuses (that id with other content, an id that is not a UUID, blank content)"))
             case .failure(let reason):
                 for clause in Self.messageClauses { findings.skip(CheckID(clause: clause), reason.description) }
@@ -63,7 +64,8 @@ extension ConformanceRun {
         for write in writes { announce("  \(write.collection.name) \(write.id): \(write.what)") }
         if wants(Self.createRefusalClauses) {
             announce(
-                "  POSTs of clients, orders and devices that the contract refuses, under fresh ids: a conforming server creates nothing")
+                "  POSTs of clients, orders and devices that the contract refuses, under fresh ids: a conforming server creates nothing"
+            )
         }
         if options.dryRun {
             for index in writes.indices { writes[index].restoration = "not written (--dry-run)" }
@@ -73,8 +75,11 @@ extension ConformanceRun {
                     findings.skip(CheckID(clause: clause, collection: collection), "--dry-run: nothing is written")
                 }
             }
-            for clause in Self.messageClauses { findings.skip(CheckID(clause: clause), "--dry-run: nothing is written") }
-            findings.skip(CheckID(clause: "idempotent-replay", collection: .ticketMessages), "--dry-run: nothing is written")
+            for clause in Self.messageClauses {
+                findings.skip(CheckID(clause: clause), "--dry-run: nothing is written")
+            }
+            findings.skip(
+                CheckID(clause: "idempotent-replay", collection: .ticketMessages), "--dry-run: nothing is written")
             return
         }
         // The creates come first: the PATCHed records, written after them, stay the last of their feeds, so the next
@@ -111,7 +116,8 @@ extension ConformanceRun {
             return .success(id)
         }
         guard let read = await readToEnd(collection), let id = read.latest else {
-            return .failure(Unobtainable("no \(collection.name) record to write to: the feed is empty or cannot be read"))
+            return .failure(
+                Unobtainable("no \(collection.name) record to write to: the feed is empty or cannot be read"))
         }
         return .success(id)
     }
@@ -138,9 +144,11 @@ extension ConformanceRun {
                 collection, id: id, fields: ["status": "repair_api_conformance_unknown_status"], ifMatch: current,
                 key: key)
         }
-        if judgeFieldError(unknownStatus, check("unknown-status"), status: 422, code: "invalid_value", field: "status") {
+        if judgeFieldError(unknownStatus, check("unknown-status"), status: 422, code: "invalid_value", field: "status")
+        {
             await expectVersion(collection, id, current, check("unknown-status"), after: "the refused PATCH")
-            findings.summary(check("unknown-status"), "422 invalid_value (field status); the record stayed at version \(current)")
+            findings.summary(
+                check("unknown-status"), "422 invalid_value (field status); the record stayed at version \(current)")
         }
         current = await version(collection, id) ?? current
 
@@ -158,7 +166,9 @@ extension ConformanceRun {
         // 5: keys out of format.
         await probeKeyFormat(collection, id: id, field: field, value: before[field] ?? .null)
         if !findings.hasProblems(check("patch-invalid-field")) {
-            findings.summary(check("patch-invalid-field"), "422 invalid_field naming \(fixed), and naming \(unknownField) (no such key)")
+            findings.summary(
+                check("patch-invalid-field"),
+                "422 invalid_field naming \(fixed), and naming \(unknownField) (no such key)")
         }
 
         // 4.4: the current If-Match → 200, the whole record, version + 1, ETag.
@@ -166,7 +176,8 @@ extension ConformanceRun {
             for clause in ["patch-if-match", "idempotent-replay", "idempotency-reuse", "patch-stale", "edit-in-feed"] {
                 findings.skip(check(clause), "\(collection.name) \(id) cannot be read")
             }
-            return await restore(collection, id: id, fields: [field: original, "status": before["status"]?.stringValue])
+            return await restore(
+                collection, id: id, fields: [field: original, "status": before["status"]?.stringValue])
         }
         let key = nextKey()
         let first = await client.call { api throws(APIError) in
@@ -174,7 +185,8 @@ extension ConformanceRun {
         }.exchange
         let applied = judgeApplied(first, collection, field: field, value: "\(marker) (1)", before: base)
         if applied {
-            findings.summary(check("patch-if-match"), "200 with the whole record at version \(v1 + 1) and ETag \"\(v1 + 1)\"")
+            findings.summary(
+                check("patch-if-match"), "200 with the whole record at version \(v1 + 1) and ETag \"\(v1 + 1)\"")
         }
 
         // 5: the same request with the same key → the same answer, replayed, and no second write.
@@ -188,16 +200,21 @@ extension ConformanceRun {
             // 5: the same key with another body → 422 idempotency_key_reused; nothing changes.
             current = await version(collection, id) ?? v1 + 1
             let reuse = await client.call { [current] api throws(APIError) in
-                _ = try await api.patch(collection, id: id, fields: [field: "\(marker) (2)"], ifMatch: current, key: key)
+                _ = try await api.patch(
+                    collection, id: id, fields: [field: "\(marker) (2)"], ifMatch: current, key: key)
             }.exchange
-            if judgeFieldError(reuse, check("idempotency-reuse"), status: 422, code: "idempotency_key_reused", field: nil) {
+            if judgeFieldError(
+                reuse, check("idempotency-reuse"), status: 422, code: "idempotency_key_reused", field: nil)
+            {
                 await expectVersion(collection, id, current, check("idempotency-reuse"), after: "the refused reuse")
             }
             // 5: the same key and body on another path (an id no server holds).
             await reuseKeyOnAnotherPath(collection, key: key, fields: [field: "\(marker) (1)"], ifMatch: v1)
             if !findings.hasProblems(check("idempotency-reuse")) {
                 findings.summary(
-                    check("idempotency-reuse"), "422 idempotency_key_reused for another body, and for the same body on another path; nothing written")
+                    check("idempotency-reuse"),
+                    "422 idempotency_key_reused for another body, and for the same body on another path; nothing written"
+                )
             }
         } else {
             findings.skip(check("idempotent-replay"), "the PATCH to replay did not answer 200")
@@ -257,7 +274,8 @@ extension ConformanceRun {
         } else if etag != "\"\(version)\"" && etag != "W/\"\(version)\"" {
             findings.problem(id, "\(exchange.requestLine) answered ETag \(etag ?? "none"), not \"\(version)\"")
         } else if record[field]?.stringValue != value {
-            findings.problem(id, "\(exchange.requestLine) answered \(field) \(record[field]?.brief ?? "absent"), not the value sent")
+            findings.problem(
+                id, "\(exchange.requestLine) answered \(field) \(record[field]?.brief ?? "absent"), not the value sent")
         } else if let old = before["updated_at"]?.stringValue.flatMap({ Timestamp(rfc3339: $0) }),
             let new = record["updated_at"]?.stringValue.flatMap({ Timestamp(rfc3339: $0) }), new < old
         {
@@ -272,7 +290,9 @@ extension ConformanceRun {
     func judgeReplay(_ first: Exchange, _ replay: Exchange, _ id: CheckID) {
         guard replay.status == first.status else {
             findings.problem(
-                id, "\(replay.requestLine) replayed with its Idempotency-Key \(replay.answer), not the original \(first.status ?? 0)")
+                id,
+                "\(replay.requestLine) replayed with its Idempotency-Key \(replay.answer), not the original \(first.status ?? 0)"
+            )
             return
         }
         guard let original = try? JSONText.parse(first.body), let again = try? JSONText.parse(replay.body),
@@ -282,11 +302,13 @@ extension ConformanceRun {
             return
         }
         guard replay.header("Idempotent-Replayed")?.lowercased() == "true" else {
-            findings.problem(id, "\(replay.requestLine) replayed: the original answer without Idempotent-Replayed: true")
+            findings.problem(
+                id, "\(replay.requestLine) replayed: the original answer without Idempotent-Replayed: true")
             return
         }
         findings.examined(id)
-        findings.summary(id, "the original \(first.status ?? 0) and body, Idempotent-Replayed: true, nothing written again")
+        findings.summary(
+            id, "the original \(first.status ?? 0) and body, Idempotent-Replayed: true, nothing written again")
     }
 
     /// 412 `version_mismatch` whose `current` is the record as it is now.
@@ -294,7 +316,8 @@ extension ConformanceRun {
         let id = CheckID(clause: "patch-stale", collection: collection)
         let version = now["version"]?.intValue ?? 0
         guard exchange.status == 412, exchange.errorCode == "version_mismatch" else {
-            findings.problem(id, "\(exchange.requestLine) with a stale If-Match \(exchange.answer), not 412 version_mismatch")
+            findings.problem(
+                id, "\(exchange.requestLine) with a stale If-Match \(exchange.answer), not 412 version_mismatch")
             return
         }
         if let problem = DaemonDecoding.conflictProblem(collection, exchange.body) {
@@ -305,7 +328,8 @@ extension ConformanceRun {
         inspector.inspect(current, of: collection, origin: "\(exchange.requestLine) (412 current)")
         guard current["version"]?.intValue == version, current[field] == now[field] else {
             findings.problem(
-                id, "the 412's current is at version \(current["version"]?.brief ?? "?"), but the record is at \(version)")
+                id,
+                "the 412's current is at version \(current["version"]?.brief ?? "?"), but the record is at \(version)")
             return
         }
         findings.examined(id)
@@ -319,12 +343,15 @@ extension ConformanceRun {
     }
 
     /// The record is still at `version` (nothing was written by what was just sent).
-    func expectVersion(_ collection: SyncCollection, _ id: String, _ version: Int, _ check: CheckID, after: String) async {
+    func expectVersion(_ collection: SyncCollection, _ id: String, _ version: Int, _ check: CheckID, after: String)
+        async
+    {
         switch await currentRecord(collection, id) {
         case .success(let record):
             let now = record["version"]?.intValue ?? 0
             if now != version {
-                findings.problem(check, "\(collection.name) \(id) went from version \(version) to \(now) after \(after)")
+                findings.problem(
+                    check, "\(collection.name) \(id) went from version \(version) to \(now) after \(after)")
             }
         case .failure(let reason):
             findings.problem(check, reason.description)
@@ -344,19 +371,27 @@ extension ConformanceRun {
     }
 
     /// The record appears at `version` in the feed after `cursor`.
-    func judgeInFeed(_ collection: SyncCollection, id: String, version: Int, after cursor: String, _ check: CheckID) async {
+    func judgeInFeed(_ collection: SyncCollection, id: String, version: Int, after cursor: String, _ check: CheckID)
+        async
+    {
         guard let records = await records(after: cursor, in: collection) else {
-            findings.problem(check, "the \(collection.name) feed after the cursor that preceded the edit could not be read")
+            findings.problem(
+                check, "the \(collection.name) feed after the cursor that preceded the edit could not be read")
             return
         }
         let versions = records.filter { $0["id"]?.stringValue == id }.compactMap { $0["version"]?.intValue }
         if versions.contains(version) {
             findings.examined(check)
-            findings.summary(check, "\(collection.name) \(id) at version \(version), among \(records.count) entries after the cursor")
+            findings.summary(
+                check, "\(collection.name) \(id) at version \(version), among \(records.count) entries after the cursor"
+            )
         } else {
             findings.problem(
-                check, "the \(collection.name) feed after the cursor that preceded the edit "
-                    + (versions.isEmpty ? "does not hold \(id)" : "holds \(id) only at version \(versions.map { String($0) }.joined(separator: ", "))")
+                check,
+                "the \(collection.name) feed after the cursor that preceded the edit "
+                    + (versions.isEmpty
+                        ? "does not hold \(id)"
+                        : "holds \(id) only at version \(versions.map { String($0) }.joined(separator: ", "))")
                     + ", which is at version \(version)")
         }
     }
@@ -364,7 +399,8 @@ extension ConformanceRun {
     /// Puts the fields the run may have changed back to their values before it, with the current If-Match. (The
     /// status is among them only because a server that wrongly accepts an unknown status would have changed it.)
     private func restore(_ collection: SyncCollection, id: String, fields original: FieldValues) async -> String {
-        guard case .success(let now) = await currentRecord(collection, id), let version = now["version"]?.intValue else {
+        guard case .success(let now) = await currentRecord(collection, id), let version = now["version"]?.intValue
+        else {
             return "NOT restored: the record cannot be read"
         }
         let changed = original.filter { name, value in now[name]?.stringValue != value }
@@ -378,6 +414,7 @@ extension ConformanceRun {
             return "NOT restored: \(exchange.requestLine) \(exchange.answer); \(was.joined(separator: ", "))"
         }
         let restored = (try? JSONText.parse(exchange.body))?["version"]?.intValue ?? version + 1
-        return "\(changed.keys.sorted().joined(separator: " and ")) restored to the value before the run (now version \(restored))"
+        return
+            "\(changed.keys.sorted().joined(separator: " and ")) restored to the value before the run (now version \(restored))"
     }
 }

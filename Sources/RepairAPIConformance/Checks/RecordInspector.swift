@@ -1,5 +1,5 @@
-internal import RepairSyncProtocol
 internal import RepairSyncModels
+internal import RepairSyncProtocol
 
 /// Holds every record the run receives — in pages, in GET and PATCH answers, in a 412's `current` — to the record
 /// clauses: every key with its type (2.4, 3), timestamps (2.2) and money (2.3).
@@ -14,7 +14,8 @@ struct RecordInspector {
     /// (`GET /api/v1/orders/changes?limit=100`).
     func inspect(_ record: JSONValue, of collection: SyncCollection, origin: String) {
         guard let members = record.members else {
-            findings.problem(Self.keysCheck, "\(origin): a \(collection.name) entry is \(record.typeName), not an object")
+            findings.problem(
+                Self.keysCheck, "\(origin): a \(collection.name) entry is \(record.typeName), not an object")
             return
         }
         let id = record["id"]?.stringValue ?? "?"

@@ -29,8 +29,9 @@ public struct ConformanceReport: Sendable {
             lines.append("")
             lines.append("Writes:")
             for write in writes {
-                lines.append("  \(write.collection.name) \(write.id): \(write.what)"
-                    + (write.restoration.map { "; \($0)" } ?? ""))
+                lines.append(
+                    "  \(write.collection.name) \(write.id): \(write.what)"
+                        + (write.restoration.map { "; \($0)" } ?? ""))
             }
         }
         if let abortedBecause {
@@ -51,7 +52,8 @@ public struct ConformanceReport: Sendable {
             conforms: exitCode == 0, abortedBecause: abortedBecause,
             summary: Dictionary(uniqueKeysWithValues: Outcome.allCases.map { ($0.rawValue, count($0)) }),
             checks: results.map {
-                .init(id: $0.id.description, section: $0.section, clause: $0.clause, outcome: $0.outcome.rawValue,
+                .init(
+                    id: $0.id.description, section: $0.section, clause: $0.clause, outcome: $0.outcome.rawValue,
                     reason: $0.reason)
             },
             writes: writes.map {

@@ -68,7 +68,8 @@ final class ConformanceClient: Sendable {
                     failure
                 )
             }
-            if exchange.status == 503, exchange.header("Retry-After") != nil, Self.understoodRetryAfter(exchange) == nil {
+            if exchange.status == 503, exchange.header("Retry-After") != nil, Self.understoodRetryAfter(exchange) == nil
+            {
                 // A wait the daemon cannot read is judged (unavailable), not waited out.
                 if let pending { record(pending) }
                 record(RateLimitObservation(exchange: exchange, retrySucceeded: false))

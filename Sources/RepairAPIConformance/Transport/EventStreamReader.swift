@@ -203,8 +203,10 @@ final class EventStreamReader: Sendable {
 
     /// The collections named by the `change` events among `events` (names a client does not know are left out).
     static func announced(_ events: [ServerSentEvent]) -> Set<SyncCollection> {
-        Set(events.filter { $0.type == "change" }.compactMap { event in
-            (try? JSONText.parse(Data(event.data.utf8)))?["collection"]?.stringValue.flatMap(SyncCollection.init(rawValue:))
-        })
+        Set(
+            events.filter { $0.type == "change" }.compactMap { event in
+                (try? JSONText.parse(Data(event.data.utf8)))?["collection"]?.stringValue.flatMap(
+                    SyncCollection.init(rawValue:))
+            })
     }
 }

@@ -1,6 +1,6 @@
 public import Foundation
-internal import RepairSyncProtocol
 public import RepairSyncEngine
+internal import RepairSyncProtocol
 internal import Synchronization
 
 /// One request the run sent and what came back, headers included (the engine's `APIClient` hands back only the
@@ -55,7 +55,8 @@ public final class RecordingTransport: APITransport {
         self.inner = inner
     }
 
-    public func send(_ request: TransportRequest, timeout: Duration) async throws(TransportFailure) -> TransportResponse {
+    public func send(_ request: TransportRequest, timeout: Duration) async throws(TransportFailure) -> TransportResponse
+    {
         do {
             let response = try await inner.send(request, timeout: timeout)
             log.withLock {

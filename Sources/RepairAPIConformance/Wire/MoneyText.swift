@@ -1,5 +1,5 @@
-public import RepairSyncProtocol
 internal import RepairSyncModels
+public import RepairSyncProtocol
 
 /// Judges a money value as it appeared on the wire (docs/api.md section 2.3).
 ///

@@ -13,8 +13,10 @@ extension BackendStore {
             return .error(422, "invalid_field", "\(name) is set by the server", field: name)
         }
         return try await pool.write { db in
-            guard let stored = try Data.fetchOne(
-                db, sql: "SELECT body FROM records WHERE collection = ? AND id = ?", arguments: [collection.name, id]),
+            guard
+                let stored = try Data.fetchOne(
+                    db, sql: "SELECT body FROM records WHERE collection = ? AND id = ?",
+                    arguments: [collection.name, id]),
                 let current = JSONValue.object(from: stored)
             else { return .error(404, "not_found", "\(collection.name) \(id) does not exist") }
             for name in changes.keys.sorted() where current[name] == nil {

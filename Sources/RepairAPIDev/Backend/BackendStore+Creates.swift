@@ -38,13 +38,17 @@ extension BackendStore {
                 try createRecord(shape, id: id, values, creation: creation, db)
             }
         }
-        if reply.status == 201 && !reply.replayed { counters.update { $0.recordsCreated[collection.name, default: 0] += 1 } }
+        if reply.status == 201 && !reply.replayed {
+            counters.update { $0.recordsCreated[collection.name, default: 0] += 1 }
+        }
         if reply.status == 200 && !reply.replayed { counters.update { $0.createReplays += 1 } }
         return reply
     }
 
     /// The body's values (money canonical), or the refusal naming the field.
-    private static func validate(_ object: [String: JSONValue], _ shape: NewRecordShape) -> Result<[String: String], ReplyError> {
+    private static func validate(_ object: [String: JSONValue], _ shape: NewRecordShape) -> Result<
+        [String: String], ReplyError
+    > {
         var values: [String: String] = [:]
         for (name, value) in object.sorted(by: { $0.key < $1.key }) where name != "id" {
             guard shape.fields.contains(name) else {
@@ -60,14 +64,22 @@ extension BackendStore {
             case .string(let string): text = string
             case .number(let number) where shape.money.contains(name): text = Money(number).canonicalText
             default:
-                return .failure(ReplyError(.error(422, "invalid_value", "\(name) must be a string or null, not \(value.typeName)", field: name)))
+                return .failure(
+                    ReplyError(
+                        .error(
+                            422, "invalid_value", "\(name) must be a string or null, not \(value.typeName)", field: name
+                        )))
             }
             guard text.count <= 10_000 else {
-                return .failure(ReplyError(.error(422, "invalid_value", "\(name) is longer than 10000 characters", field: name)))
+                return .failure(
+                    ReplyError(.error(422, "invalid_value", "\(name) is longer than 10000 characters", field: name)))
             }
             if shape.money.contains(name) {
                 guard let money = Money(exactly: text), money >= .zero else {
-                    return .failure(ReplyError(.error(422, "invalid_value", "\(name) must be an amount that is not negative", field: name)))
+                    return .failure(
+                        ReplyError(
+                            .error(422, "invalid_value", "\(name) must be an amount that is not negative", field: name))
+                    )
                 }
                 values[name] = money.canonicalText
             } else {
@@ -84,7 +96,11 @@ extension BackendStore {
             let known =
                 shape.collection == .orders ? OrderStatus.parse(status).isKnown : DeviceStatus.parse(status).isKnown
             guard known else {
-                return .failure(ReplyError(.error(422, "invalid_value", "\"\(status)\" is not a status this server accepts", field: "status")))
+                return .failure(
+                    ReplyError(
+                        .error(
+                            422, "invalid_value", "\"\(status)\" is not a status this server accepts", field: "status"))
+                )
             }
         }
         return .success(values)
@@ -97,18 +113,22 @@ extension BackendStore {
         if let stored = try Data.fetchOne(
             db, sql: "SELECT body FROM records WHERE collection = ? AND id = ?", arguments: [collection.name, id])
         {
-            let same = try String.fetchOne(
-                db, sql: "SELECT fingerprint FROM creations WHERE collection = ? AND id = ?",
-                arguments: [collection.name, id]) == creation
+            let same =
+                try String.fetchOne(
+                    db, sql: "SELECT fingerprint FROM creations WHERE collection = ? AND id = ?",
+                    arguments: [collection.name, id]) == creation
             guard same else {
-                return .error(409, "duplicate_id", "\(collection.name) \(id) already exists with other values", field: "id")
+                return .error(
+                    409, "duplicate_id", "\(collection.name) \(id) already exists with other values", field: "id")
             }
             return BackendReply(status: 200, body: stored, etag: nil)
         }
         if try Bool.fetchOne(
-            db, sql: "SELECT 1 FROM tombstones WHERE collection = ? AND id = ?", arguments: [collection.name, id]) != nil
+            db, sql: "SELECT 1 FROM tombstones WHERE collection = ? AND id = ?", arguments: [collection.name, id])
+            != nil
         {
-            return .error(409, "duplicate_id", "\(collection.name) \(id) was deleted; an id is never used again", field: "id")
+            return .error(
+                409, "duplicate_id", "\(collection.name) \(id) was deleted; an id is never used again", field: "id")
         }
         let now = Timestamp.now()
         let reply: BackendReply

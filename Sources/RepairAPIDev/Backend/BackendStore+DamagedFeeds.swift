@@ -22,7 +22,8 @@ extension BackendStore {
             guard real.status == 200, var page = JSONValue.object(from: real.body) else { return real }
             let epoch = try await pool.read { db in try self.cursorEpoch(db) }
             page["has_more"] = .bool(true)
-            page["next_cursor"] = .string(cursor ?? FeedCursor(collection: collection, epoch: epoch, sequence: 0).encoded)
+            page["next_cursor"] = .string(
+                cursor ?? FeedCursor(collection: collection, epoch: epoch, sequence: 0).encoded)
             return BackendReply(status: 200, body: try BackendJSON.encoder().encode(JSONValue.object(page)))
         case .emptyFeed?:
             let epoch = try await pool.read { db in try self.cursorEpoch(db) }
@@ -39,7 +40,8 @@ extension BackendStore {
             guard real.status == 200, let text = String(data: real.body, encoding: .utf8),
                 let range = text.range(of: #""version":[0-9]+"#, options: .regularExpression)
             else { return real }
-            return BackendReply(status: 200, body: Data(text.replacingCharacters(in: range, with: #""version":"x""#).utf8))
+            return BackendReply(
+                status: 200, body: Data(text.replacingCharacters(in: range, with: #""version":"x""#).utf8))
         default:
             return nil
         }

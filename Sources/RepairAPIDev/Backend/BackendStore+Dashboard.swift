@@ -67,9 +67,11 @@ extension BackendStore {
     private func figures(_ window: Range<Timestamp>, _ db: Database) throws -> Figures {
         let bounds: StatementArguments = [window.lowerBound.rfc3339, window.upperBound.rfc3339]
         var figures = Figures()
-        figures.devices = try Int.fetchOne(
-            db, sql: "SELECT COUNT(*) FROM records WHERE collection = 'devices' AND created_at >= ? AND created_at < ?",
-            arguments: bounds) ?? 0
+        figures.devices =
+            try Int.fetchOne(
+                db,
+                sql: "SELECT COUNT(*) FROM records WHERE collection = 'devices' AND created_at >= ? AND created_at < ?",
+                arguments: bounds) ?? 0
         let amounts = try String.fetchAll(
             db,
             sql: """
@@ -77,22 +79,26 @@ extension BackendStore {
                 AND amount IS NOT NULL
                 """, arguments: bounds)
         figures.revenue = amounts.compactMap { Money(exactly: $0) }.reduce(.zero, +)
-        figures.clients = try Int.fetchOne(
-            db,
-            sql: """
-                SELECT COUNT(DISTINCT parent_id) FROM records
-                WHERE collection = 'orders' AND created_at >= ? AND created_at < ?
-                """, arguments: bounds) ?? 0
-        figures.newClients = try Int.fetchOne(
-            db, sql: "SELECT COUNT(*) FROM records WHERE collection = 'clients' AND created_at >= ? AND created_at < ?",
-            arguments: bounds) ?? 0
-        figures.returningClients = try Int.fetchOne(
-            db,
-            sql: """
-                SELECT COUNT(DISTINCT o.parent_id) FROM records o
-                JOIN records c ON c.collection = 'clients' AND c.id = o.parent_id
-                WHERE o.collection = 'orders' AND o.created_at >= ?1 AND o.created_at < ?2 AND c.created_at < ?1
-                """, arguments: bounds) ?? 0
+        figures.clients =
+            try Int.fetchOne(
+                db,
+                sql: """
+                    SELECT COUNT(DISTINCT parent_id) FROM records
+                    WHERE collection = 'orders' AND created_at >= ? AND created_at < ?
+                    """, arguments: bounds) ?? 0
+        figures.newClients =
+            try Int.fetchOne(
+                db,
+                sql: "SELECT COUNT(*) FROM records WHERE collection = 'clients' AND created_at >= ? AND created_at < ?",
+                arguments: bounds) ?? 0
+        figures.returningClients =
+            try Int.fetchOne(
+                db,
+                sql: """
+                    SELECT COUNT(DISTINCT o.parent_id) FROM records o
+                    JOIN records c ON c.collection = 'clients' AND c.id = o.parent_id
+                    WHERE o.collection = 'orders' AND o.created_at >= ?1 AND o.created_at < ?2 AND c.created_at < ?1
+                    """, arguments: bounds) ?? 0
         return figures
     }
 

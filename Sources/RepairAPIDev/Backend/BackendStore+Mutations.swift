@@ -123,7 +123,8 @@ extension BackendStore {
         guard case .string(let content)? = fields["content"],
             !content.allSatisfy(\.isWhitespace), content.count <= 10_000
         else {
-            return .error(422, "invalid_value", "content must be non-blank text of at most 10000 characters",
+            return .error(
+                422, "invalid_value", "content must be non-blank text of at most 10000 characters",
                 field: "content")
         }
         let isInternal: Bool
@@ -131,7 +132,8 @@ extension BackendStore {
         case nil, .null?: isInternal = false
         case .bool(let value)?: isInternal = value
         case let other?:
-            return .error(422, "invalid_value", "is_internal must be a boolean, not \(other.typeName)",
+            return .error(
+                422, "invalid_value", "is_internal must be a boolean, not \(other.typeName)",
                 field: "is_internal")
         }
         let reply = try await pool.write { db in

@@ -74,10 +74,12 @@ final class BackendStore: Sendable {
                     let order = try BackendJSON.decoder().decode(Order.self, from: body)
                     if let number = order.orderNumber { highest = max(highest, number) }
                 }
-                try db.execute(sql: "INSERT INTO meta (key, value) VALUES ('max_order_number', ?)", arguments: [highest])
+                try db.execute(
+                    sql: "INSERT INTO meta (key, value) VALUES ('max_order_number', ?)", arguments: [highest])
             }
         }
-        events.rebase(head: try pool.read { db in try Int64.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'seq'") ?? 0 })
+        events.rebase(
+            head: try pool.read { db in try Int64.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'seq'") ?? 0 })
     }
 
     // MARK: - Sequence and cursors
@@ -98,7 +100,8 @@ final class BackendStore: Sendable {
 
     /// Makes every cursor issued so far answer 410.
     func expireCursors() async throws {
-        try await pool.write { db in try db.execute(sql: "UPDATE meta SET value = value + 1 WHERE key = 'cursor_epoch'") }
+        try await pool.write { db in try db.execute(sql: "UPDATE meta SET value = value + 1 WHERE key = 'cursor_epoch'")
+        }
     }
 
     // MARK: - Records
@@ -131,7 +134,8 @@ final class BackendStore: Sendable {
         ])
         if sequence == nil {
             try db.execute(
-                sql: "DELETE FROM tombstones WHERE collection = ? AND id = ?", arguments: [R.collection.name, record.id])
+                sql: "DELETE FROM tombstones WHERE collection = ? AND id = ?",
+                arguments: [R.collection.name, record.id])
             announce(R.collection, sequence: seq, db)
         }
         if let number = (record as? Order)?.orderNumber {
@@ -180,7 +184,8 @@ final class BackendStore: Sendable {
 
     /// One page of a collection's changes after `cursor`: records and tombstones merged in sequence order.
     /// The body is assembled from the stored JSON bodies without decoding them.
-    func changesPage(_ collection: SyncCollection, cursor cursorText: String?, limit: Int) async throws -> BackendReply {
+    func changesPage(_ collection: SyncCollection, cursor cursorText: String?, limit: Int) async throws -> BackendReply
+    {
         try await pool.read { db in
             let epoch = try cursorEpoch(db)
             var after: Int64 = 0

@@ -34,7 +34,8 @@ struct FeedCursor: Equatable {
             let plain = String(data: data, encoding: .utf8)
         else { return nil }
         let parts = plain.split(separator: "|", omittingEmptySubsequences: false)
-        guard parts.count == 4 || parts.count == 5, parts[0] == "1", let collection = SyncCollection(rawValue: String(parts[1])),
+        guard parts.count == 4 || parts.count == 5, parts[0] == "1",
+            let collection = SyncCollection(rawValue: String(parts[1])),
             let epoch = Int64(parts[2]), let sequence = Int64(parts[3]), sequence >= 0
         else { return nil }
         self.init(collection: collection, epoch: epoch, sequence: sequence)

@@ -32,11 +32,15 @@ struct Seeder {
         rng = SplitMix64(seed: options.seedValue)
     }
 
-    static let firstNames = ["Ada", "Grace", "Alan", "Katherine", "Linus", "Margaret", "Tim", "Barbara", "Dennis",
-        "Frances", "Ken", "Radia", "John", "Hedy", "Niklaus", "Sophie", "Chloé", "Zoë", "Mateo", "Aisha"]
-    static let lastNames = ["Lovelace", "Hopper", "Turing", "Johnson", "Torvalds", "Hamilton", "Berners-Lee",
+    static let firstNames = [
+        "Ada", "Grace", "Alan", "Katherine", "Linus", "Margaret", "Tim", "Barbara", "Dennis",
+        "Frances", "Ken", "Radia", "John", "Hedy", "Niklaus", "Sophie", "Chloé", "Zoë", "Mateo", "Aisha",
+    ]
+    static let lastNames = [
+        "Lovelace", "Hopper", "Turing", "Johnson", "Torvalds", "Hamilton", "Berners-Lee",
         "Liskov", "Ritchie", "Allen", "Thompson", "Perlman", "McCarthy", "Lamarr", "Wirth", "Wilson", "Dubois",
-        "Müller", "García", "Khan"]
+        "Müller", "García", "Khan",
+    ]
     static let devices: [(type: String, brand: String, models: [String])] = [
         ("phone", "Apple", ["iPhone 12", "iPhone 13", "iPhone 14 Pro", "iPhone 15"]),
         ("phone", "Samsung", ["Galaxy S21", "Galaxy S23", "Galaxy A54"]),
@@ -46,10 +50,14 @@ struct Seeder {
         ("laptop", "Apple", ["MacBook Air M2", "MacBook Pro 14"]),
         ("console", "Nintendo", ["Switch", "Switch OLED"]),
     ]
-    static let issues = ["Cracked screen", "Battery drains fast", "Won't charge", "Water damage", "No sound",
-        "Camera blurry", "Keyboard keys stuck", "Overheats", "Won't turn on", "Joy-Con drift"]
-    static let subjects = ["Is my repair ready?", "Quote question", "Invoice request", "Collection time",
-        "Warranty claim", "Où est mon téléphone ?", "Can you add a screen protector?", "Price match"]
+    static let issues = [
+        "Cracked screen", "Battery drains fast", "Won't charge", "Water damage", "No sound",
+        "Camera blurry", "Keyboard keys stuck", "Overheats", "Won't turn on", "Joy-Con drift",
+    ]
+    static let subjects = [
+        "Is my repair ready?", "Quote question", "Invoice request", "Collection time",
+        "Warranty claim", "Où est mon téléphone ?", "Can you add a screen protector?", "Price match",
+    ]
 
     mutating func int(_ range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &rng) }
     mutating func pick<T>(_ values: [T]) -> T { values[int(0...(values.count - 1))] }
@@ -97,8 +105,10 @@ struct Seeder {
         var orders: [Order] = []
         for n in 1...max(1, options.orders) {
             let clientIndex = int(0...(clients.count - 1))
-            let status: OrderStatus = pick([.bookedIn, .inProgress, .awaitingParts, .ready, .collected, .collected,
-                .collected, .cancelled])
+            let status: OrderStatus = pick([
+                .bookedIn, .inProgress, .awaitingParts, .ready, .collected, .collected,
+                .collected, .cancelled,
+            ])
             let total = money(cents: 1_999...149_999)
             let deposit: Money? = chance(0.4) ? money(cents: 0...1_999) : nil
             let balance = status == .collected ? Money.zero : total - (deposit ?? .zero)
@@ -124,9 +134,12 @@ struct Seeder {
             for _ in 0..<(index % 2 == 1 ? 2 : 1) where devices.count < options.devices {
                 let kind = pick(Self.devices)
                 let status: DeviceStatus =
-                    order.status == .collected ? .collected
-                    : pick([.bookedIn, .diagnosing, .awaitingApproval, .approved, .inRepair, .awaitingParts,
-                        .repaired, .qualityCheck, .ready])
+                    order.status == .collected
+                    ? .collected
+                    : pick([
+                        .bookedIn, .diagnosing, .awaitingApproval, .approved, .inRepair, .awaitingParts,
+                        .repaired, .qualityCheck, .ready,
+                    ])
                 devices.append(
                     Device(
                         id: "dev_\(devices.count + 1)", orderId: order.id, type: kind.type, brand: kind.brand,

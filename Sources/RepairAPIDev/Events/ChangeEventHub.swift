@@ -91,7 +91,8 @@ final class ChangeEventHub: Sendable {
     var snapshot: Snapshot {
         state.withLock {
             Snapshot(
-                switches: $0.switches, openStreams: $0.streams.count, head: $0.head, floor: $0.floor, held: $0.ringCount,
+                switches: $0.switches, openStreams: $0.streams.count, head: $0.head, floor: $0.floor,
+                held: $0.ringCount,
                 requests: $0.requests, opened: $0.opened, resumes: $0.resumes, resets: $0.resets,
                 overflows: $0.overflows)
         }

@@ -17,8 +17,10 @@ struct APIRoutes {
         api.get("dashboard/stats") { request, context in
             let name = request.uri.queryParameters.get("period") ?? "today"
             guard let period = BackendStore.DashboardPeriod(rawValue: name) else {
-                return BackendReply.error(400, "invalid_request", "period must be today, week or month", field: "period")
-                    .response(fault: context.responseFault)
+                return BackendReply.error(
+                    400, "invalid_request", "period must be today, week or month", field: "period"
+                )
+                .response(fault: context.responseFault)
             }
             return try BackendReply.json(200, try await store.dashboard(period)).response(fault: context.responseFault)
         }
@@ -29,8 +31,10 @@ struct APIRoutes {
             var limit = 500
             if let text = request.uri.queryParameters.get("limit") {
                 guard let value = Int(text), (1...1000).contains(value) else {
-                    return BackendReply.error(400, "invalid_request", "limit must be an integer within 1...1000",
-                        field: "limit").response(fault: context.responseFault)
+                    return BackendReply.error(
+                        400, "invalid_request", "limit must be an integer within 1...1000",
+                        field: "limit"
+                    ).response(fault: context.responseFault)
                 }
                 limit = value
             }
@@ -42,7 +46,9 @@ struct APIRoutes {
             }
             let reply = try await store.changesPage(collection, cursor: cursor, limit: limit)
             if reply.status == 200 { store.rememberFirstPage(collection, reply.body) }
-            if reply.status == 200, context.responseFault == nil { store.counters.pageServed(collection: collection.name, cursor: cursor) }
+            if reply.status == 200, context.responseFault == nil {
+                store.counters.pageServed(collection: collection.name, cursor: cursor)
+            }
             return reply.response(fault: context.responseFault)
         }
         api.get(":collection/:id") { _, context in
@@ -64,7 +70,8 @@ struct APIRoutes {
             let body = try await Self.body(of: request, context)
             if context.responseFault == .versionMismatch, let current = try await store.recordBody(collection, id: id) {
                 var conflict = Data(
-                    #"{"error":{"code":"version_mismatch","message":"injected fault: version refused"},"current":"#.utf8)
+                    #"{"error":{"code":"version_mismatch","message":"injected fault: version refused"},"current":"#.utf8
+                )
                 conflict.append(current)
                 conflict.append(UInt8(ascii: "}"))
                 return BackendReply(status: 412, body: conflict).response()
@@ -159,8 +166,11 @@ struct APIRoutes {
         if text.hasPrefix("W/") { text.removeFirst(2) }
         if text.count >= 2, text.hasPrefix("\""), text.hasSuffix("\"") { text = String(text.dropFirst().dropLast()) }
         guard let version = Int(text), version >= 0 else {
-            return .failure(ReplyError(.error(400, "invalid_request", "If-Match must be a record version such as \"7\"",
-                field: "If-Match")))
+            return .failure(
+                ReplyError(
+                    .error(
+                        400, "invalid_request", "If-Match must be a record version such as \"7\"",
+                        field: "If-Match")))
         }
         return .success(version)
     }
@@ -169,8 +179,11 @@ struct APIRoutes {
     static func parseIdempotencyKey(_ header: String?) -> Result<String?, ReplyError> {
         guard let key = header else { return .success(nil) }
         guard (1...255).contains(key.utf8.count), key.utf8.allSatisfy({ (0x20...0x7E).contains($0) }) else {
-            return .failure(ReplyError(.error(400, "invalid_request",
-                "Idempotency-Key must be 1 to 255 printable ASCII characters", field: "Idempotency-Key")))
+            return .failure(
+                ReplyError(
+                    .error(
+                        400, "invalid_request",
+                        "Idempotency-Key must be 1 to 255 printable ASCII characters", field: "Idempotency-Key")))
         }
         return .success(key)
     }

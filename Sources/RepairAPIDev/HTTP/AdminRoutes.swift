@@ -69,7 +69,8 @@ struct AdminRoutes {
                 versionConflicts: values.versionConflicts, requests: values.requests,
                 faultsInjected: values.faultsInjected, retryAfterViolations: values.retryAfterViolations,
                 maxSeq: counts.maxSequence, pagesServed: values.pagesServed, pagesRepeated: values.pagesRepeated,
-                responseBodyBytes: values.responseBodyBytes, responseBodyBytesUnencoded: values.responseBodyBytesUnencoded,
+                responseBodyBytes: values.responseBodyBytes,
+                responseBodyBytesUnencoded: values.responseBodyBytesUnencoded,
                 compressedResponses: values.compressedResponses)
             return try BackendReply.json(200, body).response()
         }

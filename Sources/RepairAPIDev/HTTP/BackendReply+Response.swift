@@ -32,7 +32,8 @@ extension BackendReply {
                 })
         case .truncated?:
             return Response(
-                status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: body.prefix(body.count / 2))))
+                status: .ok, headers: headers,
+                body: ResponseBody(byteBuffer: ByteBuffer(bytes: body.prefix(body.count / 2))))
         default:
             return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
         }

@@ -126,5 +126,6 @@ enum GzipSamples {
     }()
 
     /// A gzip header followed by a deflate block of the reserved type: every inflater stops at its third byte.
-    static let corrupt = ByteBuffer(bytes: [0x1F, 0x8B, 0x08, 0x00, 0, 0, 0, 0, 0x00, 0x03] + Array(repeating: 0xFF, count: 64))
+    static let corrupt = ByteBuffer(
+        bytes: [0x1F, 0x8B, 0x08, 0x00, 0, 0, 0, 0, 0x00, 0x03] + Array(repeating: 0xFF, count: 64))
 }

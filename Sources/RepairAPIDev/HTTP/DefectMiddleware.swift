@@ -52,10 +52,14 @@ struct DefectMiddleware: RouterMiddleware {
         let feed = Self.feedCollection(request.uri.path)
         var cursor: String? = request.uri.queryParameters.get("cursor").map { String($0) }
         var repeating = false
-        if active.contains(.repeatPage), let feed, let sent = cursor, case .some(let previous) = defects.repeatInstead(of: sent) {
+        if active.contains(.repeatPage), let feed, let sent = cursor,
+            case .some(let previous) = defects.repeatInstead(of: sent)
+        {
             var path = "/api/v1/\(feed.name)/changes"
             var query: [String] = []
-            if let limit = request.uri.queryParameters.get("limit") { query.append("limit=\(Self.escape(String(limit)))") }
+            if let limit = request.uri.queryParameters.get("limit") {
+                query.append("limit=\(Self.escape(String(limit)))")
+            }
             if let previous { query.append("cursor=\(Self.escape(previous))") }
             if !query.isEmpty { path += "?" + query.joined(separator: "&") }
             head.path = path
@@ -72,7 +76,8 @@ struct DefectMiddleware: RouterMiddleware {
         }
 
         let rewritesBody =
-            active.contains(.floatMoney) || (feed != nil && (active.contains(.repeatPage) || active.contains(.skipRecords)))
+            active.contains(.floatMoney)
+            || (feed != nil && (active.contains(.repeatPage) || active.contains(.skipRecords)))
         guard rewritesBody, [200, 201, 412].contains(response.status.code) else { return response }
         var text = String(buffer: try await Self.collect(response.body))
         if let feed, response.status.code == 200 {
@@ -83,14 +88,16 @@ struct DefectMiddleware: RouterMiddleware {
                 if active.contains(.skipRecords), text.contains(#""has_more":true"#), !repeating,
                     let skipping = try await skippingCursor(after: next, in: feed)
                 {
-                    text = text.replacingOccurrences(of: #""next_cursor":"\#(next)""#, with: #""next_cursor":"\#(skipping)""#)
+                    text = text.replacingOccurrences(
+                        of: #""next_cursor":"\#(next)""#, with: #""next_cursor":"\#(skipping)""#)
                 }
             }
         }
         if active.contains(.floatMoney) { text = Self.moneyThroughDouble(text) }
         var headers = response.headers
         headers[.contentLength] = nil
-        return Response(status: response.status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+        return Response(
+            status: response.status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
     }
 
     /// The smallest answer the compression defects gzip (as `repair-api-dev` compresses by default).
@@ -146,7 +153,8 @@ struct DefectMiddleware: RouterMiddleware {
     /// Every money string (`"total":"149.99"`) becomes the nearest double printed to 17 significant digits, as a JSON
     /// number (`"total":149.99000000000001`), the way a server that keeps money in floating point answers.
     static func moneyThroughDouble(_ text: String) -> String {
-        text.replacing(/"(total|deposit|balance|price|total_spent|current|change)":"(-?[0-9]+(?:\.[0-9]+)?)"/) { match in
+        text.replacing(/"(total|deposit|balance|price|total_spent|current|change)":"(-?[0-9]+(?:\.[0-9]+)?)"/) {
+            match in
             let value = Double(String(match.2)) ?? 0
             return "\"\(match.1)\":\(String(format: "%.17g", value))"
         }

@@ -55,8 +55,10 @@ struct EventRoutes {
             if let heartbeats = update.heartbeats { switches.heartbeats = heartbeats }
             if let milliseconds = update.heartbeatMs {
                 guard (10...3_600_000).contains(milliseconds) else {
-                    return BackendReply.error(422, "invalid_value", "heartbeat_ms must be within 10...3600000", field: "heartbeat_ms")
-                        .response()
+                    return BackendReply.error(
+                        422, "invalid_value", "heartbeat_ms must be within 10...3600000", field: "heartbeat_ms"
+                    )
+                    .response()
                 }
                 switches.heartbeatInterval = .milliseconds(milliseconds)
             }
@@ -118,7 +120,9 @@ struct EventRoutes {
         "event: \(name)\n" + (id.map { "id: \($0)\n" } ?? "") + "data: \(data)\n\n"
     }
 
-    static func changeData(_ change: ChangeEventHub.Change) -> String { "{\"collection\":\"\(change.collection.name)\"}" }
+    static func changeData(_ change: ChangeEventHub.Change) -> String {
+        "{\"collection\":\"\(change.collection.name)\"}"
+    }
 
     /// Ends the response without its last chunk: the connection is cut, as by a proxy or a restart.
     struct StreamDropped: Error {}

@@ -96,7 +96,9 @@ struct FaultMiddleware: RouterMiddleware {
                 status: .init(code: status), headers: [.contentType: "text/html; charset=utf-8"],
                 body: ResponseBody(
                     byteBuffer: ByteBuffer(
-                        string: "<html><head><title>\(status)</title></head><body><h1>Proxy error \(status)</h1></body></html>")))
+                        string:
+                            "<html><head><title>\(status)</title></head><body><h1>Proxy error \(status)</h1></body></html>"
+                    )))
         case .invalidValue where request.method == .patch || request.method == .post:
             // A write: refused by the route, which remembers the refusal under the request's key (section 5).
             var context = context
@@ -144,7 +146,9 @@ struct AdminGateMiddleware: RouterMiddleware {
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
         guard request.uri.path.hasPrefix("/admin") else { return try await next(request, context) }
-        guard enabled else { return BackendReply.error(404, "not_found", "the admin surface is off (--admin)").response() }
+        guard enabled else {
+            return BackendReply.error(404, "not_found", "the admin surface is off (--admin)").response()
+        }
         guard context.isLoopbackPeer else {
             return BackendReply.error(403, "forbidden", "the admin surface answers loopback peers only").response()
         }

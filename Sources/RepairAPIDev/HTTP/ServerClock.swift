@@ -1,6 +1,6 @@
 internal import Foundation
-internal import Hummingbird
 internal import HTTPTypes
+internal import Hummingbird
 internal import NIOCore
 internal import NIOHTTPTypes
 internal import RepairSyncModels

@@ -11,14 +11,18 @@ public struct ControlRequestContext: Sendable {
     /// connection closes. One subscription per connection; a client that falls more than the connection's
     /// notification limit behind is disconnected (it can reconnect and read `status`), so nothing is buffered
     /// without bound.
-    public func subscribe(method: String, to stream: some AsyncSequence<JSONValue, Never> & Sendable) throws(JSONRPCError) {
-        guard connection.subscriptions.withLock({ pending in
-            guard !pending.subscribed else { return false }
-            pending.subscribed = true
-            pending.stream = stream
-            pending.method = method
-            return true
-        }) else {
+    public func subscribe(method: String, to stream: some AsyncSequence<JSONValue, Never> & Sendable)
+        throws(JSONRPCError)
+    {
+        guard
+            connection.subscriptions.withLock({ pending in
+                guard !pending.subscribed else { return false }
+                pending.subscribed = true
+                pending.stream = stream
+                pending.method = method
+                return true
+            })
+        else {
             throw JSONRPCError.invalidRequest("this connection is already subscribed")
         }
         connection.subscriptionAdded.yield()
@@ -66,7 +70,8 @@ final class ControlConnection: Sendable {
 
     init(maxQueuedNotifications: Int) {
         self.maxQueuedNotifications = maxQueuedNotifications
-        (subscriptionSignals, subscriptionAdded) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        (subscriptionSignals, subscriptionAdded) = AsyncStream.makeStream(
+            of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
     /// The subscription, once a method asked for one.

@@ -1,9 +1,9 @@
 internal import Foundation
 internal import NIOCore
 internal import NIOPosix
-internal import Synchronization
-internal import RepairSyncProtocol
 internal import RepairSyncControlClient
+internal import RepairSyncProtocol
+internal import Synchronization
 
 #if canImport(Glibc)
     internal import Glibc
@@ -109,7 +109,8 @@ public struct ControlServer: Sendable {
                     waiting: waiting)
             }
         }
-        let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton).serverChannelOption(.backlog, value: 256)
+        let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton).serverChannelOption(
+            .backlog, value: 256)
         let server: NIOAsyncChannel<AcceptedConnection, Never>
         if let inheritedDescriptor {
             // systemd made the socket (mode, owner, group, directory) and keeps it: serve it, remove nothing.
@@ -126,7 +127,7 @@ public struct ControlServer: Sendable {
         let table = ConnectionTable()
         do {
             try await acceptLoop(server, table: table)
-        } catch where Task.isCancelled {
+        } catch  where Task.isCancelled {
             // Cancellation is how the daemon stops the server; whatever the accept loop threw on the way is moot.
         }
     }
@@ -138,7 +139,9 @@ public struct ControlServer: Sendable {
             try await withTaskCancellationHandler {
                 try await server.executeThenClose { connections in
                     for try await connection in connections {
-                        group.addTask { await self.serve(connection.channel, waiting: connection.waiting, table: table) }
+                        group.addTask {
+                            await self.serve(connection.channel, waiting: connection.waiting, table: table)
+                        }
                     }
                 }
             } onCancel: {
@@ -154,7 +157,8 @@ public struct ControlServer: Sendable {
         let peer = await Self.peer(of: connection.channel)
         let channel = connection.channel
         try? await connection.executeThenClose { inbound, outbound in
-            guard let id = table.admit(peer.uid, limits: limits, waiting: waiting, close: { channel.close(promise: nil) })
+            guard
+                let id = table.admit(peer.uid, limits: limits, waiting: waiting, close: { channel.close(promise: nil) })
             else {
                 let refusal = JSONRPCDispatcher<ControlRequestContext>.response(
                     id: .null, error: .unavailable("too many control connections, none idle; close some and retry"))
@@ -219,7 +223,10 @@ public struct ControlServer: Sendable {
                             // after-reply actions (a stop after `purge`) still run.
                             try? await outbound.write(ByteBuffer(string: reply + "\n"))
                         }
-                        for action in state.afterReply.withLock({ actions in defer { actions = [] }; return actions }) {
+                        for action in state.afterReply.withLock({ actions in
+                            defer { actions = [] }
+                            return actions
+                        }) {
                             await action()
                         }
                         table.setBusy(id, false)

@@ -26,7 +26,9 @@ struct LineFrameDecoder: ByteToMessageDecoder {
             guard length <= maxLineBytes else { return overflow(context, &buffer) }
             var line = buffer.readSlice(length: length)!
             buffer.moveReaderIndex(forwardBy: 1)
-            if line.readableBytesView.last == UInt8(ascii: "\r") { line = line.getSlice(at: line.readerIndex, length: line.readableBytes - 1)! }
+            if line.readableBytesView.last == UInt8(ascii: "\r") {
+                line = line.getSlice(at: line.readerIndex, length: line.readableBytes - 1)!
+            }
             context.fireChannelRead(wrapInboundOut(.line(line)))
             return .continue
         }

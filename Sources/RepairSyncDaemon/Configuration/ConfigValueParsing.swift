@@ -49,16 +49,19 @@ enum ConfigValueParsing {
     /// An http(s) URL with a host and no query; plain http only for loopback unless allowed.
     static func baseURL(_ text: String, key: String, allowInsecure: Bool) throws(ConfigurationError) -> String {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
-        guard let url = URL(string: trimmed), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
+        guard let url = URL(string: trimmed), let scheme = url.scheme?.lowercased(),
+            ["http", "https"].contains(scheme),
             let host = url.host, !host.isEmpty, url.query == nil
         else {
-            throw ConfigurationError(key: key, "expected an http(s) URL such as https://api.example.com, got \"\(text)\"")
+            throw ConfigurationError(
+                key: key, "expected an http(s) URL such as https://api.example.com, got \"\(text)\"")
         }
         let loopback = ["localhost", "127.0.0.1", "::1", "[::1]"].contains(host.lowercased())
         if scheme == "http", !loopback, !allowInsecure {
             throw ConfigurationError(
                 key: key,
-                "plain http would send the API token unencrypted to \(host); use https, or set api.allow_insecure_http: true")
+                "plain http would send the API token unencrypted to \(host); use https, or set api.allow_insecure_http: true"
+            )
         }
         return trimmed.hasSuffix("/") ? String(trimmed.dropLast()) : trimmed
     }
@@ -71,25 +74,31 @@ enum ConfigValueParsing {
         guard let colon = trimmed.lastIndex(of: ":"), let port = Int(trimmed[trimmed.index(after: colon)...]),
             (0...65535).contains(port)
         else {
-            throw ConfigurationError(key: key, "expected a loopback address and port such as 127.0.0.1:9464, got \"\(text)\"")
+            throw ConfigurationError(
+                key: key, "expected a loopback address and port such as 127.0.0.1:9464, got \"\(text)\"")
         }
         var host = String(trimmed[..<colon])
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         guard ["127.0.0.1", "::1", "localhost"].contains(host) else {
-            throw ConfigurationError(key: key, "the metrics listen on loopback only (127.0.0.1, ::1, localhost), not \(host)")
+            throw ConfigurationError(
+                key: key, "the metrics listen on loopback only (127.0.0.1, ::1, localhost), not \(host)")
         }
         return DaemonConfiguration.ListenAddress(host: host, port: port)
     }
 
     static func absolutePath(_ text: String, key: String) throws(ConfigurationError) -> String {
-        guard text.hasPrefix("/") else { throw ConfigurationError(key: key, "expected an absolute path, got \"\(text)\"") }
+        guard text.hasPrefix("/") else {
+            throw ConfigurationError(key: key, "expected an absolute path, got \"\(text)\"")
+        }
         return text
     }
 
     /// A group that exists in the group database (a typo would otherwise leave the socket to the daemon's group).
     static func existingGroup(_ text: String?, key: String) throws(ConfigurationError) -> String? {
         guard let text else { return nil }
-        guard getgrnam(text) != nil else { throw ConfigurationError(key: key, "no group named \"\(text)\" on this machine") }
+        guard getgrnam(text) != nil else {
+            throw ConfigurationError(key: key, "no group named \"\(text)\" on this machine")
+        }
         return text
     }
 }

@@ -4,7 +4,8 @@ internal import RepairSyncEngine
 extension ConfigurationLoader {
     /// `api.ca_file`, `api.tls_min_version` and `api.proxy` (or, without it, the `https_proxy`/`no_proxy`
     /// environment) as the HTTP client's settings. Each bad value is an error naming its key.
-    static func transport(_ values: Values, baseURL: String) throws(ConfigurationError) -> DaemonConfiguration.Transport {
+    static func transport(_ values: Values, baseURL: String) throws(ConfigurationError) -> DaemonConfiguration.Transport
+    {
         var caFile: String?
         if let text = try values.text("api.ca_file"), !text.isEmpty {
             let path = try ConfigValueParsing.absolutePath(text, key: "api.ca_file")
@@ -36,9 +37,11 @@ extension ConfigurationLoader {
                 }
             } catch {
                 throw ConfigurationError(
-                    key: "api.proxy", "\(error.description) (set api.proxy to a proxy, or to none to ignore the environment)")
+                    key: "api.proxy",
+                    "\(error.description) (set api.proxy to a proxy, or to none to ignore the environment)")
             }
         }
-        return DaemonConfiguration.Transport(caFile: caFile, minimumTLSVersion: version, proxy: proxy, proxySource: source)
+        return DaemonConfiguration.Transport(
+            caFile: caFile, minimumTLSVersion: version, proxy: proxy, proxySource: source)
     }
 }

@@ -18,55 +18,60 @@ internal import Yams
 /// ```
 public enum ConfigurationLoader {
     /// Every key, with its default (nil: required, or optional without a default).
-    public static let keys: [(key: String, defaultValue: String?)] = [
-        ("api.base_url", nil),
-        ("api.token_file", "/etc/repairsyncd/token"),
-        ("api.allow_insecure_http", "false"),
-        ("api.request_timeout", "30s"),
-        ("api.retry_after_cap", "1h"),
-        ("api.ca_file", nil),
-        ("api.tls_min_version", "1.2"),
-        ("api.proxy", nil),
-        ("store.path", "/var/lib/repairsyncd/replica.sqlite"),
-        ("store.group_readable", "false"),
-        ("store.group_writable", "false"),
-        ("store.passcode_key_file", nil),
-        ("control.socket", "/run/repairsyncd/control.sock"),
-        ("control.group", nil),
-        ("control.public_status", "false"),
-        ("control.max_connections", "512"),
-        ("control.max_connections_per_uid", "128"),
-        ("control.max_line_bytes", "1048576"),
-        ("sync.interval", "15m"),
-        ("sync.page_size", "500"),
-        ("sync.shutdown_grace", "5s"),
-        ("sync.push_debounce", "1s"),
-        ("sync.events", "true"),
-        ("sync.max_age.clients", "1h"),
-        ("sync.max_age.orders", "0s"),
-        ("sync.max_age.devices", "0s"),
-        ("sync.max_age.tickets", "0s"),
-        ("sync.max_age.ticket_messages", "0s"),
-        ("retry.base", "1s"),
-        ("retry.cap", "5m"),
-        ("retry.max_attempts", "10"),
-        ("conflicts.orders", ConflictPolicy.defaultPolicy(for: .orders).rawValue),
-        ("conflicts.devices", ConflictPolicy.defaultPolicy(for: .devices).rawValue),
-        ("conflicts.clients", ConflictPolicy.defaultPolicy(for: .clients).rawValue),
-        ("conflicts.tickets", ConflictPolicy.defaultPolicy(for: .tickets).rawValue),
-    ] + PushPriority.subjects.map {
-        ("priority.\($0.collection.name).\($0.subject)", PushPriority.defaultPriority($0.collection, $0.subject).name)
-    } + [
-        ("probe.mode", "auto"),
-        ("probe.offline_interval", "30s"),
-        ("probe.online_interval", "5m"),
-        ("probe.debounce", "500ms"),
-        ("probe.timeout", "5s"),
-        ("log.level", "info"),
-        ("retention.days", "0"),
-        ("metrics.textfile", nil),
-        ("metrics.listen", nil),
-    ]
+    public static let keys: [(key: String, defaultValue: String?)] =
+        [
+            ("api.base_url", nil),
+            ("api.token_file", "/etc/repairsyncd/token"),
+            ("api.allow_insecure_http", "false"),
+            ("api.request_timeout", "30s"),
+            ("api.retry_after_cap", "1h"),
+            ("api.ca_file", nil),
+            ("api.tls_min_version", "1.2"),
+            ("api.proxy", nil),
+            ("store.path", "/var/lib/repairsyncd/replica.sqlite"),
+            ("store.group_readable", "false"),
+            ("store.group_writable", "false"),
+            ("store.passcode_key_file", nil),
+            ("control.socket", "/run/repairsyncd/control.sock"),
+            ("control.group", nil),
+            ("control.public_status", "false"),
+            ("control.max_connections", "512"),
+            ("control.max_connections_per_uid", "128"),
+            ("control.max_line_bytes", "1048576"),
+            ("sync.interval", "15m"),
+            ("sync.page_size", "500"),
+            ("sync.shutdown_grace", "5s"),
+            ("sync.push_debounce", "1s"),
+            ("sync.events", "true"),
+            ("sync.max_age.clients", "1h"),
+            ("sync.max_age.orders", "0s"),
+            ("sync.max_age.devices", "0s"),
+            ("sync.max_age.tickets", "0s"),
+            ("sync.max_age.ticket_messages", "0s"),
+            ("retry.base", "1s"),
+            ("retry.cap", "5m"),
+            ("retry.max_attempts", "10"),
+            ("conflicts.orders", ConflictPolicy.defaultPolicy(for: .orders).rawValue),
+            ("conflicts.devices", ConflictPolicy.defaultPolicy(for: .devices).rawValue),
+            ("conflicts.clients", ConflictPolicy.defaultPolicy(for: .clients).rawValue),
+            ("conflicts.tickets", ConflictPolicy.defaultPolicy(for: .tickets).rawValue),
+        ]
+        + PushPriority.subjects.map {
+            (
+                "priority.\($0.collection.name).\($0.subject)",
+                PushPriority.defaultPriority($0.collection, $0.subject).name
+            )
+        } + [
+            ("probe.mode", "auto"),
+            ("probe.offline_interval", "30s"),
+            ("probe.online_interval", "5m"),
+            ("probe.debounce", "500ms"),
+            ("probe.timeout", "5s"),
+            ("log.level", "info"),
+            ("retention.days", "0"),
+            ("metrics.textfile", nil),
+            ("metrics.listen", nil),
+        ]
 
     static let environmentPrefix = "REPAIRSYNCD_"
     /// Variables with the prefix that are not configuration keys (repairctl's socket).
@@ -81,7 +86,8 @@ public enum ConfigurationLoader {
         let overrides = environment.filter {
             $0.key.hasPrefix(environmentPrefix) && !environmentNonKeys.contains($0.key)
         }
-        let stripped = Dictionary(uniqueKeysWithValues: overrides.map { (String($0.key.dropFirst(environmentPrefix.count)), $0.value) })
+        let stripped = Dictionary(
+            uniqueKeysWithValues: overrides.map { (String($0.key.dropFirst(environmentPrefix.count)), $0.value) })
         let fileProvider: FileProvider<YAMLSnapshot>
         do {
             fileProvider = try await FileProvider<YAMLSnapshot>(filePath: FilePath(path))
@@ -91,7 +97,8 @@ public enum ConfigurationLoader {
         if fileKeys.contains("api.token") {
             throw ConfigurationError(
                 key: "api.token",
-                "must not be in the configuration file (others may read it); use api.token_file, the api-token credential or REPAIRSYNCD_API_TOKEN")
+                "must not be in the configuration file (others may read it); use api.token_file, the api-token credential or REPAIRSYNCD_API_TOKEN"
+            )
         }
         // REPAIRSYNCD_API_TOKEN is a secret to swift-configuration: redacted in its access logs and descriptions.
         let reader = ConfigReader(providers: [
@@ -196,7 +203,9 @@ public enum ConfigurationLoader {
             tokenFile = credentials + "/api-token"
             // systemd owns the credential's permissions (0400, private to the service).
             token = try readToken(tokenFile, checkOwnership: false)
-        } else if let fromEnvironment = values.reader.string(forKey: "api.token", isSecret: true), !fromEnvironment.isEmpty {
+        } else if let fromEnvironment = values.reader.string(forKey: "api.token", isSecret: true),
+            !fromEnvironment.isEmpty
+        {
             tokenFile = "(environment REPAIRSYNCD_API_TOKEN)"
             token = Secret(fromEnvironment.trimmingCharacters(in: .whitespacesAndNewlines))
         } else {
@@ -215,15 +224,19 @@ public enum ConfigurationLoader {
             let text = try values.withDefault(key).trimmingCharacters(in: .whitespaces)
             guard let priority = PushPriority(name: text) else {
                 throw ConfigurationError(
-                    key: key, "expected one of \(PushPriority.allCases.map(\.name).joined(separator: ", ")), got \"\(text)\"")
+                    key: key,
+                    "expected one of \(PushPriority.allCases.map(\.name).joined(separator: ", ")), got \"\(text)\"")
             }
             priorities.append(PushPriorityRule(collection, subject, priority))
         }
         let retry = RetryPolicy(
             base: try P.duration(values.withDefault("retry.base"), key: "retry.base"),
             cap: try P.duration(values.withDefault("retry.cap"), key: "retry.cap"),
-            maxAttempts: try P.integer(values.withDefault("retry.max_attempts"), key: "retry.max_attempts", in: 1...1000))
-        guard retry.cap >= retry.base else { throw ConfigurationError(key: "retry.cap", "must not be less than retry.base") }
+            maxAttempts: try P.integer(
+                values.withDefault("retry.max_attempts"), key: "retry.max_attempts", in: 1...1000))
+        guard retry.cap >= retry.base else {
+            throw ConfigurationError(key: "retry.cap", "must not be less than retry.base")
+        }
         return DaemonConfiguration(
             api: .init(
                 baseURL: baseURL, tokenFile: tokenFile, allowInsecureHTTP: insecure,
@@ -258,12 +271,16 @@ public enum ConfigurationLoader {
             conflicts: conflicts,
             pushPriorities: priorities,
             probe: .init(
-                mode: try P.choice(values.withDefault("probe.mode"), key: "probe.mode", as: DaemonConfiguration.Probe.Mode.self),
-                offlineInterval: try P.duration(values.withDefault("probe.offline_interval"), key: "probe.offline_interval"),
-                onlineInterval: try P.duration(values.withDefault("probe.online_interval"), key: "probe.online_interval"),
+                mode: try P.choice(
+                    values.withDefault("probe.mode"), key: "probe.mode", as: DaemonConfiguration.Probe.Mode.self),
+                offlineInterval: try P.duration(
+                    values.withDefault("probe.offline_interval"), key: "probe.offline_interval"),
+                onlineInterval: try P.duration(
+                    values.withDefault("probe.online_interval"), key: "probe.online_interval"),
                 debounce: try P.duration(values.withDefault("probe.debounce"), key: "probe.debounce", allowZero: true),
                 timeout: try P.duration(values.withDefault("probe.timeout"), key: "probe.timeout")),
-            logLevel: try P.choice(values.withDefault("log.level"), key: "log.level", as: DaemonConfiguration.LogLevel.self),
+            logLevel: try P.choice(
+                values.withDefault("log.level"), key: "log.level", as: DaemonConfiguration.LogLevel.self),
             retentionDays: try P.integer(values.withDefault("retention.days"), key: "retention.days", in: 0...36_500),
             metricsTextfile: try values.text("metrics.textfile").map { text throws(ConfigurationError) in
                 try P.absolutePath(text, key: "metrics.textfile")
@@ -329,10 +346,12 @@ public enum ConfigurationLoader {
             }
             guard file.ownerID == geteuid() else {
                 throw ConfigurationError(
-                    key: key, "\(path) is owned by uid \(file.ownerID), not by the daemon's user (uid \(geteuid())); chown it")
+                    key: key,
+                    "\(path) is owned by uid \(file.ownerID), not by the daemon's user (uid \(geteuid())); chown it")
             }
             guard !file.readableByOthers else {
-                throw ConfigurationError(key: key, "\(path) is readable by others (mode \(file.octalMode)); chmod 600 it")
+                throw ConfigurationError(
+                    key: key, "\(path) is readable by others (mode \(file.octalMode)); chmod 600 it")
             }
         }
         guard FileManager.default.isReadableFile(atPath: path), let data = FileManager.default.contents(atPath: path)

@@ -22,7 +22,8 @@ extension DaemonConfiguration {
 
         /// The HTTP client's settings; `connectTimeout` bounds the TCP connect (and the proxy's tunnel).
         public func settings(connectTimeout: Duration = .seconds(5)) -> TransportSettings {
-            TransportSettings(caFile: caFile, minimumTLSVersion: minimumTLSVersion, proxy: proxy, connectTimeout: connectTimeout)
+            TransportSettings(
+                caFile: caFile, minimumTLSVersion: minimumTLSVersion, proxy: proxy, connectTimeout: connectTimeout)
         }
 
         /// `--check-config`'s lines (a proxy's password redacted).

@@ -105,7 +105,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var engineConfiguration: EngineConfiguration {
         EngineConfiguration(
             pageSize: sync.pageSize, policies: conflicts, retry: retry,
-            passcodeCipher: passcodeKey.flatMap { try? PasscodeCipher(keyText: $0.value) }, pushPriorities: pushPriorities)
+            passcodeCipher: passcodeKey.flatMap { try? PasscodeCipher(keyText: $0.value) },
+            pushPriorities: pushPriorities)
     }
 }
 

@@ -53,7 +53,9 @@ public final class ConnectivityProbe: Sendable {
                 opened = try NetlinkMonitor()
             } catch {
                 if settings.mode == .netlink {
-                    logger.error("probe.mode is netlink but netlink cannot be used; polling instead", metadata: ["error": "\(error)"])
+                    logger.error(
+                        "probe.mode is netlink but netlink cannot be used; polling instead",
+                        metadata: ["error": "\(error)"])
                 } else {
                     logger.notice("netlink unavailable; polling the API instead", metadata: ["error": "\(error)"])
                 }
@@ -132,7 +134,8 @@ public final class ConnectivityProbe: Sendable {
             return true
         }
         guard changed else { return }
-        logger.notice(online ? "API reachable again" : "API unreachable: offline", metadata: ["mode": "\(mode.rawValue)"])
+        logger.notice(
+            online ? "API reachable again" : "API unreachable: offline", metadata: ["mode": "\(mode.rawValue)"])
         await report(online)
     }
 }

@@ -23,7 +23,9 @@ final class NetlinkMonitor: Sendable {
         address.nl_family = sa_family_t(AF_NETLINK)
         address.nl_groups = repairsyncd_netlink_groups()
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_nl>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_nl>.size))
+            }
         }
         guard bound == 0 else {
             let reason = String(cString: strerror(errno))

@@ -39,10 +39,12 @@ enum CertificateCheck {
     /// What to do about a refused certificate, by its reason (`CertificateDiagnosis`).
     static func fix(for reason: String) -> String {
         if reason.hasPrefix("unknown CA") {
-            return "put that CA's certificate (PEM) in a file, set api.ca_file to it, and restart repairsyncd; ask whoever runs the API or the shop's proxy for it"
+            return
+                "put that CA's certificate (PEM) in a file, set api.ca_file to it, and restart repairsyncd; ask whoever runs the API or the shop's proxy for it"
         }
         if reason.contains("has expired") || reason.contains("expired on") {
-            return "the certificate must be renewed by whoever runs the API (or the shop's proxy); check this workstation's clock too (timedatectl)"
+            return
+                "the certificate must be renewed by whoever runs the API (or the shop's proxy); check this workstation's clock too (timedatectl)"
         }
         if reason.contains("not valid before") { return "set the clock: timedatectl set-ntp true" }
         if reason.contains(", not ") { return "api.base_url must name a host the certificate is for" }

@@ -10,12 +10,14 @@ enum ConfigurationChecks {
             if loaded.unknownKeys.isEmpty { return (DoctorCheck("config", .ok, "\(path) is valid"), loaded) }
             return (
                 DoctorCheck(
-                    "config", .warn, "\(path) is valid (unknown keys ignored: \(loaded.unknownKeys.joined(separator: ", ")))",
+                    "config", .warn,
+                    "\(path) is valid (unknown keys ignored: \(loaded.unknownKeys.joined(separator: ", ")))",
                     fix: "remove or correct those keys"), loaded
             )
         } catch {
             return (
-                DoctorCheck("config", .fail, "\(error)", fix: "correct the key named; `repairsyncd --check-config` verifies"),
+                DoctorCheck(
+                    "config", .fail, "\(error)", fix: "correct the key named; `repairsyncd --check-config` verifies"),
                 nil
             )
         }
@@ -23,7 +25,9 @@ enum ConfigurationChecks {
 
     /// The token file: present, and private to its owner.
     static func tokenFile(_ path: String) -> DoctorCheck {
-        if path.hasPrefix("(environment") { return DoctorCheck("token file", .ok, "the token comes from the environment") }
+        if path.hasPrefix("(environment") {
+            return DoctorCheck("token file", .ok, "the token comes from the environment")
+        }
         guard let file = FileOwnership(path: path) else {
             return DoctorCheck(
                 "token file", .fail, "the token file \(path) does not exist",

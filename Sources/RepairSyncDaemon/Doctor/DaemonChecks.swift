@@ -12,7 +12,8 @@ struct DaemonChecks {
     func run() async -> [DoctorCheck] {
         let configuration = services.configuration()
         var checks: [DoctorCheck] = []
-        let (config, _) = await ConfigurationChecks.file(services.configPath, environment: ProcessInfo.processInfo.environment)
+        let (config, _) = await ConfigurationChecks.file(
+            services.configPath, environment: ProcessInfo.processInfo.environment)
         checks.append(config)
         checks.append(ConfigurationChecks.tokenFile(configuration.api.tokenFile))
         let diagnosis = await services.engine.diagnoseAPI()
@@ -52,7 +53,8 @@ struct DaemonChecks {
                     "token", .fail, "the API refused the token (\(answer))",
                     fix: "put a valid token in the token file (or credential) and restart repairsyncd"))
         case .unknown(let reason):
-            checks.append(DoctorCheck("token", .warn, "could not check the token: \(reason)", fix: "check the api line"))
+            checks.append(
+                DoctorCheck("token", .warn, "could not check the token: \(reason)", fix: "check the api line"))
         }
         if let offset = diagnosis.clockOffsetMilliseconds {
             let seconds = Double(abs(offset)) / 1000
@@ -78,7 +80,8 @@ struct DaemonChecks {
                 fix: "stop the daemon, restore the last backup (docs/operations.md), start it")
         }
         if let free = health.freeBytes, free < 100 * 1_048_576 {
-            return DoctorCheck("store", .warn, summary, fix: "free disk space: the daemon refuses changes on a full disk")
+            return DoctorCheck(
+                "store", .warn, summary, fix: "free disk space: the daemon refuses changes on a full disk")
         }
         return DoctorCheck("store", .ok, summary + ", quick_check ok")
     }
@@ -92,9 +95,12 @@ struct DaemonChecks {
             checks.append(
                 DoctorCheck(
                     "changes", .warn, changes,
-                    fix: "see `repairctl pending --failed`, fix the cause, then `repairctl retry` (or `repairctl discard SEQ`)"))
+                    fix:
+                        "see `repairctl pending --failed`, fix the cause, then `repairctl retry` (or `repairctl discard SEQ`)"
+                ))
         } else if status.openConflicts > 0 {
-            checks.append(DoctorCheck("changes", .warn, changes, fix: "decide them: `repairctl conflicts`, `repairctl resolve`"))
+            checks.append(
+                DoctorCheck("changes", .warn, changes, fix: "decide them: `repairctl conflicts`, `repairctl resolve`"))
         } else {
             checks.append(DoctorCheck("changes", .ok, changes))
         }
@@ -116,7 +122,8 @@ struct DaemonChecks {
                     : DoctorCheck("last sync", .ok, "last successful sync \(age) s ago"))
         } else {
             checks.append(
-                DoctorCheck("last sync", .warn, "no successful sync yet", fix: "see `repairctl status` and the journal"))
+                DoctorCheck("last sync", .warn, "no successful sync yet", fix: "see `repairctl status` and the journal")
+            )
         }
         return checks
     }

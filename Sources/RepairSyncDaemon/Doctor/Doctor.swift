@@ -33,7 +33,8 @@ public enum Doctor {
                 fix: "fix what the certificate line says; repairsyncd never falls back to plain http")
         }
         return DoctorCheck(
-            "api", .fail, "\(baseURL) does not answer: \(error)", fix: "check the network, the firewall and api.base_url")
+            "api", .fail, "\(baseURL) does not answer: \(error)",
+            fix: "check the network, the firewall and api.base_url")
     }
 
     /// Whether a daemon answers on the socket (and the socket's mode).
@@ -49,7 +50,8 @@ public enum Doctor {
             return DoctorCheck(
                 "daemon", .ok, "answering on \(path) (mode \(socket.octalMode)); `repairctl doctor` has its own checks")
         } catch {
-            return DoctorCheck("daemon", .fail, error.description, fix: "start repairsyncd, or fix the socket's permissions")
+            return DoctorCheck(
+                "daemon", .fail, error.description, fix: "start repairsyncd, or fix the socket's permissions")
         }
     }
 
@@ -106,7 +108,8 @@ public enum Doctor {
             token = try ConfigurationLoader.readToken(configuration.api.tokenFile, checkOwnership: false)
         } catch {
             checks.append(
-                DoctorCheck("token", .skipped, "this user cannot read the token (\(error.message)); run doctor as root"))
+                DoctorCheck("token", .skipped, "this user cannot read the token (\(error.message)); run doctor as root")
+            )
             return checks
         }
         let client = apiClient(token: token.value)

@@ -1,10 +1,10 @@
 public import AsyncHTTPClient
 public import Foundation
 public import Logging
-public import RepairSyncEngine
-public import RepairSyncModels
 internal import NIOCore
 internal import NIOHTTP1
+public import RepairSyncEngine
+public import RepairSyncModels
 internal import Synchronization
 
 /// Keeps the server's change stream (`GET /api/v1/events`, docs/api.md section 4.8) open while the API is reachable,
@@ -167,7 +167,11 @@ public final class EventStreamClient: Sendable {
                 if snapshot.state != .unavailable { set(.connecting) }
                 logger.info(
                     "change stream ended; reconnecting",
-                    metadata: ["reason": "\(reason)", "in_ms": "\(wait.components.seconds * 1000 + wait.components.attoseconds / 1_000_000_000_000_000)"])
+                    metadata: [
+                        "reason": "\(reason)",
+                        "in_ms":
+                            "\(wait.components.seconds * 1000 + wait.components.attoseconds / 1_000_000_000_000_000)",
+                    ])
             case .refused(let retryAfter, let reason):
                 failures += 1
                 wait = settings.backoff.delay(failures: failures, random: Double.random(in: 0...1))
@@ -336,7 +340,8 @@ public final class EventStreamClient: Sendable {
             if let name = Self.collection(in: event.data), let collection = SyncCollection(rawValue: name) {
                 await notify(.changed(collection))
             } else {
-                logger.debug("change event for an unknown collection ignored", metadata: ["data": "\(event.data.prefix(200))"])
+                logger.debug(
+                    "change event for an unknown collection ignored", metadata: ["data": "\(event.data.prefix(200))"])
             }
         case "reset":
             remember(event.id)

@@ -4,7 +4,9 @@ public import Logging
 /// Where the daemon's logs go: the journal, with structured fields, when systemd connected stderr to it
 /// (`JOURNAL_STREAM`), else stderr. Secrets are never passed to a logger in the first place.
 public enum DaemonLogging {
-    public static func bootstrap(level: SharedLogLevel, environment: [String: String] = ProcessInfo.processInfo.environment) {
+    public static func bootstrap(
+        level: SharedLogLevel, environment: [String: String] = ProcessInfo.processInfo.environment
+    ) {
         let journal = environment["JOURNAL_STREAM"] != nil
         LoggingSystem.bootstrap { label in
             if journal { return JournaldLogHandler(label: label, level: level) }

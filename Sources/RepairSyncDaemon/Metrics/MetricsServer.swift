@@ -16,7 +16,8 @@ struct MetricsServer {
         router.get("metrics") { _, _ -> Response in
             var headers = HTTPFields()
             headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
-            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: metrics.exposition)))
+            return Response(
+                status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: metrics.exposition)))
         }
         var quiet = logger
         quiet.logLevel = .warning

@@ -1,8 +1,8 @@
 public import Foundation
 internal import Prometheus
-internal import RepairSyncProtocol
 public import RepairSyncEngine
 internal import RepairSyncModels
+internal import RepairSyncProtocol
 internal import Synchronization
 
 /// How well sync is doing: every run's report (kept 24 h for `repairctl stats`), lifetime totals, and the same as
@@ -59,30 +59,41 @@ public final class SyncMetrics: Sendable {
         ).increment()
         registry.makeDurationHistogram(
             descriptor: Self.name("sync_duration", "seconds", "Duration of sync runs"),
-            buckets: [.milliseconds(50), .milliseconds(250), .seconds(1), .seconds(5), .seconds(30), .seconds(120), .seconds(600)]
+            buckets: [
+                .milliseconds(50), .milliseconds(250), .seconds(1), .seconds(5), .seconds(30), .seconds(120),
+                .seconds(600),
+            ]
         ).recordNanoseconds(report.durationMilliseconds * 1_000_000)
         for (collection, count) in report.pushedByCollection where count > 0 {
             registry.makeCounter(
-                descriptor: Self.name("pushed_changes", "total", "Local changes pushed"), labels: [("collection", collection)])
-                .increment(by: Int64(count))
+                descriptor: Self.name("pushed_changes", "total", "Local changes pushed"),
+                labels: [("collection", collection)]
+            )
+            .increment(by: Int64(count))
         }
         for (collection, count) in report.pulled where count > 0 {
             registry.makeCounter(
-                descriptor: Self.name("pulled_records", "total", "Records pulled"), labels: [("collection", collection)])
-                .increment(by: Int64(count))
+                descriptor: Self.name("pulled_records", "total", "Records pulled"), labels: [("collection", collection)]
+            )
+            .increment(by: Int64(count))
         }
     }
 
     /// Sets the gauges from the current status and the HTTP counts, then rewrites the text file (atomically).
     public func publish(_ status: EngineStatus, responses: [String: Int]) {
-        registry.makeGauge(descriptor: Self.name("pending", "changes", "Local changes not on the server yet")).set(Double(status.pending))
-        registry.makeGauge(descriptor: Self.name("dead", "changes", "Local changes given up on")).set(Double(status.dead))
-        registry.makeGauge(descriptor: Self.name("open", "conflicts", "Conflicts waiting for a decision")).set(Double(status.openConflicts))
-        registry.makeGauge(descriptor: Self.name("online", "bool", "1 while the API is reachable")).set(to: status.phase == .offline ? 0.0 : 1.0)
+        registry.makeGauge(descriptor: Self.name("pending", "changes", "Local changes not on the server yet")).set(
+            Double(status.pending))
+        registry.makeGauge(descriptor: Self.name("dead", "changes", "Local changes given up on")).set(
+            Double(status.dead))
+        registry.makeGauge(descriptor: Self.name("open", "conflicts", "Conflicts waiting for a decision")).set(
+            Double(status.openConflicts))
+        registry.makeGauge(descriptor: Self.name("online", "bool", "1 while the API is reachable")).set(
+            to: status.phase == .offline ? 0.0 : 1.0)
         if let last = status.lastSuccessAt {
             registry.makeGauge(
-                descriptor: Self.name("last_success_timestamp", "seconds", "When the last sync succeeded (Unix time)"))
-                .set(Double(last.millisecondsSince1970) / 1000)
+                descriptor: Self.name("last_success_timestamp", "seconds", "When the last sync succeeded (Unix time)")
+            )
+            .set(Double(last.millisecondsSince1970) / 1000)
         }
         for (outcome, count) in status.metrics.conflictsByOutcome {
             // The audit log is the source: a gauge of its totals per outcome, exposed as a counter would be.
@@ -93,19 +104,25 @@ public final class SyncMetrics: Sendable {
         }
         if let link = status.link {
             if let rtt = link.roundTripMilliseconds {
-                registry.makeGauge(descriptor: Self.name("link_rtt", "seconds", "Round trip to the API as last measured"))
-                    .set(Double(rtt) / 1000)
+                registry.makeGauge(
+                    descriptor: Self.name("link_rtt", "seconds", "Round trip to the API as last measured")
+                )
+                .set(Double(rtt) / 1000)
             }
             if let throughput = link.throughputBytesPerSecond {
                 registry.makeGauge(
-                    descriptor: Self.name("link_throughput", "bytes_per_second", "Answer bytes per second on the wire, smoothed"))
-                    .set(Double(throughput))
+                    descriptor: Self.name(
+                        "link_throughput", "bytes_per_second", "Answer bytes per second on the wire, smoothed")
+                )
+                .set(Double(throughput))
             }
             registry.makeGauge(descriptor: Self.name("link_slow", "bool", "1 while the link to the API counts as slow"))
                 .set(to: link.verdict == .slow ? 1.0 : 0.0)
             if let pageSize = link.pageSize {
-                registry.makeGauge(descriptor: Self.name("page_size", "records", "Records per changes page asked for last"))
-                    .set(Double(pageSize))
+                registry.makeGauge(
+                    descriptor: Self.name("page_size", "records", "Records per changes page asked for last")
+                )
+                .set(Double(pageSize))
             }
         }
         for (kind, count) in responses {

@@ -36,7 +36,8 @@ public enum Daemon {
             logger.warning("unknown configuration key ignored", metadata: ["key": "\(key)"])
         }
         do {
-            return try await serve(configuration, configPath: configPath, environment: environment, level: level, logger: logger)
+            return try await serve(
+                configuration, configPath: configPath, environment: environment, level: level, logger: logger)
         } catch {
             logger.critical("stopping: \(error)")
             return 1
@@ -99,12 +100,14 @@ public enum Daemon {
                 baseURL: configuration.api.baseURL, http: http, settings: transport, logger: apiLogger),
             link: link)
         let scheduler = SchedulerService(
-            engine: engine, policy: configuration.schedulePolicy, probeSettings: configuration.probe, probeAPI: probeAPI,
+            engine: engine, policy: configuration.schedulePolicy, probeSettings: configuration.probe,
+            probeAPI: probeAPI,
             shutdownGrace: configuration.sync.shutdownGrace,
             retentionDays: configuration.retentionDays > 0 ? configuration.retentionDays : nil,
             // The change stream goes through the same client as every request: same trust, TLS version and proxy.
             events: configuration.sync.events
-                ? .init(http: http, baseURL: configuration.api.baseURL, token: configuration.token.value, gate: api) : nil,
+                ? .init(http: http, baseURL: configuration.api.baseURL, token: configuration.token.value, gate: api)
+                : nil,
             logger: Logger(label: "repairsyncd.scheduler"))
         let running = Mutex(configuration)
 
@@ -127,7 +130,8 @@ public enum Daemon {
                     ])
                 return .success(next.unknownKeys)
             } catch {
-                logger.error("configuration reload refused; the running configuration stays", metadata: ["error": "\(error)"])
+                logger.error(
+                    "configuration reload refused; the running configuration stays", metadata: ["error": "\(error)"])
                 return .failure(error)
             }
         }
@@ -170,7 +174,8 @@ public enum Daemon {
                     .init(service: control),
                     .init(service: ReloadService { _ = await reload() }),
                     // Last, so it is the first to hear of a shutdown (STOPPING=1 at once).
-                    .init(service: SystemdService(engine: engine, scheduler: scheduler, metrics: metrics, logger: logger)),
+                    .init(
+                        service: SystemdService(engine: engine, scheduler: scheduler, metrics: metrics, logger: logger)),
                 ],
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger))
@@ -179,8 +184,10 @@ public enum Daemon {
             "repairsyncd starting",
             metadata: [
                 "api": "\(configuration.api.baseURL)", "store": "\(configuration.store.path)",
-                "proxy": "\(transport.proxy.map { "\($0) (from \(configuration.api.transport.proxySource ?? .configuration))" } ?? "none")",
-                "ca_file": "\(transport.caFile ?? "none")", "tls_min_version": "\(transport.minimumTLSVersion.rawValue)",
+                "proxy":
+                    "\(transport.proxy.map { "\($0) (from \(configuration.api.transport.proxySource ?? .configuration))" } ?? "none")",
+                "ca_file": "\(transport.caFile ?? "none")",
+                "tls_min_version": "\(transport.minimumTLSVersion.rawValue)",
                 "tasks_on": "\(TaskPlacement.onEventLoops ? "event_loops" : "default_pool")",
             ])
         do {
@@ -225,14 +232,19 @@ public enum Daemon {
     static func applyGroup(_ group: String?, to path: String, logger: Logger) {
         guard let group else { return }
         guard let entry = getgrnam(group) else {
-            logger.error("control.group does not exist; the socket keeps the daemon's group", metadata: ["group": "\(group)"])
+            logger.error(
+                "control.group does not exist; the socket keeps the daemon's group", metadata: ["group": "\(group)"])
             return
         }
         var files = [path]
         let directory = (path as NSString).deletingLastPathComponent
-        if let owner = FileOwnership(path: directory), owner.ownerID == geteuid(), owner.mode == 0o750 { files.append(directory) }
+        if let owner = FileOwnership(path: directory), owner.ownerID == geteuid(), owner.mode == 0o750 {
+            files.append(directory)
+        }
         for file in files where chown(file, UInt32.max, entry.pointee.gr_gid) != 0 {
-            logger.error("cannot give the socket to its group", metadata: ["group": "\(group)", "file": "\(file)", "errno": "\(errno)"])
+            logger.error(
+                "cannot give the socket to its group",
+                metadata: ["group": "\(group)", "file": "\(file)", "errno": "\(errno)"])
         }
     }
 

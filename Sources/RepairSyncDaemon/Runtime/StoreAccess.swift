@@ -39,7 +39,9 @@ struct StoreAccess {
         let directory = (storePath as NSString).deletingLastPathComponent
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         if let groupID, chown(directory, UInt32.max, groupID) != 0 {
-            logger.error("cannot give the store's directory to its group", metadata: ["directory": "\(directory)", "errno": "\(errno)"])
+            logger.error(
+                "cannot give the store's directory to its group",
+                metadata: ["directory": "\(directory)", "errno": "\(errno)"])
         }
         // After chown, which clears the setgid bit on some systems; and explicitly, since mkdir applies the umask.
         if chmod(directory, mode_t(directoryMode)) != 0, directoryMode & 0o2000 != 0 {
@@ -58,7 +60,8 @@ struct StoreAccess {
         guard let groupID else { return }
         for file in [path, path + "-wal", path + "-shm"] where FileManager.default.fileExists(atPath: file) {
             if chown(file, UInt32.max, groupID) != 0 {
-                logger.error("cannot give a store file to its group", metadata: ["file": "\(file)", "errno": "\(errno)"])
+                logger.error(
+                    "cannot give a store file to its group", metadata: ["file": "\(file)", "errno": "\(errno)"])
             }
         }
     }

@@ -102,7 +102,8 @@ public final class SchedulerService: Service, Sendable {
         let changes = serverChanges
         self.events = events.map { connection in
             EventStreamClient(
-                settings: connection.settings, http: connection.http, baseURL: connection.baseURL, token: connection.token,
+                settings: connection.settings, http: connection.http, baseURL: connection.baseURL,
+                token: connection.token,
                 gate: connection.gate, logger: Logger(label: "repairsyncd.events")
             ) { notice in
                 let added: Set<SyncCollection> =
@@ -147,7 +148,8 @@ public final class SchedulerService: Service, Sendable {
     public func localChange() async {
         let since = ContinuousClock.now - clockBase
         lastLocalChange.store(
-            since.components.seconds * 1_000_000_000 + since.components.attoseconds / 1_000_000_000, ordering: .releasing)
+            since.components.seconds * 1_000_000_000 + since.components.attoseconds / 1_000_000_000,
+            ordering: .releasing)
         guard !localChangePosted.exchange(true, ordering: .acquiringAndReleasing) else { return }
         await mailbox.post(.localChange)
     }
@@ -241,7 +243,8 @@ public final class SchedulerService: Service, Sendable {
             let outcome = Self.outcome(of: report)
             let nextChangeDue = report.nextChangeDueMilliseconds.map { Duration.milliseconds($0) }
             schedule.withLock {
-                $0.runFinished(run, outcome: outcome, now: .now, random: Double.random(in: 0...1), nextChangeDue: nextChangeDue)
+                $0.runFinished(
+                    run, outcome: outcome, now: .now, random: Double.random(in: 0...1), nextChangeDue: nextChangeDue)
             }
             if outcome == .offline { snapshotValue.withLock { $0.online = false } }
             if outcome == .succeeded, run.full, let retentionDays { await applyRetention(days: retentionDays) }
@@ -321,7 +324,8 @@ public final class SchedulerService: Service, Sendable {
             case .engineOffline, .serverChange: break
             case .manualRunFinished(let report, let collections, let full):
                 schedule.runFinished(
-                    .init(at: now, reason: .manual, collections: collections, full: full), outcome: Self.outcome(of: report),
+                    .init(at: now, reason: .manual, collections: collections, full: full),
+                    outcome: Self.outcome(of: report),
                     now: now, random: Double.random(in: 0...1),
                     nextChangeDue: report.nextChangeDueMilliseconds.map { Duration.milliseconds($0) })
             case .reconfigure(let policy):

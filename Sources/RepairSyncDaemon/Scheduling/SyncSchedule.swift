@@ -72,7 +72,8 @@ public struct SyncSchedule<Instant: InstantProtocol>: Sendable where Instant.Dur
         var candidates: [Run] = []
         if let manual {
             candidates.append(
-                Run(at: manual.at, reason: .manual, collections: manual.collections ?? Set(SyncCollection.allCases),
+                Run(
+                    at: manual.at, reason: .manual, collections: manual.collections ?? Set(SyncCollection.allCases),
                     full: manual.collections == nil))
         }
         if !paused {

@@ -38,7 +38,9 @@ enum BaseCopies {
     }
 
     static func save<R: EditableRecord>(_ db: Database, _ record: R) throws {
-        try save(db, collection: R.collection, id: record.id, BaseCopy(version: record.version, fields: record.editableValues))
+        try save(
+            db, collection: R.collection, id: record.id,
+            BaseCopy(version: record.version, fields: record.editableValues))
     }
 
     /// An update entry that was sent (in doubt) goes, or is sent again under a new key, before its answer is known —

@@ -124,7 +124,8 @@ public struct LocalChanges: Sendable {
             throw EngineError.invalidValue(field: "content", reason: "a message cannot be blank")
         }
         guard Self.isMessageId(id) else {
-            throw EngineError.invalidValue(field: "id", reason: "a message id is a UUID (8-4-4-4-12 hexadecimal digits)")
+            throw EngineError.invalidValue(
+                field: "id", reason: "a message id is a UUID (8-4-4-4-12 hexadecimal digits)")
         }
         let now = clock.now()
         let message = TicketMessage(
@@ -174,7 +175,9 @@ public struct LocalChanges: Sendable {
         }
     }
 
-    private func queueUpdate<R: EditableRecord>(_ type: R.Type, id: String) async throws -> (result: QueueResult, create: Bool) {
+    private func queueUpdate<R: EditableRecord>(_ type: R.Type, id: String) async throws -> (
+        result: QueueResult, create: Bool
+    ) {
         let now = clock.now()
         let cipher = cipher
         return try await store.groupCommit.write(reporting: true) { db in
@@ -183,11 +186,13 @@ public struct LocalChanges: Sendable {
             }
             let entries = try Outbox.entries(db, collection: R.collection, id: id)
             // A record created here has no server copy yet: its create is the base.
-            guard let base = try BaseCopies.load(db, collection: R.collection, id: id)?.fields
-                ?? RecordRebase.createdValues(R.self, entries)
+            guard
+                let base = try BaseCopies.load(db, collection: R.collection, id: id)?.fields
+                    ?? RecordRebase.createdValues(R.self, entries)
             else {
                 // Inserted by another program and never queued: its creation is what there is to queue.
-                if try String?.fetchOne(db, sql: "SELECT synced_at FROM \(R.collection.name) WHERE id = ?", arguments: [id])
+                if try String?.fetchOne(
+                    db, sql: "SELECT synced_at FROM \(R.collection.name) WHERE id = ?", arguments: [id])
                     == .some(nil)
                 {
                     let entry = try LocalChanges.queueCreateFromRow(R.collection, id: id, cipher: cipher, now: now, db)
@@ -199,7 +204,9 @@ public struct LocalChanges: Sendable {
             let changed = stored.filter { expected[$0.key] != $0.value }
             guard !changed.isEmpty else {
                 let pending = stored.filter { base[$0.key] != $0.value }.keys.sorted()
-                if let holding = entries.last(where: { $0.kind == .update && $0.isLive && !$0.fields.keys.filter(pending.contains).isEmpty }) {
+                if let holding = entries.last(where: {
+                    $0.kind == .update && $0.isLive && !$0.fields.keys.filter(pending.contains).isEmpty
+                }) {
                     return (.alreadyQueued(seq: holding.seq, fields: pending), false)
                 }
                 return (.nothingChanged("\(R.collection.name) \(id) is the server's copy: nothing to queue"), false)
@@ -213,7 +220,9 @@ public struct LocalChanges: Sendable {
     private func queueMessage(id: String) async throws -> QueueResult {
         let now = clock.now()
         return try await store.groupCommit.write(reporting: true) { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT synced_at FROM ticket_messages WHERE id = ?", arguments: [id]),
+            guard
+                let row = try Row.fetchOne(
+                    db, sql: "SELECT synced_at FROM ticket_messages WHERE id = ?", arguments: [id]),
                 let message = try TicketMessage.fetchOne(
                     db.cachedStatement(sql: "SELECT * FROM ticket_messages WHERE id = ?"), arguments: [id])
             else {
@@ -224,7 +233,8 @@ public struct LocalChanges: Sendable {
             }
             if let queued = try Outbox.entries(db, collection: .ticketMessages, id: id).first {
                 guard queued.isLive else {
-                    return .nothingChanged("message \(id) was refused by the server (change \(queued.seq)): retry or discard it")
+                    return .nothingChanged(
+                        "message \(id) was refused by the server (change \(queued.seq)): retry or discard it")
                 }
                 return .alreadyQueued(seq: queued.seq, fields: ["content", "is_internal"])
             }

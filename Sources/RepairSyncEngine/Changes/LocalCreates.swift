@@ -107,8 +107,9 @@ extension LocalChanges {
         let cipher = cipher
         let now = clock.now()
         return try await store.groupCommit.write(reporting: true) { db in
-            guard let syncedAt = try Row.fetchOne(
-                db, sql: "SELECT synced_at FROM \(collection.name) WHERE id = ?", arguments: [id])
+            guard
+                let syncedAt = try Row.fetchOne(
+                    db, sql: "SELECT synced_at FROM \(collection.name) WHERE id = ?", arguments: [id])
             else { throw EngineError.unknownRecord(collection: collection.name, id: id) }
             if (syncedAt[0] as String?) != nil {
                 return .nothingChanged("\(collection.name) \(id) came from the server")
@@ -124,7 +125,8 @@ extension LocalChanges {
                 guard !changed.isEmpty else {
                     guard create.isLive else {
                         return .nothingChanged(
-                            "\(collection.name) \(id) was refused by the server (change \(create.seq)): retry or discard it")
+                            "\(collection.name) \(id) was refused by the server (change \(create.seq)): retry or discard it"
+                        )
                     }
                     return .alreadyQueued(seq: create.seq, fields: create.fields.keys.sorted())
                 }
@@ -140,7 +142,8 @@ extension LocalChanges {
     /// queued yet.
     static func isUnqueuedInsert(_ collection: SyncCollection, id: String, _ db: Database) throws -> Bool {
         guard NewRecordShape.of(collection) != nil,
-            try String?.fetchOne(db, sql: "SELECT synced_at FROM \(collection.name) WHERE id = ?", arguments: [id]) == .some(nil),
+            try String?.fetchOne(db, sql: "SELECT synced_at FROM \(collection.name) WHERE id = ?", arguments: [id])
+                == .some(nil),
             try BaseCopies.load(db, collection: collection, id: id) == nil
         else { return false }
         return try Outbox.createEntry(db, collection: collection, id: id) == nil
@@ -173,7 +176,8 @@ extension LocalChanges {
                 ).orderKey
             }
         }
-        return try Outbox.enqueueCreate(db, collection: collection, id: id, fields: fields, dependsOn: dependsOn, now: now)
+        return try Outbox.enqueueCreate(
+            db, collection: collection, id: id, fields: fields, dependsOn: dependsOn, now: now)
     }
 
     /// The create body a row holds (without the id): its non-null fields of the shape, money in canonical form, a
@@ -201,7 +205,8 @@ extension LocalChanges {
         for name in shape.fields { if let value = row[name] as String? { fields[name] = value } }
         if let sealed = fields["passcode"] ?? nil, cipher?.open(sealed) == nil {
             throw EngineError.invalidValue(
-                field: "passcode", reason: "is not sealed with the daemon's key: leave it NULL, or book the device in with createDevice")
+                field: "passcode",
+                reason: "is not sealed with the daemon's key: leave it NULL, or book the device in with createDevice")
         }
         return try validate(fields, shape, sealedPasscode: true, cipher: cipher)
     }
@@ -221,7 +226,9 @@ extension LocalChanges {
             guard shape.fields.contains(name) else {
                 throw EngineError.invalidValue(
                     field: name,
-                    reason: "not a field of a new \(shape.collection.singular); fields: \(shape.fields.joined(separator: ", "))")
+                    reason:
+                        "not a field of a new \(shape.collection.singular); fields: \(shape.fields.joined(separator: ", "))"
+                )
             }
             guard let value else { continue }
             guard value.count <= 10_000 else {
@@ -229,7 +236,8 @@ extension LocalChanges {
             }
             if shape.money.contains(name) {
                 guard let money = Money(exactly: value), money >= .zero else {
-                    throw EngineError.invalidValue(field: name, reason: "\(value) is not an amount (plain decimal, not negative)")
+                    throw EngineError.invalidValue(
+                        field: name, reason: "\(value) is not an amount (plain decimal, not negative)")
                 }
                 fields[name] = money.canonicalText
             } else {
@@ -262,7 +270,8 @@ extension LocalChanges {
     static func newId(_ given: String?) throws -> String {
         let id = given ?? UUID().uuidString.lowercased()
         guard NewRecordShape.isClientId(id) else {
-            throw EngineError.invalidValue(field: "id", reason: "a new record's id is a UUID (8-4-4-4-12 hexadecimal digits)")
+            throw EngineError.invalidValue(
+                field: "id", reason: "a new record's id is a UUID (8-4-4-4-12 hexadecimal digits)")
         }
         return id
     }
@@ -305,9 +314,12 @@ extension LocalChanges {
             let synced = try Row.fetchOne(
                 db, sql: "SELECT synced_at FROM \(parent.collection.name) WHERE id = ?", arguments: [parentId])
         else { throw EngineError.unknownRecord(collection: parent.collection.name, id: parentId) }
-        if let create = try Outbox.createEntry(db, collection: parent.collection, id: parentId) { return create.orderKey }
+        if let create = try Outbox.createEntry(db, collection: parent.collection, id: parentId) {
+            return create.orderKey
+        }
         guard (synced[0] as String?) == nil else { return nil }
-        return try Self.queueCreateFromRow(parent.collection, id: parentId, cipher: cipher, now: clock.now(), db).orderKey
+        return try Self.queueCreateFromRow(parent.collection, id: parentId, cipher: cipher, now: clock.now(), db)
+            .orderKey
     }
 
     // MARK: Rows
@@ -329,7 +341,8 @@ extension LocalChanges {
         let order = Order(
             id: id, orderNumber: nil, status: .parse((fields["status"] ?? nil) ?? "booked_in"), total: nil,
             deposit: (fields["deposit"] ?? nil).flatMap { Money(exactly: $0) }, balance: nil,
-            notes: fields["notes"] ?? nil, clientId: clientId, clientName: client.map(\.fullName).flatMap { $0.isEmpty ? nil : $0 },
+            notes: fields["notes"] ?? nil, clientId: clientId,
+            clientName: client.map(\.fullName).flatMap { $0.isEmpty ? nil : $0 },
             clientEmail: client?.email, clientPhone: client?.phone, locationId: fields["location_id"] ?? nil,
             locationName: nil, assignedUserId: fields["assigned_user_id"] ?? nil, assignedUserName: nil,
             deviceCount: 0, createdAt: now, updatedAt: now, version: 0)
@@ -345,7 +358,8 @@ extension LocalChanges {
             imei: fields["imei"] ?? nil, passcode: fields["passcode"] ?? nil,
             status: .parse((fields["status"] ?? nil) ?? "booked_in"), issue: fields["issue"] ?? nil,
             diagnosis: fields["diagnosis"] ?? nil, resolution: fields["resolution"] ?? nil,
-            price: (fields["price"] ?? nil).flatMap { Money(exactly: $0) }, assignedUserId: fields["assigned_user_id"] ?? nil,
+            price: (fields["price"] ?? nil).flatMap { Money(exactly: $0) },
+            assignedUserId: fields["assigned_user_id"] ?? nil,
             createdAt: now, updatedAt: now, version: 0)
         // The passcode is already sealed: written as it is.
         try device.upsert(db, syncedAt: nil)
@@ -369,7 +383,8 @@ extension LocalChanges {
     }
 
     static func devices(ofOrder id: String, _ db: Database) throws -> [Device] {
-        try Device.fetchAll(db, sql: "SELECT * FROM devices WHERE order_id = ? ORDER BY created_at, id", arguments: [id])
+        try Device.fetchAll(
+            db, sql: "SELECT * FROM devices WHERE order_id = ? ORDER BY created_at, id", arguments: [id])
     }
 }
 

@@ -131,7 +131,8 @@ enum Outbox {
             return latest
         }
         let orderKey = "\(collection.name):\(id)"
-        let entry = try insert(db, collection: collection, id: id, orderKey: orderKey, kind: .update, fields: fields, now: now)
+        let entry = try insert(
+            db, collection: collection, id: id, orderKey: orderKey, kind: .update, fields: fields, now: now)
         if let blocker = try deadCreate(db, orderKey: orderKey) {
             return try markBlocked(db, entry, by: blocker)
         }
@@ -173,12 +174,16 @@ enum Outbox {
         switch collection {
         case .clients:
             try String.fetchAll(
-                db, sql: "SELECT DISTINCT record_id FROM outbox WHERE collection = 'orders' AND kind = 'create' AND record_id IN (SELECT id FROM orders WHERE client_id = ?)",
+                db,
+                sql:
+                    "SELECT DISTINCT record_id FROM outbox WHERE collection = 'orders' AND kind = 'create' AND record_id IN (SELECT id FROM orders WHERE client_id = ?)",
                 arguments: [id]
             ).map { (.orders, $0) }
         case .orders:
             try String.fetchAll(
-                db, sql: "SELECT DISTINCT record_id FROM outbox WHERE collection = 'devices' AND kind = 'create' AND record_id IN (SELECT id FROM devices WHERE order_id = ?)",
+                db,
+                sql:
+                    "SELECT DISTINCT record_id FROM outbox WHERE collection = 'devices' AND kind = 'create' AND record_id IN (SELECT id FROM devices WHERE order_id = ?)",
                 arguments: [id]
             ).map { (.devices, $0) }
         case .tickets:
@@ -199,7 +204,8 @@ enum Outbox {
         _ db: Database, collection: SyncCollection, id: String, fields: FieldValues, dependsOn: String?, now: Timestamp
     ) throws -> OutboxEntry {
         var entry = try insert(
-            db, collection: collection, id: id, orderKey: orderKey(collection, id), kind: .create, fields: fields, now: now)
+            db, collection: collection, id: id, orderKey: orderKey(collection, id), kind: .create, fields: fields,
+            now: now)
         if let dependsOn {
             try db.execute(sql: "UPDATE outbox SET depends_on = ? WHERE seq = ?", arguments: [dependsOn, entry.seq])
             entry.dependsOn = dependsOn
@@ -220,7 +226,8 @@ enum Outbox {
             // the entry only when there is one.
             guard
                 let seq = try Int64.fetchOne(
-                    db.cachedStatement(sql: "SELECT seq FROM outbox WHERE order_key = ? AND kind = 'create' ORDER BY seq LIMIT 1"),
+                    db.cachedStatement(
+                        sql: "SELECT seq FROM outbox WHERE order_key = ? AND kind = 'create' ORDER BY seq LIMIT 1"),
                     arguments: [current]),
                 let create = try entry(db, seq: seq), create.collection != .ticketMessages
             else { return nil }
@@ -231,11 +238,13 @@ enum Outbox {
     }
 
     /// Makes `entry` dead because `blocker` (a dead create it waits for) is dead, with the reason.
-    private static func markBlocked(_ db: Database, _ entry: OutboxEntry, by blocker: OutboxEntry) throws -> OutboxEntry {
+    private static func markBlocked(_ db: Database, _ entry: OutboxEntry, by blocker: OutboxEntry) throws -> OutboxEntry
+    {
         let root = blocker.blockedBy ?? blocker.orderKey
         let reason = blockedReason(blocker)
         try db.execute(
-            sql: "UPDATE outbox SET state = 'dead', blocked_by = ?, last_error = ?, next_attempt_at = NULL WHERE seq = ?",
+            sql:
+                "UPDATE outbox SET state = 'dead', blocked_by = ?, last_error = ?, next_attempt_at = NULL WHERE seq = ?",
             arguments: [root, reason, entry.seq])
         var blocked = entry
         blocked.state = .dead
@@ -394,13 +403,15 @@ enum Outbox {
                 arguments: [collection.name, id]) != nil
         else { return [] }
         return try Row.fetchAll(
-            db.cachedStatement(sql: "SELECT \(columns) FROM outbox WHERE collection = ? AND record_id = ? ORDER BY seq"),
+            db.cachedStatement(
+                sql: "SELECT \(columns) FROM outbox WHERE collection = ? AND record_id = ? ORDER BY seq"),
             arguments: [collection.name, id]
         ).map(entry)
     }
 
     static func entry(_ db: Database, seq: Int64) throws -> OutboxEntry? {
-        try Row.fetchOne(db.cachedStatement(sql: "SELECT \(columns) FROM outbox WHERE seq = ?"), arguments: [seq]).map(entry)
+        try Row.fetchOne(db.cachedStatement(sql: "SELECT \(columns) FROM outbox WHERE seq = ?"), arguments: [seq]).map(
+            entry)
     }
 
     /// Every entry, oldest first.
@@ -482,12 +493,16 @@ enum Outbox {
     static func nextAttemptAt(_ db: Database, now: Timestamp, horizon: Duration) throws -> Timestamp? {
         if try !due(db, now: now, horizon: horizon, limit: 1).isEmpty { return now }
         return try Int64.fetchOne(
-            db, sql: "SELECT MIN(next_attempt_at) FROM outbox WHERE state IN ('pending', 'failed') AND next_attempt_at IS NOT NULL"
+            db,
+            sql:
+                "SELECT MIN(next_attempt_at) FROM outbox WHERE state IN ('pending', 'failed') AND next_attempt_at IS NOT NULL"
         ).map { Timestamp(millisecondsSince1970: $0) }
     }
 
     static func setState(_ db: Database, seq: Int64, _ state: OutboxEntry.State) throws {
-        try db.cachedStatement(sql: "UPDATE outbox SET state = ? WHERE seq = ?").execute(arguments: [state.rawValue, seq])
+        try db.cachedStatement(sql: "UPDATE outbox SET state = ? WHERE seq = ?").execute(arguments: [
+            state.rawValue, seq,
+        ])
     }
 
     /// The entry is about to be sent: in flight, and in doubt from now on (`sent`), until a final answer for its

@@ -41,7 +41,9 @@ enum ConflictLog {
         guard
             let open = try Int64.fetchOne(
                 db.cachedStatement(
-                    sql: "SELECT id FROM conflicts WHERE state = 'open' AND collection = ? AND record_id = ? ORDER BY id DESC LIMIT 1"),
+                    sql:
+                        "SELECT id FROM conflicts WHERE state = 'open' AND collection = ? AND record_id = ? ORDER BY id DESC LIMIT 1"
+                ),
                 arguments: [collection.name, id])
         else { return nil }
         return try conflict(db, id: open)

@@ -136,7 +136,8 @@ public final class APIClient: Sendable {
 
     public func postMessage(ticketId: String, body: Data, key: String) async throws(APIError) -> Reply {
         try await send(
-            "POST", "/api/v1/tickets/\(Self.escape(ticketId))/messages", json: body, headers: [("Idempotency-Key", key)])
+            "POST", "/api/v1/tickets/\(Self.escape(ticketId))/messages", json: body, headers: [("Idempotency-Key", key)]
+        )
     }
 
     public func dashboard(period: String) async throws(APIError) -> Reply {
@@ -166,12 +167,15 @@ public final class APIClient: Sendable {
         if let wait = remainingWait {
             throw .http(
                 HTTPFailure(
-                    status: 429, code: "rate_limited", message: "waiting \(wait.inMilliseconds) ms more for Retry-After",
+                    status: 429, code: "rate_limited",
+                    message: "waiting \(wait.inMilliseconds) ms more for Retry-After",
                     retryAfter: wait))
         }
-        var request = TransportRequest(method: method, path: path, headers: [
-            ("Accept", "application/json"), ("User-Agent", ProductInfo.userAgent),
-        ])
+        var request = TransportRequest(
+            method: method, path: path,
+            headers: [
+                ("Accept", "application/json"), ("User-Agent", ProductInfo.userAgent),
+            ])
         if authenticated { request.headers.append(("Authorization", "Bearer \(configuration.token)")) }
         request.headers += headers
         if let json {

@@ -106,6 +106,7 @@ public struct HTTPFailure: Sendable, CustomStringConvertible {
 
     public var description: String {
         let origin = isAPIAnswer ? "" : " (not the API's JSON error: a proxy or portal answered?)"
-        return "HTTP \(status)\(code.map { " \($0)" } ?? "")\(field.map { " (field \($0))" } ?? ""): \(message)\(origin)"
+        return
+            "HTTP \(status)\(code.map { " \($0)" } ?? "")\(field.map { " (field \($0))" } ?? ""): \(message)\(origin)"
     }
 }

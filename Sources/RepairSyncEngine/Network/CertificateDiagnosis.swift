@@ -40,23 +40,29 @@ public struct CertificateDiagnosis: Sendable {
             return "certificate for \(host) has expired on \(Self.format(leaf.notValidAfter))"
         }
         if now < leaf.notValidBefore {
-            return "certificate for \(host) is not valid before \(Self.format(leaf.notValidBefore)): check this workstation's clock (timedatectl)"
+            return
+                "certificate for \(host) is not valid before \(Self.format(leaf.notValidBefore)): check this workstation's clock (timedatectl)"
         }
         for issuer in certificates.dropFirst() where now > issuer.notValidAfter {
-            return "certificate for \(host): the CA certificate “\(Self.name(issuer.subject))” in its chain expired on \(Self.format(issuer.notValidAfter))"
+            return
+                "certificate for \(host): the CA certificate “\(Self.name(issuer.subject))” in its chain expired on \(Self.format(issuer.notValidAfter))"
         }
         let names = Self.names(leaf)
         if nameMismatch || !Self.covers(names, host) {
-            return "certificate for \(host) is for \(names.isEmpty ? "no host name" : names.joined(separator: ", ")), not \(host): check api.base_url"
+            return
+                "certificate for \(host) is for \(names.isEmpty ? "no host name" : names.joined(separator: ", ")), not \(host): check api.base_url"
         }
         let advice = caFileSet ? "add that CA's certificate to api.ca_file" : "set api.ca_file to that CA's certificate"
         let top = certificates.last!
         if top.issuer == top.subject {
             // The server sent its CA too (or its certificate is self-signed): that CA is not trusted here.
-            let what = certificates.count == 1 ? "is self-signed (“\(Self.name(leaf.subject))”)" : "is issued by “\(Self.name(top.subject))”"
+            let what =
+                certificates.count == 1
+                ? "is self-signed (“\(Self.name(leaf.subject))”)" : "is issued by “\(Self.name(top.subject))”"
             return "unknown CA: the certificate for \(host) \(what), which this machine does not trust: \(advice)"
         }
-        return "unknown CA: the certificate for \(host) is issued by “\(Self.name(top.issuer))”, which this machine does not trust: \(advice)"
+        return
+            "unknown CA: the certificate for \(host) is issued by “\(Self.name(top.issuer))”, which this machine does not trust: \(advice)"
     }
 
     /// `2026-03-01 00:00:00 UTC`.
@@ -90,8 +96,10 @@ public struct CertificateDiagnosis: Sendable {
                 let bytes = Array(octets.bytes)
                 if bytes.count == 4 { return bytes.map(String.init).joined(separator: ".") }
                 if bytes.count == 16 {
-                    return stride(from: 0, to: 16, by: 2).map { String(UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]), radix: 16) }
-                        .joined(separator: ":")
+                    return stride(from: 0, to: 16, by: 2).map {
+                        String(UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]), radix: 16)
+                    }
+                    .joined(separator: ":")
                 }
                 return nil
             default: return nil
@@ -114,4 +122,3 @@ public struct CertificateDiagnosis: Sendable {
         }
     }
 }
-

@@ -46,7 +46,8 @@ public struct HTTPTransport: APITransport {
         self.logger = logger
     }
 
-    public func send(_ request: TransportRequest, timeout: Duration) async throws(TransportFailure) -> TransportResponse {
+    public func send(_ request: TransportRequest, timeout: Duration) async throws(TransportFailure) -> TransportResponse
+    {
         var outgoing = HTTPClientRequest(url: baseURL + request.path)
         outgoing.method = HTTPMethod(rawValue: request.method)
         for (name, value) in request.headers { outgoing.headers.add(name: name, value: value) }
@@ -92,9 +93,11 @@ public struct HTTPTransport: APITransport {
                 return "certificate for \(host) was refused (\(detail)); reading it again failed: \(error)"
             }
         case .protocolVersion:
-            return "TLS with \(host):\(port) failed: the server offers no TLS version this workstation accepts (api.tls_min_version is \(settings.minimumTLSVersion.rawValue))"
+            return
+                "TLS with \(host):\(port) failed: the server offers no TLS version this workstation accepts (api.tls_min_version is \(settings.minimumTLSVersion.rawValue))"
         case .notTLS:
-            return "TLS with \(host):\(port) failed: the server does not speak TLS there (an http:// server on an https:// URL?)"
+            return
+                "TLS with \(host):\(port) failed: the server does not speak TLS there (an http:// server on an https:// URL?)"
         case .other:
             return "TLS with \(host):\(port) failed: \(detail)"
         }
@@ -122,9 +125,11 @@ public struct HTTPTransport: APITransport {
             switch decompression {
             case .limit:
                 return .interrupted(
-                    "the answer's compressed body inflates to more than \(TransportSettings.maxInflationRatio) times its size (a compression bomb?): refused, nothing of it was used")
+                    "the answer's compressed body inflates to more than \(TransportSettings.maxInflationRatio) times its size (a compression bomb?): refused, nothing of it was used"
+                )
             case .inflationError(let code):
-                return .interrupted("the answer's compressed body is corrupt (zlib error \(code)): nothing of it was used")
+                return .interrupted(
+                    "the answer's compressed body is corrupt (zlib error \(code)): nothing of it was used")
             case .initializationError(let code):
                 return .interrupted("the answer's compressed body could not be inflated (zlib error \(code))")
             }
@@ -156,7 +161,8 @@ public struct HTTPTransport: APITransport {
                 .httpProxyHandshakeTimeout:
                 return .unreachable(text)
             case .proxyAuthenticationRequired:
-                return .unreachable("the proxy asks for credentials (407): set them in api.proxy as http://USER:PASSWORD@HOST:PORT")
+                return .unreachable(
+                    "the proxy asks for credentials (407): set them in api.proxy as http://USER:PASSWORD@HOST:PORT")
             case .invalidProxyResponse:
                 return .unreachable("the proxy refused the tunnel to the API (its CONNECT answer was not 200): \(text)")
             default:

@@ -91,7 +91,8 @@ public final class LinkMeter: Sendable {
         guard records > 0, wireBytes > 0 else { return }
         let sample = Double(wireBytes) / Double(records)
         state.withLock { state in
-            state.bytesPerRecord[collection] = state.bytesPerRecord[collection].map { $0 + Self.smoothing * (sample - $0) } ?? sample
+            state.bytesPerRecord[collection] =
+                state.bytesPerRecord[collection].map { $0 + Self.smoothing * (sample - $0) } ?? sample
             state.anyBytesPerRecord = state.anyBytesPerRecord.map { $0 + Self.smoothing * (sample - $0) } ?? sample
         }
     }
@@ -102,7 +103,8 @@ public final class LinkMeter: Sendable {
     public func pageSize(for collection: String, configured: Int) -> Int {
         state.withLock { state in
             let size = Self.pageSize(
-                configured: configured, target: targetPageTime, roundTrip: state.roundTrips.min(), throughput: state.throughput,
+                configured: configured, target: targetPageTime, roundTrip: state.roundTrips.min(),
+                throughput: state.throughput,
                 bytesPerRecord: state.bytesPerRecord[collection] ?? state.anyBytesPerRecord)
             state.lastPageSize = size
             return size

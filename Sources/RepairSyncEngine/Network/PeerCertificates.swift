@@ -33,7 +33,8 @@ enum PeerCertificates {
             .connectTimeout(.init(timeout))
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    let tlsHandler = try NIOSSLClientHandler(context: context, serverHostname: sniName) { chain, verdict in
+                    let tlsHandler = try NIOSSLClientHandler(context: context, serverHostname: sniName) {
+                        chain, verdict in
                         capture.received(chain)
                         // Never trusted: the handshake stops here and no byte of a request goes out.
                         verdict.succeed(NIOSSLVerificationResult.failed)
@@ -43,7 +44,8 @@ enum PeerCertificates {
                     case nil:
                         try sync.addHandler(tlsHandler)
                     case .http?:
-                        try sync.addHandler(ConnectTunnelHandler(target: target, proxy: settings.proxy!, then: tlsHandler))
+                        try sync.addHandler(
+                            ConnectTunnelHandler(target: target, proxy: settings.proxy!, then: tlsHandler))
                     case .socks5?:
                         try sync.addHandler(SOCKSClientHandler(targetAddress: .domain(host, port: port)))
                         try sync.addHandler(SOCKSEstablishedHandler(then: tlsHandler))
@@ -136,7 +138,8 @@ enum PeerCertificates {
         }
 
         func channelActive(context: ChannelHandlerContext) {
-            let authority = target.host.contains(":") ? "[\(target.host)]:\(target.port)" : "\(target.host):\(target.port)"
+            let authority =
+                target.host.contains(":") ? "[\(target.host)]:\(target.port)" : "\(target.host):\(target.port)"
             var request = "CONNECT \(authority) HTTP/1.1\r\nHost: \(authority)\r\n"
             if let user = proxy.username {
                 let credentials = Data("\(user):\(proxy.password ?? "")".utf8).base64EncodedString()
@@ -152,7 +155,9 @@ enum PeerCertificates {
             received.writeBuffer(&bytes)
             let text = String(buffer: received)
             guard let end = text.range(of: "\r\n\r\n") else {
-                if received.readableBytes > 16384 { context.fireErrorCaught(Failure(description: "the proxy's answer is too long")) }
+                if received.readableBytes > 16384 {
+                    context.fireErrorCaught(Failure(description: "the proxy's answer is too long"))
+                }
                 return
             }
             let statusLine = text[..<(text.firstIndex(of: "\r") ?? end.lowerBound)]

@@ -37,18 +37,20 @@ public struct ProxyServer: Sendable, Equatable, CustomStringConvertible {
             let host = components.host, !host.isEmpty
         else {
             throw TransportSettingsError(
-                "expected a proxy URL such as http://proxy.example:3128 or socks5://proxy.example:1080, got \"\(text)\"")
+                "expected a proxy URL such as http://proxy.example:3128 or socks5://proxy.example:1080, got \"\(text)\""
+            )
         }
         switch scheme {
         case "http": kind = .http
         case "socks5", "socks5h": kind = .socks5
         case "https":
             throw TransportSettingsError(
-                "a TLS connection to the proxy itself (https://) is not supported; use http:// — the API's own TLS still runs end to end through the tunnel")
+                "a TLS connection to the proxy itself (https://) is not supported; use http:// — the API's own TLS still runs end to end through the tunnel"
+            )
         default:
             throw TransportSettingsError("proxy scheme \(scheme) is not supported; use http:// (CONNECT) or socks5://")
         }
-        guard (components.path.isEmpty || components.path == "/"), components.query == nil else {
+        guard components.path.isEmpty || components.path == "/", components.query == nil else {
             throw TransportSettingsError("a proxy URL has no path or query, got \"\(text)\"")
         }
         self.host = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
@@ -57,7 +59,8 @@ public struct ProxyServer: Sendable, Equatable, CustomStringConvertible {
         username = components.percentEncodedUser.map { $0.removingPercentEncoding ?? $0 }
         password = components.percentEncodedPassword.map { $0.removingPercentEncoding ?? $0 }
         if kind == .socks5, username != nil {
-            throw TransportSettingsError("SOCKS proxies with a user name and password are not supported; use an HTTP proxy")
+            throw TransportSettingsError(
+                "SOCKS proxies with a user name and password are not supported; use an HTTP proxy")
         }
     }
 
@@ -121,7 +124,8 @@ extension ProxyServer {
     }
 
     static func isLoopback(_ host: String) -> Bool {
-        host == "localhost" || host.hasSuffix(".localhost") || host == "::1" || IPv4Block("127.0.0.0", prefix: 8)!.contains(host)
+        host == "localhost" || host.hasSuffix(".localhost") || host == "::1"
+            || IPv4Block("127.0.0.0", prefix: 8)!.contains(host)
     }
 
     /// Whether `no_proxy` covers `host`: `*` covers everything; an entry `example.com` or `.example.com` covers that

@@ -25,7 +25,9 @@ public struct ServerCertificate: Sendable {
         }
         let chain = try await PeerCertificates.fetch(
             host: host, port: url.port ?? 443, settings: settings, timeout: settings.connectTimeout)
-        guard let der = chain.first else { throw PeerCertificates.Failure(description: "\(host) presented no certificate") }
+        guard let der = chain.first else {
+            throw PeerCertificates.Failure(description: "\(host) presented no certificate")
+        }
         let leaf = try Certificate(derEncoded: der)
         return ServerCertificate(
             host: host, names: CertificateDiagnosis.names(leaf), issuer: CertificateDiagnosis.name(leaf.issuer),

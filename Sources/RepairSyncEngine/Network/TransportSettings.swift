@@ -82,14 +82,16 @@ public struct TransportSettings: Sendable, Equatable {
 
     /// The certificates of a PEM file, or an error naming the file and what is wrong with it.
     static func loadCertificates(_ path: String) throws(TransportSettingsError) -> [NIOSSLCertificate] {
-        guard FileManager.default.isReadableFile(atPath: path), let data = FileManager.default.contents(atPath: path) else {
+        guard FileManager.default.isReadableFile(atPath: path), let data = FileManager.default.contents(atPath: path)
+        else {
             throw TransportSettingsError("\(path) does not exist or is not readable by this user")
         }
         let certificates: [NIOSSLCertificate]
         do {
             certificates = try NIOSSLCertificate.fromPEMBytes(Array(data))
         } catch {
-            throw TransportSettingsError("\(path) is not a PEM file of certificates (-----BEGIN CERTIFICATE-----): \(error)")
+            throw TransportSettingsError(
+                "\(path) is not a PEM file of certificates (-----BEGIN CERTIFICATE-----): \(error)")
         }
         guard !certificates.isEmpty else {
             throw TransportSettingsError("\(path) holds no certificate (expected PEM: -----BEGIN CERTIFICATE-----)")

@@ -48,11 +48,18 @@ public struct ReplicaReader: Sendable {
         try store.read { db in
             var conditions: [String] = []
             var arguments: [any DatabaseValueConvertible] = []
-            if let status { conditions.append("status = ?"); arguments.append(status.rawValue) }
-            if let clientId { conditions.append("client_id = ?"); arguments.append(clientId) }
+            if let status {
+                conditions.append("status = ?")
+                arguments.append(status.rawValue)
+            }
+            if let clientId {
+                conditions.append("client_id = ?")
+                arguments.append(clientId)
+            }
             return try Order.fetchAll(
                 db,
-                sql: "SELECT * FROM orders \(Self.whereClause(conditions)) ORDER BY created_at DESC, order_number DESC LIMIT ? OFFSET ?",
+                sql:
+                    "SELECT * FROM orders \(Self.whereClause(conditions)) ORDER BY created_at DESC, order_number DESC LIMIT ? OFFSET ?",
                 arguments: StatementArguments(arguments + [page.limit, page.offset]))
         }
     }
@@ -84,10 +91,18 @@ public struct ReplicaReader: Sendable {
         try store.read { db in
             var conditions: [String] = []
             var arguments: [any DatabaseValueConvertible] = []
-            if let orderId { conditions.append("order_id = ?"); arguments.append(orderId) }
-            if let status { conditions.append("status = ?"); arguments.append(status.rawValue) }
+            if let orderId {
+                conditions.append("order_id = ?")
+                arguments.append(orderId)
+            }
+            if let status {
+                conditions.append("status = ?")
+                arguments.append(status.rawValue)
+            }
             return try Device.fetchAll(
-                db, sql: "SELECT * FROM devices \(Self.whereClause(conditions)) ORDER BY created_at DESC, id LIMIT ? OFFSET ?",
+                db,
+                sql:
+                    "SELECT * FROM devices \(Self.whereClause(conditions)) ORDER BY created_at DESC, id LIMIT ? OFFSET ?",
                 arguments: StatementArguments(arguments + [page.limit, page.offset]))
         }.map { passcode($0, reveal: revealPasscodes) }
     }
@@ -98,7 +113,9 @@ public struct ReplicaReader: Sendable {
             var sql = "SELECT * FROM clients"
             var arguments: [any DatabaseValueConvertible] = []
             if let search, !search.isEmpty {
-                let pattern = "%" + search.replacingOccurrences(of: "\\", with: "\\\\")
+                let pattern =
+                    "%"
+                    + search.replacingOccurrences(of: "\\", with: "\\\\")
                     .replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_") + "%"
                 sql += """
                      WHERE first_name LIKE ? ESCAPE '\\' OR last_name LIKE ? ESCAPE '\\' OR email LIKE ? ESCAPE '\\'
@@ -107,7 +124,8 @@ public struct ReplicaReader: Sendable {
                 arguments = Array(repeating: pattern, count: 5)
             }
             sql += " ORDER BY last_name, first_name, id LIMIT ? OFFSET ?"
-            return try Client.fetchAll(db, sql: sql, arguments: StatementArguments(arguments + [page.limit, page.offset]))
+            return try Client.fetchAll(
+                db, sql: sql, arguments: StatementArguments(arguments + [page.limit, page.offset]))
         }
     }
 
@@ -120,10 +138,14 @@ public struct ReplicaReader: Sendable {
         try store.read { db in
             var conditions: [String] = []
             var arguments: [any DatabaseValueConvertible] = []
-            if let status { conditions.append("status = ?"); arguments.append(status.rawValue) }
+            if let status {
+                conditions.append("status = ?")
+                arguments.append(status.rawValue)
+            }
             return try Ticket.fetchAll(
                 db,
-                sql: "SELECT * FROM tickets \(Self.whereClause(conditions)) ORDER BY updated_at DESC, id LIMIT ? OFFSET ?",
+                sql:
+                    "SELECT * FROM tickets \(Self.whereClause(conditions)) ORDER BY updated_at DESC, id LIMIT ? OFFSET ?",
                 arguments: StatementArguments(arguments + [page.limit, page.offset]))
         }
     }
@@ -141,8 +163,10 @@ public struct ReplicaReader: Sendable {
     /// The cached dashboard snapshot of a period (`today`, `week`, `month`); nil before the first full sync.
     public func dashboard(period: String) throws -> DashboardSnapshot? {
         let row = try store.read { db in
-            try Row.fetchOne(db, sql: "SELECT body, fetched_at FROM dashboard_snapshots WHERE period = ?", arguments: [period])
-                .map { (body: $0["body"] as String, fetchedAt: $0["fetched_at"] as Int64) }
+            try Row.fetchOne(
+                db, sql: "SELECT body, fetched_at FROM dashboard_snapshots WHERE period = ?", arguments: [period]
+            )
+            .map { (body: $0["body"] as String, fetchedAt: $0["fetched_at"] as Int64) }
         }
         guard let row else { return nil }
         // The engine decoded this body before storing it; a body that no longer decodes is a store problem.

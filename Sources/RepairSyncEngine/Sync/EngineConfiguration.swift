@@ -40,7 +40,8 @@ public struct EngineConfiguration: Sendable {
         completedHold: Duration = .seconds(2), maxRebasesPerRun: Int = 3,
         dashboardPeriods: [String] = ["today", "week", "month"], passcodeCipher: PasscodeCipher? = nil,
         pushConcurrency: Int = 8, pullAhead: Bool = true, maxStalledPages: Int = 3, maxPagesPerRun: Int = 100_000,
-        maxVerificationsPerPage: Int = 64, maxSweepChecks: Int = 500, random: @escaping @Sendable () -> Double = { Double.random(in: 0...1) },
+        maxVerificationsPerPage: Int = 64, maxSweepChecks: Int = 500,
+        random: @escaping @Sendable () -> Double = { Double.random(in: 0...1) },
         pushPriorities: [PushPriorityRule] = PushPriorityRule.defaults
     ) {
         self.pushPriorities = pushPriorities

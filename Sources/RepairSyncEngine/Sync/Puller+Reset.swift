@@ -14,7 +14,8 @@ extension Puller {
         do {
             return try await store.write { db in
                 try db.execute(
-                    sql: "INSERT OR IGNORE INTO resync_marks (collection, record_id) SELECT ?, id FROM \(collection.name)",
+                    sql:
+                        "INSERT OR IGNORE INTO resync_marks (collection, record_id) SELECT ?, id FROM \(collection.name)",
                     arguments: [collection.name])
                 let marked = db.changesCount
                 try db.execute(

@@ -49,7 +49,7 @@ struct Puller {
                 try await pull(collection, into: &report) { fraction in
                     await progress((Double(index) + fraction) / Double(collections.count))
                 }
-            } catch where error.endsRun {
+            } catch  where error.endsRun {
                 endsRun = error
             } catch {
                 // This collection's failure is in its status; the others still pull.
@@ -69,21 +69,25 @@ struct Puller {
         do {
             let fromTheBeginning = try await store.read { db in
                 try String.fetchOne(
-                    db, sql: "SELECT cursor FROM sync_metadata WHERE collection = ?", arguments: [collection.name]) == nil
+                    db, sql: "SELECT cursor FROM sync_metadata WHERE collection = ?", arguments: [collection.name])
+                    == nil
             }
             guard fromTheBeginning else { return }
             if try await store.write({ db in try ListIndexes.dropForBulkLoad(on: collection.name, db) }) {
                 logger.info("loading in bulk: list indexes built at the end", metadata: ["collection": "\(collection)"])
             }
         } catch {
-            logger.warning("list indexes kept for the load", metadata: ["collection": "\(collection)", "error": "\(error)"])
+            logger.warning(
+                "list indexes kept for the load", metadata: ["collection": "\(collection)", "error": "\(error)"])
         }
     }
 
     /// Builds the list indexes `collection`'s table lacks (after a load in bulk, or one a crash interrupted).
     private func buildListIndexes(_ collection: SyncCollection) async {
         do {
-            guard try await !store.read({ db in try ListIndexes.missing(on: collection.name, db) }).isEmpty else { return }
+            guard try await !store.read({ db in try ListIndexes.missing(on: collection.name, db) }).isEmpty else {
+                return
+            }
             let start = ContinuousClock.now
             let built = try await store.write { db in try ListIndexes.create(on: collection.name, db) }
             logger.info(
@@ -94,7 +98,8 @@ struct Puller {
                 ])
         } catch {
             // The lists still answer (walking the table); the next pull of the collection tries again.
-            logger.error("building list indexes failed", metadata: ["collection": "\(collection)", "error": "\(error)"])
+            logger.error(
+                "building list indexes failed", metadata: ["collection": "\(collection)", "error": "\(error)"])
         }
     }
 
@@ -188,7 +193,8 @@ struct Puller {
                 (cursor, sweeping) = try await store.read { db in
                     (
                         try String.fetchOne(
-                            db, sql: "SELECT cursor FROM sync_metadata WHERE collection = ?", arguments: [collection.name]),
+                            db, sql: "SELECT cursor FROM sync_metadata WHERE collection = ?",
+                            arguments: [collection.name]),
                         try Bool.fetchOne(
                             db, sql: "SELECT EXISTS (SELECT 1 FROM resync_marks WHERE collection = ?)",
                             arguments: [collection.name]) ?? false
@@ -214,7 +220,8 @@ struct Puller {
                 switch fetched {
                 case .page(let decoded):
                     page = decoded
-                case .requestFailed(let error) where error.status == 410 && error.code == "cursor_expired" && !restarted:
+                case .requestFailed(let error)
+                where error.status == 410 && error.code == "cursor_expired" && !restarted:
                     // The server cannot resume from this cursor: resync the collection from the beginning (once),
                     // marking every id held now so that those the resync does not bring back are deleted at its end.
                     restarted = true
@@ -244,7 +251,8 @@ struct Puller {
                 }
                 pages += 1
                 if pages > configuration.maxPagesPerRun {
-                    let message = "\(collection): more than \(configuration.maxPagesPerRun) pages in one run; continuing next run"
+                    let message =
+                        "\(collection): more than \(configuration.maxPagesPerRun) pages in one run; continuing next run"
                     try await recordFailure(collection, message)
                     throw .failed(message)
                 }
@@ -313,7 +321,8 @@ struct Puller {
     /// Collections without local edits: the server copy is the row, unless it is older than the row (item of
     /// `verifyOlderCopies`). The page's older copies are verified first, then it is applied in one transaction with
     /// its cursor.
-    private func handlePlain<R: ReplicaRecord>(_ page: ChangesPage<R>, sweeping: Bool) async throws(SyncStop) -> Applied {
+    private func handlePlain<R: ReplicaRecord>(_ page: ChangesPage<R>, sweeping: Bool) async throws(SyncStop) -> Applied
+    {
         events.emit(.pageReceived(collection: R.collection, records: page.data.count, deleted: page.deleted.count))
         let checks = try await verifyOlderCopies(page)
         return try await commit(R.collection) { db, now, applied in
@@ -366,7 +375,8 @@ struct Puller {
             // Records created here whose create was sent and whose reply never came: the server has them, so the
             // create is settled (as its replay would have told), and the copy is their first base.
             if !changed.isEmpty {
-                applied.settledCreates += try rebase.settleCreates(R.self, ids: page.data.map(\.id).filter(changed.contains), db)
+                applied.settledCreates += try rebase.settleCreates(
+                    R.self, ids: page.data.map(\.id).filter(changed.contains), db)
             }
             // Rows reconciled here had any edit of another program queued first: the triggers' notes of them (its
             // edit's, and this very upsert's) need no second look.
@@ -393,7 +403,9 @@ struct Puller {
                 }
                 reconciled.append(record.id)
             }
-            for chunk in stride(from: 0, to: reconciled.count, by: 500).map({ Array(reconciled[$0..<min($0 + 500, reconciled.count)]) }) {
+            for chunk in stride(from: 0, to: reconciled.count, by: 500).map({
+                Array(reconciled[$0..<min($0 + 500, reconciled.count)])
+            }) {
                 try db.execute(
                     sql: """
                         DELETE FROM edited_rows WHERE collection = ?
@@ -417,7 +429,8 @@ struct Puller {
     ) throws {
         let policy = configuration.policy(for: R.collection).rawValue
         for id in page.deleted.map(\.id) + gone {
-            applied.conflicts += try RecordRebase.deleteWithPendingChildren(R.collection, id: id, policy: policy, now: now, db)
+            applied.conflicts += try RecordRebase.deleteWithPendingChildren(
+                R.collection, id: id, policy: policy, now: now, db)
         }
         applied.deleted = page.deleted.count + gone.count
         if applied.deleted > 0 { applied.resized = true }
@@ -486,7 +499,9 @@ struct Puller {
             do throws(APIError) {
                 let reply = try await api.record(R.collection, id: record.id)
                 let current = try api.decode(R.self, reply.body)
-                guard current.id == record.id else { throw APIError.malformed("\(R.collection) \(record.id): another record's id") }
+                guard current.id == record.id else {
+                    throw APIError.malformed("\(R.collection) \(record.id): another record's id")
+                }
                 checks.verdicts[record.id] = current.version < local ? .rewound(current) : .fresher(current)
             } catch {
                 if error.isFinalAnswer, error.status == 404, error.code == "not_found" {
@@ -523,7 +538,8 @@ struct Puller {
             let chunk = Array(ids[start..<min(start + 500, ids.count)])
             let rows = try Row.fetchAll(
                 db,
-                sql: "SELECT id, version FROM \(R.databaseTableName) WHERE id IN (\(databaseQuestionMarks(count: chunk.count)))",
+                sql:
+                    "SELECT id, version FROM \(R.databaseTableName) WHERE id IN (\(databaseQuestionMarks(count: chunk.count)))",
                 arguments: StatementArguments(chunk))
             for row in rows { versions[row["id"]] = row["version"] }
         }
@@ -537,7 +553,8 @@ struct Puller {
         do {
             return try await store.write { db in
                 try db.execute(
-                    sql: "INSERT OR IGNORE INTO resync_marks (collection, record_id) SELECT ?, id FROM \(collection.name)",
+                    sql:
+                        "INSERT OR IGNORE INTO resync_marks (collection, record_id) SELECT ?, id FROM \(collection.name)",
                     arguments: [collection.name])
                 return db.changesCount > 0
             }
@@ -605,7 +622,8 @@ struct Puller {
                     gone.append(id)
                     continue
                 }
-                let message = "\(collection): checking \(id), which the resync did not return, before deleting it: \(error)"
+                let message =
+                    "\(collection): checking \(id), which the resync did not return, before deleting it: \(error)"
                 try await recordFailure(collection, message)
                 throw SyncStop.from(error).endsRun ? SyncStop.from(error) : .failed(message)
             }
@@ -623,7 +641,8 @@ struct Puller {
             return try await store.write { db in
                 var conflicts = 0
                 for id in checkedGone {
-                    conflicts += try RecordRebase.deleteWithPendingChildren(collection, id: id, policy: policy, now: now, db)
+                    conflicts += try RecordRebase.deleteWithPendingChildren(
+                        collection, id: id, policy: policy, now: now, db)
                 }
                 for (_, record) in checkedFound { try Self.take(record, rebase, db) }
                 let checked = checkedGone + checkedFound.map(\.id)
@@ -672,7 +691,11 @@ struct Puller {
         }
         func editable<R: EditableRecord>(_ record: R) throws {
             let local = try localVersions(R.self, ids: [record.id], db)[record.id]
-            if let local, record.version < local { try rebase.adoptRewound(record, db) } else { try rebase.apply(record, db) }
+            if let local, record.version < local {
+                try rebase.adoptRewound(record, db)
+            } else {
+                try rebase.apply(record, db)
+            }
         }
         switch record {
         case .client(let record): try plain(record)
@@ -690,7 +713,8 @@ struct Puller {
         do {
             try await store.write { db in
                 try db.execute(
-                    sql: "UPDATE sync_metadata SET state = 'error', last_error = ?, last_synced_at = ? WHERE collection = ?",
+                    sql:
+                        "UPDATE sync_metadata SET state = 'error', last_error = ?, last_synced_at = ? WHERE collection = ?",
                     arguments: [error, now, collection.name])
             }
         } catch {

@@ -59,14 +59,19 @@ struct Pusher {
                 if let count = rebases[entry.seq], count >= configuration.maxRebasesPerRun {
                     // Bounded: a record the server changes faster than we rebase (or a server that keeps answering
                     // 412) is not replayed without end. Visible with its reason; `retry` or `discard` decide.
-                    let reason = "the server answered 412 (version_mismatch) \(count) times in one run; retry or discard it"
+                    let reason =
+                        "the server answered 412 (version_mismatch) \(count) times in one run; retry or discard it"
                     let rebase = recordRebase(entry.collection)
                     try await write { db in
-                        try SyncEngine.rendering(entry, rebase, db) { try Outbox.reject(db, seq: entry.seq, error: reason) }
+                        try SyncEngine.rendering(entry, rebase, db) {
+                            try Outbox.reject(db, seq: entry.seq, error: reason)
+                        }
                     }
                     logger.error(
                         "change given up after repeated 412s",
-                        metadata: ["collection": "\(entry.collection)", "id": "\(entry.recordId)", "seq": "\(entry.seq)"])
+                        metadata: [
+                            "collection": "\(entry.collection)", "id": "\(entry.recordId)", "seq": "\(entry.seq)",
+                        ])
                     report.dead += 1
                 } else {
                     sendable.append((entry, urgency))
@@ -109,7 +114,8 @@ struct Pusher {
                             if let fresh = try? await store.read({ db in
                                 try Outbox.due(db, now: now, horizon: horizon, limit: batch, excluding: running)
                             }) {
-                                waiting = fresh.filter { (rebases[$0.entry.seq] ?? 0) < configuration.maxRebasesPerRun }[...]
+                                waiting =
+                                    fresh.filter { (rebases[$0.entry.seq] ?? 0) < configuration.maxRebasesPerRun }[...]
                             }
                         }
                     case .success(.rebased(let conflict)):
@@ -160,7 +166,8 @@ struct Pusher {
         // Marked in doubt (`sent`) in the same commit, before the request leaves: from here on, whatever happens —
         // a lost response, a crash, a 401 — nothing coalesces into it and its key is only ever replayed.
         let current = try await write { db -> OutboxEntry? in
-            guard var entry = try Outbox.entry(db, seq: listed.seq), [.pending, .failed, .inFlight].contains(entry.state)
+            guard var entry = try Outbox.entry(db, seq: listed.seq),
+                [.pending, .failed, .inFlight].contains(entry.state)
             else { return nil }
             try Outbox.markSending(db, seq: entry.seq)
             entry.state = .inFlight
@@ -205,7 +212,9 @@ struct Pusher {
             guard let current else { return }
             // Older than the replayed answer: the server's history went back since the write (the rewind was in a
             // feed already read); newer: taken as a pull would.
-            if let base = try BaseCopies.load(db, collection: R.collection, id: current.id), current.version < base.version {
+            if let base = try BaseCopies.load(db, collection: R.collection, id: current.id),
+                current.version < base.version
+            {
                 try rebase.adoptRewound(current, db)
             } else {
                 try rebase.apply(current, db)
@@ -239,7 +248,8 @@ struct Pusher {
         // The same bytes on every retry (sorted keys), as a strict server compares the body of a replay.
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        let reply = try await api.postMessage(ticketId: ticketId, body: try encoder.encode(body), key: entry.idempotencyKey)
+        let reply = try await api.postMessage(
+            ticketId: ticketId, body: try encoder.encode(body), key: entry.idempotencyKey)
         let message = try api.decode(TicketMessage.self, reply.body)
         events.emit(.accepted(seq: entry.seq, collection: entry.collection, id: entry.recordId))
         let now = clock.now()
@@ -257,7 +267,8 @@ struct Pusher {
         var fields = entry.fields
         if let sealed = fields["passcode"] ?? nil { fields["passcode"] = configuration.passcodeCipher?.open(sealed) }
         fields["id"] = entry.recordId
-        let reply = try await api.create(entry.collection, body: Data(FieldValuesJSON.encode(fields).utf8), key: entry.idempotencyKey)
+        let reply = try await api.create(
+            entry.collection, body: Data(FieldValuesJSON.encode(fields).utf8), key: entry.idempotencyKey)
         let rebase = recordRebase(entry.collection)
         switch entry.collection {
         case .orders:
@@ -343,7 +354,8 @@ struct Pusher {
             let wait = min(error.retryAfter ?? .seconds(1), configuration.retry.cap)
             try await write { db in
                 try Outbox.recordFailure(
-                    db, seq: entry.seq, error: error.description, nextAttempt: now.adding(milliseconds: wait.inMilliseconds),
+                    db, seq: entry.seq, error: error.description,
+                    nextAttempt: now.adding(milliseconds: wait.inMilliseconds),
                     countsAsAttempt: false)
             }
             throw SyncStop.from(error)
@@ -381,13 +393,19 @@ struct Pusher {
             // No usable `current`: the key is settled all the same (never replayed), the change waits for a retry,
             // and the next pull brings the base.
             try await write { db in
-                if let stored = try Outbox.entry(db, seq: entry.seq) { try Outbox.rewrite(db, stored, fields: stored.fields) }
+                if let stored = try Outbox.entry(db, seq: entry.seq) {
+                    try Outbox.rewrite(db, stored, fields: stored.fields)
+                }
             }
-            return try await retry(entry, APIError.malformed("412 without a usable current record: \(error)"), now: clock.now())
+            return try await retry(
+                entry, APIError.malformed("412 without a usable current record: \(error)"), now: clock.now())
         }
         logger.info(
-            outcome.rewound ? "the server's copy went back; adopted as the new base, change rebased" : "change rebased after 412",
-            metadata: ["collection": "\(entry.collection)", "id": "\(entry.recordId)", "conflict": "\(outcome.conflict)"])
+            outcome.rewound
+                ? "the server's copy went back; adopted as the new base, change rebased" : "change rebased after 412",
+            metadata: [
+                "collection": "\(entry.collection)", "id": "\(entry.recordId)", "conflict": "\(outcome.conflict)",
+            ])
         return .rebased(conflict: outcome.conflict)
     }
 

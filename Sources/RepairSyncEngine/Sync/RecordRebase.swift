@@ -90,17 +90,22 @@ struct RecordRebase {
             switch collection {
             case .orders:
                 let base = try BaseCopies.load(db, collection: .orders, id: id)
-                _ = try queueUnqueuedEdits(Order.self, id: id, base: base, entries: before.filter { $0.kind == .update }, db)
+                _ = try queueUnqueuedEdits(
+                    Order.self, id: id, base: base, entries: before.filter { $0.kind == .update }, db)
             case .devices:
                 let base = try BaseCopies.load(db, collection: .devices, id: id)
-                _ = try queueUnqueuedEdits(Device.self, id: id, base: base, entries: before.filter { $0.kind == .update }, db)
+                _ = try queueUnqueuedEdits(
+                    Device.self, id: id, base: base, entries: before.filter { $0.kind == .update }, db)
             default: break
             }
-            if try Outbox.entries(db, collection: SyncCollection(rawValue: row["collection"]) ?? .orders, id: id) != before {
+            if try Outbox.entries(db, collection: SyncCollection(rawValue: row["collection"]) ?? .orders, id: id)
+                != before
+            {
                 queued += 1
             }
             try db.execute(
-                sql: "DELETE FROM edited_rows WHERE collection = ? AND record_id = ?", arguments: [row["collection"], id])
+                sql: "DELETE FROM edited_rows WHERE collection = ? AND record_id = ?",
+                arguments: [row["collection"], id])
         }
         return (rows.count, queued, refused)
     }
@@ -111,7 +116,9 @@ struct RecordRebase {
         _ type: R.Type, id: String, base: BaseCopy?, entries: [OutboxEntry], _ db: Database
     ) throws -> [OutboxEntry] {
         var base = base
-        if base == nil, let created = Self.createdValues(R.self, try Outbox.entries(db, collection: R.collection, id: id)) {
+        if base == nil,
+            let created = Self.createdValues(R.self, try Outbox.entries(db, collection: R.collection, id: id))
+        {
             // Created here, not on the server yet: the create is what the row is diffed against.
             base = BaseCopy(version: 0, fields: created)
         }
@@ -132,7 +139,8 @@ struct RecordRebase {
         let base = try BaseCopies.load(db, collection: R.collection, id: remote.id)
         if let base, base.version > remote.version { return Outcome() }
         var entries =
-            mayHaveEntries ? try Outbox.entries(db, collection: R.collection, id: remote.id).filter { $0.kind == .update } : []
+            mayHaveEntries
+            ? try Outbox.entries(db, collection: R.collection, id: remote.id).filter { $0.kind == .update } : []
         entries = try queueUnqueuedEdits(R.self, id: remote.id, base: base, entries: entries, db)
         let live = entries.filter(\.isLive)
         let (pending, editedAt) = Self.overlay(live)
@@ -249,12 +257,17 @@ struct RecordRebase {
     func acknowledgeCreate<R: EditableRecord>(_ entry: OutboxEntry, response: R, _ db: Database) throws {
         _ = try queueUnqueuedEdits(
             R.self, id: response.id, base: nil,
-            entries: try Outbox.entries(db, collection: R.collection, id: response.id).filter { $0.kind == .update }, db)
+            entries: try Outbox.entries(db, collection: R.collection, id: response.id).filter { $0.kind == .update }, db
+        )
         try Outbox.remove(db, seq: entry.seq)
         try Outbox.unblock(db, key: entry.orderKey)
         try Self.markForSweep(R.collection, id: response.id, db)
-        let remaining = try Outbox.entries(db, collection: R.collection, id: response.id).filter { $0.kind == .update && $0.isLive }
-        if let base = try BaseCopies.load(db, collection: R.collection, id: response.id), base.version > response.version {
+        let remaining = try Outbox.entries(db, collection: R.collection, id: response.id).filter {
+            $0.kind == .update && $0.isLive
+        }
+        if let base = try BaseCopies.load(db, collection: R.collection, id: response.id),
+            base.version > response.version
+        {
             return
         }
         var newRow = response

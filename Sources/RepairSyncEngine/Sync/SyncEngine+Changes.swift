@@ -153,7 +153,8 @@ extension SyncEngine {
             // Records that exist only here go with their creates (children first: an order's row takes its devices').
             for change in discarded.reversed() where change.kind == .create {
                 try db.execute(
-                    sql: "DELETE FROM \(change.collection.name) WHERE id = ? AND synced_at IS NULL", arguments: [change.recordId])
+                    sql: "DELETE FROM \(change.collection.name) WHERE id = ? AND synced_at IS NULL",
+                    arguments: [change.recordId])
             }
             return entry
         }

@@ -132,7 +132,9 @@ public actor SyncEngine {
     }
 
     private func startFollowUp() async -> SyncReport {
-        guard let request = followUp?.request else { return await start(RunRequest(collections: [], dashboard: false)).value }
+        guard let request = followUp?.request else {
+            return await start(RunRequest(collections: [], dashboard: false)).value
+        }
         followUp = nil
         return await start(request).value
     }
@@ -180,7 +182,8 @@ public actor SyncEngine {
                     // Rows another program inserted are counted from here on (their creates are queued now).
                     if looked.queued > 0 { queuedInserts = true }
                     for row in looked.refused {
-                        logger.warning("a row another program inserted cannot be created as it is", metadata: ["row": "\(row)"])
+                        logger.warning(
+                            "a row another program inserted cannot be created as it is", metadata: ["row": "\(row)"])
                     }
                     if looked.looked < 1000 { break }
                 }
@@ -192,7 +195,9 @@ public actor SyncEngine {
             }
             // A resync asked for meanwhile is carried out by this run, before its pull: no other run is active.
             let resets = pendingResets
-            let collections = SyncCollection.pullOrder.filter { request.collections.contains($0) || resets.contains($0) }
+            let collections = SyncCollection.pullOrder.filter {
+                request.collections.contains($0) || resets.contains($0)
+            }
             for collection in SyncCollection.pullOrder where resets.contains(collection) {
                 let marked = try await puller.reset(collection)
                 pendingResets.remove(collection)
@@ -262,7 +267,8 @@ public actor SyncEngine {
             report.retryAfterMilliseconds = api.remainingWait?.inMilliseconds ?? 0
         }
         let horizon = configuration.retry.horizon
-        if let due = (try? await store.read({ db in try Outbox.nextAttemptAt(db, now: now, horizon: horizon) })) ?? nil {
+        if let due = (try? await store.read({ db in try Outbox.nextAttemptAt(db, now: now, horizon: horizon) })) ?? nil
+        {
             // Never further than the retry cap: a time beyond it was set before the wall clock went back.
             let wait = due.millisecondsSince1970 - now.millisecondsSince1970
             report.nextChangeDueMilliseconds = wait > configuration.retry.horizon.inMilliseconds ? 0 : max(0, wait)
@@ -351,7 +357,8 @@ public actor SyncEngine {
                             """, arguments: [period, body, now.millisecondsSince1970])
                 }
             } catch {
-                logger.warning("dashboard snapshot not refreshed", metadata: ["period": "\(period)", "error": "\(error)"])
+                logger.warning(
+                    "dashboard snapshot not refreshed", metadata: ["period": "\(period)", "error": "\(error)"])
             }
         }
     }

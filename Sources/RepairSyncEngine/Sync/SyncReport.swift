@@ -1,4 +1,3 @@
-
 /// The outcome of one sync run.
 public struct SyncReport: Sendable, Hashable, Codable {
     public var run: Int

@@ -6,7 +6,9 @@ public struct PushPriorityRule: Sendable, Hashable {
 
     /// Every subject with its default class.
     public static var defaults: [PushPriorityRule] {
-        PushPriority.subjects.map { PushPriorityRule($0.collection, $0.subject, PushPriority.defaultPriority($0.collection, $0.subject)) }
+        PushPriority.subjects.map {
+            PushPriorityRule($0.collection, $0.subject, PushPriority.defaultPriority($0.collection, $0.subject))
+        }
     }
 
     public init(_ collection: SyncCollection, _ subject: String, _ priority: PushPriority) {

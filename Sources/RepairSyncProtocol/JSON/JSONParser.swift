@@ -53,7 +53,9 @@ public struct JSONParser: Sendable {
         reader.skipWhitespace()
         let value = try reader.value(depth: 0)
         reader.skipWhitespace()
-        guard reader.index == reader.bytes.count else { throw .syntax(offset: reader.index, "unexpected text after the value") }
+        guard reader.index == reader.bytes.count else {
+            throw .syntax(offset: reader.index, "unexpected text after the value")
+        }
         return value
     }
 
@@ -86,9 +88,15 @@ public struct JSONParser: Sendable {
             case UInt8(ascii: "{"): return try object(depth: depth + 1)
             case UInt8(ascii: "["): return try array(depth: depth + 1)
             case UInt8(ascii: "\""): return .string(try string())
-            case UInt8(ascii: "t"): try literal("true"); return .bool(true)
-            case UInt8(ascii: "f"): try literal("false"); return .bool(false)
-            case UInt8(ascii: "n"): try literal("null"); return .null
+            case UInt8(ascii: "t"):
+                try literal("true")
+                return .bool(true)
+            case UInt8(ascii: "f"):
+                try literal("false")
+                return .bool(false)
+            case UInt8(ascii: "n"):
+                try literal("null")
+                return .null
             case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try number())
             default: throw fail("unexpected character")
             }
@@ -163,7 +171,9 @@ public struct JSONParser: Sendable {
             let start = index
             func digits(_ reader: inout Reader) -> Int {
                 let begin = reader.index
-                while reader.index < reader.bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(reader.bytes[reader.index]) {
+                while reader.index < reader.bytes.count,
+                    (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(reader.bytes[reader.index])
+                {
                     reader.index += 1
                 }
                 return reader.index - begin
@@ -181,7 +191,9 @@ public struct JSONParser: Sendable {
             }
             if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
                 index += 1
-                if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+                if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+                    index += 1
+                }
                 guard digits(&self) > 0 else { throw fail("digits expected in the exponent") }
             }
             guard index - start <= limits.maxNumberLength else { throw .numberTooLong(limit: limits.maxNumberLength) }
@@ -227,7 +239,8 @@ public struct JSONParser: Sendable {
                     case UInt8(ascii: "u"):
                         var code = try hex4()
                         if (0xD800...0xDBFF).contains(code) {
-                            guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u")
+                            guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"),
+                                bytes[index + 1] == UInt8(ascii: "u")
                             else { throw fail("unpaired surrogate") }
                             index += 2
                             let low = try hex4()

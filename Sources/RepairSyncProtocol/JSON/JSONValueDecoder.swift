@@ -34,7 +34,10 @@ public struct JSONValueDecoder: Sendable {
             // A string enum refused the value: say which values it takes.
             if let listed = T.self as? any (CaseIterable & RawRepresentable<String>).Type {
                 throw DecodingError.dataCorrupted(
-                    .init(codingPath: path, debugDescription: "must be one of \(knownValues(listed).joined(separator: ", ")), not \(value.serialized)"))
+                    .init(
+                        codingPath: path,
+                        debugDescription:
+                            "must be one of \(knownValues(listed).joined(separator: ", ")), not \(value.serialized)"))
             }
             throw DecodingError.dataCorrupted(context)
         }
@@ -44,11 +47,15 @@ public struct JSONValueDecoder: Sendable {
         E.allCases.map(\.rawValue)
     }
 
-    static func mismatch(_ type: Any.Type, _ expected: String, _ value: JSONValue, _ path: [any CodingKey]) -> DecodingError {
+    static func mismatch(_ type: Any.Type, _ expected: String, _ value: JSONValue, _ path: [any CodingKey])
+        -> DecodingError
+    {
         if value == .null {
-            return .valueNotFound(type, .init(codingPath: path, debugDescription: "is required (null is not a value here)"))
+            return .valueNotFound(
+                type, .init(codingPath: path, debugDescription: "is required (null is not a value here)"))
         }
-        return .typeMismatch(type, .init(codingPath: path, debugDescription: "must be \(expected), not \(value.typeArticle)"))
+        return .typeMismatch(
+            type, .init(codingPath: path, debugDescription: "must be \(expected), not \(value.typeArticle)"))
     }
 
     static func integer<N: FixedWidthInteger>(_ type: N.Type, _ value: JSONValue, _ path: [any CodingKey]) throws -> N {
@@ -59,11 +66,14 @@ public struct JSONValueDecoder: Sendable {
         if Double(text).map({ $0.rounded() == $0 }) == true {
             throw DecodingError.dataCorrupted(.init(codingPath: path, debugDescription: "\(text) is out of range"))
         }
-        throw DecodingError.typeMismatch(N.self, .init(codingPath: path, debugDescription: "must be an integer, not \(text)"))
+        throw DecodingError.typeMismatch(
+            N.self, .init(codingPath: path, debugDescription: "must be an integer, not \(text)"))
     }
 
     static func real(_ value: JSONValue, _ path: [any CodingKey]) throws -> Double {
-        guard case .number(let text) = value, let number = Double(text) else { throw mismatch(Double.self, "a number", value, path) }
+        guard case .number(let text) = value, let number = Double(text) else {
+            throw mismatch(Double.self, "a number", value, path)
+        }
         return number
     }
 
@@ -132,20 +142,48 @@ public struct JSONValueDecoder: Sendable {
         func path(_ key: Key) -> [any CodingKey] { codingPath + [key] }
 
         func decodeNil(forKey key: Key) throws -> Bool { try value(key) == .null }
-        func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try JSONValueDecoder.bool(value(key), path(key)) }
-        func decode(_ type: String.Type, forKey key: Key) throws -> String { try JSONValueDecoder.string(value(key), path(key)) }
-        func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try JSONValueDecoder.real(value(key), path(key)) }
-        func decode(_ type: Float.Type, forKey key: Key) throws -> Float { Float(try JSONValueDecoder.real(value(key), path(key))) }
-        func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try JSONValueDecoder.integer(type, value(key), path(key)) }
-        func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try JSONValueDecoder.integer(type, value(key), path(key)) }
-        func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try JSONValueDecoder.integer(type, value(key), path(key)) }
-        func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try JSONValueDecoder.integer(type, value(key), path(key)) }
-        func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try JSONValueDecoder.integer(type, value(key), path(key)) }
-        func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try JSONValueDecoder.integer(type, value(key), path(key)) }
-        func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try JSONValueDecoder.integer(type, value(key), path(key)) }
-        func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try JSONValueDecoder.integer(type, value(key), path(key)) }
-        func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try JSONValueDecoder.integer(type, value(key), path(key)) }
-        func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try JSONValueDecoder.integer(type, value(key), path(key)) }
+        func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
+            try JSONValueDecoder.bool(value(key), path(key))
+        }
+        func decode(_ type: String.Type, forKey key: Key) throws -> String {
+            try JSONValueDecoder.string(value(key), path(key))
+        }
+        func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
+            try JSONValueDecoder.real(value(key), path(key))
+        }
+        func decode(_ type: Float.Type, forKey key: Key) throws -> Float {
+            Float(try JSONValueDecoder.real(value(key), path(key)))
+        }
+        func decode(_ type: Int.Type, forKey key: Key) throws -> Int {
+            try JSONValueDecoder.integer(type, value(key), path(key))
+        }
+        func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 {
+            try JSONValueDecoder.integer(type, value(key), path(key))
+        }
+        func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 {
+            try JSONValueDecoder.integer(type, value(key), path(key))
+        }
+        func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 {
+            try JSONValueDecoder.integer(type, value(key), path(key))
+        }
+        func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 {
+            try JSONValueDecoder.integer(type, value(key), path(key))
+        }
+        func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt {
+            try JSONValueDecoder.integer(type, value(key), path(key))
+        }
+        func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 {
+            try JSONValueDecoder.integer(type, value(key), path(key))
+        }
+        func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 {
+            try JSONValueDecoder.integer(type, value(key), path(key))
+        }
+        func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 {
+            try JSONValueDecoder.integer(type, value(key), path(key))
+        }
+        func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 {
+            try JSONValueDecoder.integer(type, value(key), path(key))
+        }
         func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
             try JSONValueDecoder.read(type, from: value(key), path: path(key))
         }
@@ -198,20 +236,62 @@ public struct JSONValueDecoder: Sendable {
             return true
         }
 
-        mutating func decode(_ type: Bool.Type) throws -> Bool { let (v, p) = try next(); return try JSONValueDecoder.bool(v, p) }
-        mutating func decode(_ type: String.Type) throws -> String { let (v, p) = try next(); return try JSONValueDecoder.string(v, p) }
-        mutating func decode(_ type: Double.Type) throws -> Double { let (v, p) = try next(); return try JSONValueDecoder.real(v, p) }
-        mutating func decode(_ type: Float.Type) throws -> Float { let (v, p) = try next(); return Float(try JSONValueDecoder.real(v, p)) }
-        mutating func decode(_ type: Int.Type) throws -> Int { let (v, p) = try next(); return try JSONValueDecoder.integer(type, v, p) }
-        mutating func decode(_ type: Int8.Type) throws -> Int8 { let (v, p) = try next(); return try JSONValueDecoder.integer(type, v, p) }
-        mutating func decode(_ type: Int16.Type) throws -> Int16 { let (v, p) = try next(); return try JSONValueDecoder.integer(type, v, p) }
-        mutating func decode(_ type: Int32.Type) throws -> Int32 { let (v, p) = try next(); return try JSONValueDecoder.integer(type, v, p) }
-        mutating func decode(_ type: Int64.Type) throws -> Int64 { let (v, p) = try next(); return try JSONValueDecoder.integer(type, v, p) }
-        mutating func decode(_ type: UInt.Type) throws -> UInt { let (v, p) = try next(); return try JSONValueDecoder.integer(type, v, p) }
-        mutating func decode(_ type: UInt8.Type) throws -> UInt8 { let (v, p) = try next(); return try JSONValueDecoder.integer(type, v, p) }
-        mutating func decode(_ type: UInt16.Type) throws -> UInt16 { let (v, p) = try next(); return try JSONValueDecoder.integer(type, v, p) }
-        mutating func decode(_ type: UInt32.Type) throws -> UInt32 { let (v, p) = try next(); return try JSONValueDecoder.integer(type, v, p) }
-        mutating func decode(_ type: UInt64.Type) throws -> UInt64 { let (v, p) = try next(); return try JSONValueDecoder.integer(type, v, p) }
+        mutating func decode(_ type: Bool.Type) throws -> Bool {
+            let (v, p) = try next()
+            return try JSONValueDecoder.bool(v, p)
+        }
+        mutating func decode(_ type: String.Type) throws -> String {
+            let (v, p) = try next()
+            return try JSONValueDecoder.string(v, p)
+        }
+        mutating func decode(_ type: Double.Type) throws -> Double {
+            let (v, p) = try next()
+            return try JSONValueDecoder.real(v, p)
+        }
+        mutating func decode(_ type: Float.Type) throws -> Float {
+            let (v, p) = try next()
+            return Float(try JSONValueDecoder.real(v, p))
+        }
+        mutating func decode(_ type: Int.Type) throws -> Int {
+            let (v, p) = try next()
+            return try JSONValueDecoder.integer(type, v, p)
+        }
+        mutating func decode(_ type: Int8.Type) throws -> Int8 {
+            let (v, p) = try next()
+            return try JSONValueDecoder.integer(type, v, p)
+        }
+        mutating func decode(_ type: Int16.Type) throws -> Int16 {
+            let (v, p) = try next()
+            return try JSONValueDecoder.integer(type, v, p)
+        }
+        mutating func decode(_ type: Int32.Type) throws -> Int32 {
+            let (v, p) = try next()
+            return try JSONValueDecoder.integer(type, v, p)
+        }
+        mutating func decode(_ type: Int64.Type) throws -> Int64 {
+            let (v, p) = try next()
+            return try JSONValueDecoder.integer(type, v, p)
+        }
+        mutating func decode(_ type: UInt.Type) throws -> UInt {
+            let (v, p) = try next()
+            return try JSONValueDecoder.integer(type, v, p)
+        }
+        mutating func decode(_ type: UInt8.Type) throws -> UInt8 {
+            let (v, p) = try next()
+            return try JSONValueDecoder.integer(type, v, p)
+        }
+        mutating func decode(_ type: UInt16.Type) throws -> UInt16 {
+            let (v, p) = try next()
+            return try JSONValueDecoder.integer(type, v, p)
+        }
+        mutating func decode(_ type: UInt32.Type) throws -> UInt32 {
+            let (v, p) = try next()
+            return try JSONValueDecoder.integer(type, v, p)
+        }
+        mutating func decode(_ type: UInt64.Type) throws -> UInt64 {
+            let (v, p) = try next()
+            return try JSONValueDecoder.integer(type, v, p)
+        }
         mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
             let (value, path) = try next()
             return try JSONValueDecoder.read(type, from: value, path: path)

@@ -67,7 +67,8 @@ public struct JSONValueEncoder: Sendable {
         func json(path: [any CodingKey]) throws -> JSONValue {
             if let scalar { return scalar }
             if let keys, let children {
-                return .object(try keys.map { key in (key: key, value: try children[key]!.json(path: path + [AnyKey(key)])) })
+                return .object(
+                    try keys.map { key in (key: key, value: try children[key]!.json(path: path + [AnyKey(key)])) })
             }
             if let elements {
                 return .array(try elements.enumerated().map { try $1.json(path: path + [AnyKey(intValue: $0)!]) })
@@ -96,7 +97,9 @@ public struct JSONValueEncoder: Sendable {
         }
     }
 
-    static func number<N: BinaryFloatingPoint & LosslessStringConvertible>(_ value: N, path: [any CodingKey]) throws -> JSONValue {
+    static func number<N: BinaryFloatingPoint & LosslessStringConvertible>(_ value: N, path: [any CodingKey]) throws
+        -> JSONValue
+    {
         guard value.isFinite else {
             throw EncodingError.invalidValue(value, .init(codingPath: path, debugDescription: "\(value) is not JSON"))
         }
@@ -140,23 +143,45 @@ public struct JSONValueEncoder: Sendable {
 
         mutating func encodeNil(forKey key: Key) throws { box.child(key.stringValue).scalar = .null }
         mutating func encode(_ value: Bool, forKey key: Key) throws { box.child(key.stringValue).scalar = .bool(value) }
-        mutating func encode(_ value: String, forKey key: Key) throws { box.child(key.stringValue).scalar = .string(value) }
+        mutating func encode(_ value: String, forKey key: Key) throws {
+            box.child(key.stringValue).scalar = .string(value)
+        }
         mutating func encode(_ value: Double, forKey key: Key) throws {
             box.child(key.stringValue).scalar = try JSONValueEncoder.number(value, path: path(key))
         }
         mutating func encode(_ value: Float, forKey key: Key) throws {
             box.child(key.stringValue).scalar = try JSONValueEncoder.number(value, path: path(key))
         }
-        mutating func encode(_ value: Int, forKey key: Key) throws { box.child(key.stringValue).scalar = .number(String(value)) }
-        mutating func encode(_ value: Int8, forKey key: Key) throws { box.child(key.stringValue).scalar = .number(String(value)) }
-        mutating func encode(_ value: Int16, forKey key: Key) throws { box.child(key.stringValue).scalar = .number(String(value)) }
-        mutating func encode(_ value: Int32, forKey key: Key) throws { box.child(key.stringValue).scalar = .number(String(value)) }
-        mutating func encode(_ value: Int64, forKey key: Key) throws { box.child(key.stringValue).scalar = .number(String(value)) }
-        mutating func encode(_ value: UInt, forKey key: Key) throws { box.child(key.stringValue).scalar = .number(String(value)) }
-        mutating func encode(_ value: UInt8, forKey key: Key) throws { box.child(key.stringValue).scalar = .number(String(value)) }
-        mutating func encode(_ value: UInt16, forKey key: Key) throws { box.child(key.stringValue).scalar = .number(String(value)) }
-        mutating func encode(_ value: UInt32, forKey key: Key) throws { box.child(key.stringValue).scalar = .number(String(value)) }
-        mutating func encode(_ value: UInt64, forKey key: Key) throws { box.child(key.stringValue).scalar = .number(String(value)) }
+        mutating func encode(_ value: Int, forKey key: Key) throws {
+            box.child(key.stringValue).scalar = .number(String(value))
+        }
+        mutating func encode(_ value: Int8, forKey key: Key) throws {
+            box.child(key.stringValue).scalar = .number(String(value))
+        }
+        mutating func encode(_ value: Int16, forKey key: Key) throws {
+            box.child(key.stringValue).scalar = .number(String(value))
+        }
+        mutating func encode(_ value: Int32, forKey key: Key) throws {
+            box.child(key.stringValue).scalar = .number(String(value))
+        }
+        mutating func encode(_ value: Int64, forKey key: Key) throws {
+            box.child(key.stringValue).scalar = .number(String(value))
+        }
+        mutating func encode(_ value: UInt, forKey key: Key) throws {
+            box.child(key.stringValue).scalar = .number(String(value))
+        }
+        mutating func encode(_ value: UInt8, forKey key: Key) throws {
+            box.child(key.stringValue).scalar = .number(String(value))
+        }
+        mutating func encode(_ value: UInt16, forKey key: Key) throws {
+            box.child(key.stringValue).scalar = .number(String(value))
+        }
+        mutating func encode(_ value: UInt32, forKey key: Key) throws {
+            box.child(key.stringValue).scalar = .number(String(value))
+        }
+        mutating func encode(_ value: UInt64, forKey key: Key) throws {
+            box.child(key.stringValue).scalar = .number(String(value))
+        }
         mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
             try JSONValueEncoder.write(value, into: box.child(key.stringValue), path: path(key))
         }
@@ -247,8 +272,12 @@ public struct JSONValueEncoder: Sendable {
         mutating func encodeNil() throws { box.scalar = .null }
         mutating func encode(_ value: Bool) throws { box.scalar = .bool(value) }
         mutating func encode(_ value: String) throws { box.scalar = .string(value) }
-        mutating func encode(_ value: Double) throws { box.scalar = try JSONValueEncoder.number(value, path: codingPath) }
-        mutating func encode(_ value: Float) throws { box.scalar = try JSONValueEncoder.number(value, path: codingPath) }
+        mutating func encode(_ value: Double) throws {
+            box.scalar = try JSONValueEncoder.number(value, path: codingPath)
+        }
+        mutating func encode(_ value: Float) throws {
+            box.scalar = try JSONValueEncoder.number(value, path: codingPath)
+        }
         mutating func encode(_ value: Int) throws { box.scalar = .number(String(value)) }
         mutating func encode(_ value: Int8) throws { box.scalar = .number(String(value)) }
         mutating func encode(_ value: Int16) throws { box.scalar = .number(String(value)) }

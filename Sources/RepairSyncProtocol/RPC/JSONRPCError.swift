@@ -58,7 +58,9 @@ public struct JSONRPCError: Error, Sendable, Hashable, CustomStringConvertible {
 
     // MARK: The specification's errors
 
-    public static func parseError(_ detail: String) -> JSONRPCError { JSONRPCError(.parseError, "Parse error: \(detail)") }
+    public static func parseError(_ detail: String) -> JSONRPCError {
+        JSONRPCError(.parseError, "Parse error: \(detail)")
+    }
 
     public static func invalidRequest(_ detail: String) -> JSONRPCError {
         JSONRPCError(.invalidRequest, "Invalid Request: \(detail)")

@@ -15,6 +15,7 @@ extension KeyedDecodingContainer {
         throw DecodingError.typeMismatch(
             String.self,
             DecodingError.Context(
-                codingPath: codingPath + [key], debugDescription: "must be an amount: decimal text (\"19.99\") or a number"))
+                codingPath: codingPath + [key],
+                debugDescription: "must be an amount: decimal text (\"19.99\") or a number"))
     }
 }

@@ -68,7 +68,9 @@ public enum ConflictChoice: Codable, Sendable, Hashable {
         for (field, side) in fields {
             guard let choice = Side(rawValue: side) else {
                 throw DecodingError.dataCorrupted(
-                    .init(codingPath: decoder.codingPath, debugDescription: #"field \#(field) must be "local" or "remote""#))
+                    .init(
+                        codingPath: decoder.codingPath,
+                        debugDescription: #"field \#(field) must be "local" or "remote""#))
             }
             choices[field] = choice
         }
@@ -77,7 +79,9 @@ public enum ConflictChoice: Codable, Sendable, Hashable {
 
     static func refusal(_ decoder: any Decoder) -> DecodingError {
         .dataCorrupted(
-            .init(codingPath: decoder.codingPath, debugDescription: #"must be "local", "remote" or {"field": "local"|"remote"}"#))
+            .init(
+                codingPath: decoder.codingPath,
+                debugDescription: #"must be "local", "remote" or {"field": "local"|"remote"}"#))
     }
 
     public func encode(to encoder: any Encoder) throws {

@@ -4,7 +4,9 @@ public enum Paging {
     public static let maxLimit = 1000
 
     public static func validate(limit: Int?, offset: Int?) throws(JSONRPCError) {
-        if let limit, !(1...maxLimit).contains(limit) { throw .invalidParams("limit", "must be an integer in 1...\(maxLimit)") }
+        if let limit, !(1...maxLimit).contains(limit) {
+            throw .invalidParams("limit", "must be an integer in 1...\(maxLimit)")
+        }
         if let offset, offset < 0 { throw .invalidParams("offset", "must be an integer in 0...\(Int.max)") }
     }
 }

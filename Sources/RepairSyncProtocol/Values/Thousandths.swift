@@ -12,7 +12,8 @@ public struct Thousandths: Codable, Sendable, Hashable, Comparable, CustomString
     public var description: String {
         let magnitude = thousandths.magnitude
         let fraction = String(magnitude % 1000)
-        return (thousandths < 0 ? "-" : "") + "\(magnitude / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
+        return (thousandths < 0 ? "-" : "") + "\(magnitude / 1000)." + String(repeating: "0", count: 3 - fraction.count)
+            + fraction
     }
 
     public static func < (lhs: Thousandths, rhs: Thousandths) -> Bool { lhs.thousandths < rhs.thousandths }

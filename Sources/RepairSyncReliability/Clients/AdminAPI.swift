@@ -44,13 +44,20 @@ public struct AdminAPI: Sendable {
     /// Turns random faults on (`plan` as docs/api.md section 9 describes it) or off (nil).
     public func setFaults(_ plan: String?) async throws {
         let reply: Reply
-        if let plan { reply = try await send("PUT", "/admin/faults", json: plan) } else { reply = try await send("DELETE", "/admin/faults") }
-        guard reply.status == 200 else { throw ScenarioFailure("faults: HTTP \(reply.status) \(String(decoding: reply.body, as: UTF8.self))") }
+        if let plan {
+            reply = try await send("PUT", "/admin/faults", json: plan)
+        } else {
+            reply = try await send("DELETE", "/admin/faults")
+        }
+        guard reply.status == 200 else {
+            throw ScenarioFailure("faults: HTTP \(reply.status) \(String(decoding: reply.body, as: UTF8.self))")
+        }
     }
 
     /// Edits a record as another user would (a new version on the server).
     public func edit(_ collection: String, _ id: String, _ fields: [String: String]) async throws {
-        let json = String(decoding: try JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys]), as: UTF8.self)
+        let json = String(
+            decoding: try JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys]), as: UTF8.self)
         let reply = try await send("PATCH", "/admin/records/\(collection)/\(id)", json: json)
         guard reply.status == 200 else { throw ScenarioFailure("admin edit \(collection)/\(id): HTTP \(reply.status)") }
     }
@@ -60,7 +67,10 @@ public struct AdminAPI: Sendable {
         var records: [String: [String: Any]] = [:]
         var cursor: String?
         while true {
-            let query = "limit=1000" + (cursor.map { "&cursor=\($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? $0)" } ?? "")
+            let query =
+                "limit=1000"
+                + (cursor.map { "&cursor=\($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? $0)" }
+                    ?? "")
             let reply = try await send("GET", "/api/v1/\(collection)/changes?\(query)")
             guard reply.status == 200 else { throw ScenarioFailure("\(collection) feed: HTTP \(reply.status)") }
             let page = try reply.object()

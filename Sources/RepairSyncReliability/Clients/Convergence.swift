@@ -21,7 +21,11 @@ public enum Convergence {
                 let version = record["version"] as? Int
                 if mine[id] != version {
                     mismatches += 1
-                    if examples.count < 5 { examples.append("\(table)/\(id): local \(mine[id].map(String.init) ?? "missing"), server \(version.map(String.init) ?? "?")") }
+                    if examples.count < 5 {
+                        examples.append(
+                            "\(table)/\(id): local \(mine[id].map(String.init) ?? "missing"), server \(version.map(String.init) ?? "?")"
+                        )
+                    }
                 }
             }
             for id in mine.keys where remote[id] == nil {

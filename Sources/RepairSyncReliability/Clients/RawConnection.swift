@@ -1,6 +1,6 @@
 internal import Foundation
-internal import RepairSyncProtocol
 internal import RepairSyncControlClient
+internal import RepairSyncProtocol
 
 #if canImport(Glibc)
     internal import Glibc
@@ -30,7 +30,9 @@ final class RawConnection: @unchecked Sendable {
     func send(_ bytes: [UInt8]) -> Bool {
         var sent = 0
         while sent < bytes.count {
-            let count = bytes[sent...].withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            let count = bytes[sent...].withUnsafeBytes {
+                Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+            }
             if count < 0, errno == EINTR { continue }
             guard count > 0 else { return false }
             sent += count

@@ -20,7 +20,8 @@ public enum StoreInspector {
             var result: [String: [String: Int]] = [:]
             for table in tables {
                 let rows = try Row.fetchAll(db, sql: "SELECT id, version FROM \(table)")
-                result[table] = Dictionary(uniqueKeysWithValues: rows.map { ($0["id"] as String, $0["version"] as Int) })
+                result[table] = Dictionary(
+                    uniqueKeysWithValues: rows.map { ($0["id"] as String, $0["version"] as Int) })
             }
             return result
         }
@@ -64,6 +65,7 @@ final class ExternalWriter: @unchecked Sendable {
     }
 
     func setNotes(_ notes: String, order id: String) throws {
-        try queue.write { db in try db.execute(sql: "UPDATE orders SET notes = ? WHERE id = ?", arguments: [notes, id]) }
+        try queue.write { db in try db.execute(sql: "UPDATE orders SET notes = ? WHERE id = ?", arguments: [notes, id])
+        }
     }
 }

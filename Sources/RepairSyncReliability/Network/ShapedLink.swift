@@ -37,7 +37,8 @@ public final class ShapedLink: Sendable {
         upstreamHost: String = "127.0.0.1", upstreamPort: Int, delay: Duration, bytesPerSecond: Int? = nil
     ) async throws -> ShapedLink {
         let counts = NIOLockedValueBox((up: 0, down: 0))
-        let oneWay = TimeAmount.nanoseconds(delay.components.seconds * 1_000_000_000 + delay.components.attoseconds / 1_000_000_000)
+        let oneWay = TimeAmount.nanoseconds(
+            delay.components.seconds * 1_000_000_000 + delay.components.attoseconds / 1_000_000_000)
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
@@ -79,7 +80,8 @@ public final class ShapedLink: Sendable {
         private var free = NIODeadline.uptimeNanoseconds(0)
         private var lastDelivery = NIODeadline.uptimeNanoseconds(0)
 
-        init(partner: any Channel, delay: TimeAmount, bytesPerSecond: Int?, carried: @escaping @Sendable (Int) -> Void) {
+        init(partner: any Channel, delay: TimeAmount, bytesPerSecond: Int?, carried: @escaping @Sendable (Int) -> Void)
+        {
             self.partner = partner
             self.delay = delay
             self.bytesPerSecond = bytesPerSecond
@@ -90,9 +92,13 @@ public final class ShapedLink: Sendable {
             var buffer = unwrapInboundIn(data)
             carried(buffer.readableBytes)
             let partner = self.partner
-            while buffer.readableBytes > 0, let slice = buffer.readSlice(length: min(Self.slice, buffer.readableBytes)) {
+            while buffer.readableBytes > 0, let slice = buffer.readSlice(length: min(Self.slice, buffer.readableBytes))
+            {
                 let start = max(NIODeadline.now(), free)
-                let sending = bytesPerSecond.map { TimeAmount.nanoseconds(Int64(slice.readableBytes) * 1_000_000_000 / Int64($0)) } ?? .zero
+                let sending =
+                    bytesPerSecond.map {
+                        TimeAmount.nanoseconds(Int64(slice.readableBytes) * 1_000_000_000 / Int64($0))
+                    } ?? .zero
                 free = start + sending
                 // Strictly after the previous slice: deliveries keep their order.
                 let delivery = max(free + delay, lastDelivery + .nanoseconds(1))

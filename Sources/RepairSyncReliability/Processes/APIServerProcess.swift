@@ -15,10 +15,12 @@ public final class APIServerProcess: @unchecked Sendable {
     public init(
         database: String, orders: Int, port: Int = 0, logPath: String, extra: [String] = [], launcher: [String] = []
     ) async throws {
-        let arguments = launcher + [
-            Binaries.path("repair-api-dev"), "--db", database, "--port", "\(port)", "--token", Self.token, "--admin",
-            "--quiet", "--seed", "--orders", "\(orders)",
-        ] + extra
+        let arguments =
+            launcher + [
+                Binaries.path("repair-api-dev"), "--db", database, "--port", "\(port)", "--token", Self.token,
+                "--admin",
+                "--quiet", "--seed", "--orders", "\(orders)",
+            ] + extra
         process = try ChildProcess(
             arguments, environment: ProcessInfo.processInfo.environment, logPath: logPath, pipeOutput: true)
         guard let line = await process.readLine(startingWith: "listening on ") else {

@@ -1,6 +1,6 @@
 public import Foundation
-public import RepairSyncProtocol
 internal import RepairSyncControlClient
+public import RepairSyncProtocol
 
 /// The built `repairsyncd` as a separate process, with its configuration, store and control socket in a scenario's
 /// directory; readiness is its own sd_notify READY=1 on a private NOTIFY_SOCKET. It can be killed and started again

@@ -10,7 +10,9 @@ enum Mounts {
     static func unmount(_ path: String) async { _ = await run(["/bin/umount", path]) }
 
     /// A lazy unmount that does not wait (for cleanup after a failure, when the daemon may still hold files).
-    static func detach(_ path: String) { _ = try? ChildProcess(["/bin/umount", "-l", path], environment: [:], logPath: "/dev/null") }
+    static func detach(_ path: String) {
+        _ = try? ChildProcess(["/bin/umount", "-l", path], environment: [:], logPath: "/dev/null")
+    }
 
     private static func run(_ command: [String]) async -> Bool {
         guard let child = try? ChildProcess(command, environment: [:], logPath: "/dev/null") else { return false }

@@ -1,6 +1,6 @@
 public import Foundation
-internal import RepairSyncProtocol
 internal import RepairSyncControlClient
+internal import RepairSyncProtocol
 
 #if canImport(Glibc)
     internal import Glibc

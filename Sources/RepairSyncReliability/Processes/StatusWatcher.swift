@@ -1,6 +1,6 @@
 public import Foundation
-public import RepairSyncProtocol
 internal import RepairSyncControlClient
+public import RepairSyncProtocol
 
 /// A subscription to the daemon's `statusChanged` notifications, read on its own thread, that a test can wait on
 /// for a status matching a condition (no polling). The reading thread ends when the daemon closes the connection,
@@ -54,7 +54,9 @@ public final class StatusWatcher: @unchecked Sendable {
     }
 
     /// Waits until a status seen after `index` matches; returns its index, or nil after `timeout`.
-    public func wait(after index: Int = -1, timeout: TimeInterval, for matches: @escaping @Sendable (JSONValue) -> Bool) async -> Int? {
+    public func wait(after index: Int = -1, timeout: TimeInterval, for matches: @escaping @Sendable (JSONValue) -> Bool)
+        async -> Int?
+    {
         await withCheckedContinuation { continuation in
             Thread {
                 let deadline = Date().addingTimeInterval(timeout)

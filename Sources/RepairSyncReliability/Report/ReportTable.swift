@@ -8,7 +8,8 @@ public enum ReportTable {
         for report in reports {
             for (index, figure) in report.figures.enumerated() {
                 rows.append([
-                    index == 0 ? "\(report.scenario) (\(Int(report.seconds.rounded())) s)" : "", figure.name, figure.value,
+                    index == 0 ? "\(report.scenario) (\(Int(report.seconds.rounded())) s)" : "", figure.name,
+                    figure.value,
                     figure.target ?? "", figure.passed.map { $0 ? "ok" : "FAIL" } ?? "",
                 ])
             }
@@ -17,7 +18,8 @@ public enum ReportTable {
         return rows.enumerated().map { index, row in
             let line = row.enumerated().map { $1.padding(toLength: widths[$0], withPad: " ", startingAt: 0) }
                 .joined(separator: "  ")
-            return index == 0 ? line + "\n" + widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ") : line
+            return index == 0
+                ? line + "\n" + widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ") : line
         }.joined(separator: "\n")
     }
 
@@ -29,7 +31,8 @@ public enum ReportTable {
                     index == 0 ? "**\(report.scenario)** (\(Int(report.seconds.rounded())) s)" : "", figure.name,
                     figure.value, figure.target ?? "", figure.passed.map { $0 ? "ok" : "**FAIL**" } ?? "",
                 ]
-                lines.append("| " + cells.map { $0.replacingOccurrences(of: "|", with: "\\|") }.joined(separator: " | ") + " |")
+                lines.append(
+                    "| " + cells.map { $0.replacingOccurrences(of: "|", with: "\\|") }.joined(separator: " | ") + " |")
             }
         }
         return lines.joined(separator: "\n")

@@ -1,8 +1,8 @@
-internal import RepairSyncModels
 internal import Foundation
-internal import RepairSyncProtocol
 internal import RepairSyncControlClient
 internal import RepairSyncDaemon
+internal import RepairSyncModels
+internal import RepairSyncProtocol
 
 #if canImport(Glibc)
     internal import Glibc
@@ -19,12 +19,14 @@ public struct BadConfiguration: Sendable {
     static let wrongValues: [String: String] = [
         "api.base_url": "ftp://api.example", "api.token_file": "/", "api.allow_insecure_http": "maybe",
         "api.request_timeout": "soon", "api.retry_after_cap": "0s", "api.ca_file": "/nonexistent/ca.pem",
-        "api.tls_min_version": "1.0", "api.proxy": "https://proxy.example:3128", "store.path": "relative/replica.sqlite",
+        "api.tls_min_version": "1.0", "api.proxy": "https://proxy.example:3128",
+        "store.path": "relative/replica.sqlite",
         "store.group_readable": "maybe", "store.group_writable": "sometimes",
         "store.passcode_key_file": "/nonexistent/passcode.key", "control.socket": "relative.sock",
         "control.group": "no-such-group-here", "control.public_status": "maybe", "control.max_connections": "-1",
         "control.max_connections_per_uid": "0", "control.max_line_bytes": "12", "sync.interval": "0s",
-        "sync.page_size": "5000", "sync.shutdown_grace": "soon", "sync.push_debounce": "-1s", "sync.events": "sometimes",
+        "sync.page_size": "5000", "sync.shutdown_grace": "soon", "sync.push_debounce": "-1s",
+        "sync.events": "sometimes",
         "sync.max_age.clients": "soon", "sync.max_age.orders": "-1s", "sync.max_age.devices": "yesterday",
         "sync.max_age.tickets": "1 fortnight", "sync.max_age.ticket_messages": "-5m", "retry.base": "0s",
         "retry.cap": "never", "retry.max_attempts": "-1", "conflicts.orders": "coin-flip",
@@ -46,7 +48,8 @@ public struct BadConfiguration: Sendable {
                 chmod(token, 0o600)
                 let base: [String: String] = [
                     "api.base_url": "http://127.0.0.1:9", "api.token_file": token,
-                    "store.path": workspace.file("state/replica.sqlite"), "control.socket": workspace.file("run/control.sock"),
+                    "store.path": workspace.file("state/replica.sqlite"),
+                    "control.socket": workspace.file("run/control.sock"),
                 ]
                 func check(_ key: String, _ value: String) async throws -> Bool {
                     var values = base
@@ -55,7 +58,9 @@ public struct BadConfiguration: Sendable {
                     try Self.yaml(values).write(toFile: path, atomically: true, encoding: .utf8)
                     let (status, output) = try await Self.runDaemon(["--check-config", "--config", path], workspace)
                     let ok = status == 78 && output.contains(key)
-                    if !ok, report.notes.count < 12 { report.notes.append("\(key) = \(value): exit \(status): \(output.prefix(200))") }
+                    if !ok, report.notes.count < 12 {
+                        report.notes.append("\(key) = \(value): exit \(status): \(output.prefix(200))")
+                    }
                     return ok
                 }
                 let keys = ConfigurationLoader.keys.map(\.key)
@@ -76,7 +81,8 @@ public struct BadConfiguration: Sendable {
                 try FileManager.default.removeItem(atPath: token)
                 try "soak-token\n".write(toFile: token, atomically: true, encoding: .utf8)
                 chmod(token, 0o600)
-                report.add(.check("missing or unreadable token file → exit 78 naming api.token_file", missing && directory))
+                report.add(
+                    .check("missing or unreadable token file → exit 78 naming api.token_file", missing && directory))
 
                 try await filesAndStore(workspace, &report)
             }
@@ -101,14 +107,20 @@ public struct BadConfiguration: Sendable {
         try await daemon.start()
         _ = try await daemon.call("sync", .object(["wait": .bool(true)]))
         await daemon.stop()
-        report.add(.check("missing state directory → made, the daemon starts", FileManager.default.fileExists(atPath: daemon.storePath)))
+        report.add(
+            .check(
+                "missing state directory → made, the daemon starts",
+                FileManager.default.fileExists(atPath: daemon.storePath)))
 
         // Read-only: a read-only tmpfs over the state directory (root only).
         if getuid() == 0, await Mounts.tmpfs(at: stateDirectory, options: "ro,size=1m") {
             let (status, output) = try await Self.runDaemon(["--config", daemon.configPath], workspace)
             await Mounts.unmount(stateDirectory)
             let clear = status != 0 && output.contains(daemon.storePath) && output.lowercased().contains("read-only")
-            report.add(.check("read-only state directory → exits with an error naming the store", clear, clear ? "exit \(status)" : "exit \(status): \(output.suffix(200))"))
+            report.add(
+                .check(
+                    "read-only state directory → exits with an error naming the store", clear,
+                    clear ? "exit \(status)" : "exit \(status): \(output.suffix(200))"))
         } else {
             report.notes.append("read-only state directory: skipped (needs root to mount a read-only tmpfs)")
         }
@@ -122,7 +134,9 @@ public struct BadConfiguration: Sendable {
         _ = try await daemon.call("sync", .object(["wait": .bool(true)]))
         let records = try await daemon.call("status")["collections"]
         await daemon.stop()
-        let kept = try FileManager.default.contentsOfDirectory(atPath: stateDirectory).filter { $0.contains(".corrupt-") && !$0.hasSuffix("-wal") && !$0.hasSuffix("-shm") }
+        let kept = try FileManager.default.contentsOfDirectory(atPath: stateDirectory).filter {
+            $0.contains(".corrupt-") && !$0.hasSuffix("-wal") && !$0.hasSuffix("-shm")
+        }
         let keptBytes = kept.first.flatMap { FileManager.default.contents(atPath: stateDirectory + "/" + $0) }
         report.add(.check("garbage store → kept aside unchanged", keptBytes == garbage, kept.first ?? "nothing kept"))
         report.add(.check("…the log says where", daemon.log().contains("kept aside")))
@@ -150,7 +164,8 @@ public struct BadConfiguration: Sendable {
     static func runDaemon(_ arguments: [String], _ workspace: Workspace) async throws -> (Int32, String) {
         let log = workspace.file("run-\(UUID().uuidString.prefix(8)).log")
         let child = try ChildProcess(
-            [Binaries.path("repairsyncd")] + arguments, environment: ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("REPAIRSYNCD_") },
+            [Binaries.path("repairsyncd")] + arguments,
+            environment: ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("REPAIRSYNCD_") },
             logPath: log)
         let status = await child.waitForExit(timeout: 60) ?? -1
         return (status, child.log())

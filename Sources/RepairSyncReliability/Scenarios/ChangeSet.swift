@@ -1,5 +1,5 @@
-public import RepairSyncProtocol
 internal import RepairSyncControlClient
+public import RepairSyncProtocol
 
 /// A batch of local changes made through the socket — order notes, device diagnoses and new ticket messages, each
 /// on a record of its own so every change is exactly one write on the server — and what the server must hold
@@ -31,20 +31,23 @@ public struct ChangeSet: Sendable {
         changes = (0..<orders).map { index in
             let n = index + 1
             let value = "\(tag) note \(n)"
-            return Change(method: "updateOrder", params: .object(["id": .string("ord_\(n)"), "notes": .string(value)]),
+            return Change(
+                method: "updateOrder", params: .object(["id": .string("ord_\(n)"), "notes": .string(value)]),
                 collection: "orders", recordId: "ord_\(n)", field: "notes", value: value)
         }
         changes += (0..<devices).map { index in
             let n = index + 1
             let value = "\(tag) diagnosis \(n)"
-            return Change(method: "updateDevice", params: .object(["id": .string("dev_\(n)"), "diagnosis": .string(value)]),
+            return Change(
+                method: "updateDevice", params: .object(["id": .string("dev_\(n)"), "diagnosis": .string(value)]),
                 collection: "devices", recordId: "dev_\(n)", field: "diagnosis", value: value)
         }
         changes += (0..<messages).map { index in
             let n = index + 1
             let value = "\(tag) message \(n)"
             let ticket = "tkt_\((n - 1) % tickets + 1)"
-            return Change(method: "replyToTicket", params: .object(["ticketId": .string(ticket), "content": .string(value)]),
+            return Change(
+                method: "replyToTicket", params: .object(["ticketId": .string(ticket), "content": .string(value)]),
                 collection: "ticket_messages", recordId: "", field: "content", value: value)
         }
     }
@@ -77,7 +80,9 @@ public struct ChangeSet: Sendable {
         var lost = 0
         var examples: [String] = []
         var records: [String: [String: [String: Any]]] = [:]
-        for collection in Set(changes.map(\.collection)) { records[collection] = try await server.allRecords(collection) }
+        for collection in Set(changes.map(\.collection)) {
+            records[collection] = try await server.allRecords(collection)
+        }
         var contents: [String: Int] = [:]
         for message in records["ticket_messages"]?.values ?? [:].values {
             if let content = message["content"] as? String { contents[content, default: 0] += 1 }
@@ -86,10 +91,14 @@ public struct ChangeSet: Sendable {
             let present = records[change.collection]?[change.recordId]?[change.field] as? String == change.value
             if !present {
                 lost += 1
-                if examples.count < 5 { examples.append("lost: \(change.collection)/\(change.recordId) \(change.field)=\(change.value)") }
+                if examples.count < 5 {
+                    examples.append("lost: \(change.collection)/\(change.recordId) \(change.field)=\(change.value)")
+                }
             }
         }
-        let duplicated = changes.filter { $0.method == "replyToTicket" }.reduce(0) { $0 + max(0, (contents[$1.value] ?? 0) - 1) }
+        let duplicated = changes.filter { $0.method == "replyToTicket" }.reduce(0) {
+            $0 + max(0, (contents[$1.value] ?? 0) - 1)
+        }
         return Outcome(lost: lost, duplicatedMessages: duplicated, examples: examples)
     }
 }

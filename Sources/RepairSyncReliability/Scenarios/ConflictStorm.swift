@@ -1,6 +1,6 @@
 internal import Foundation
-internal import RepairSyncProtocol
 internal import RepairSyncControlClient
+internal import RepairSyncProtocol
 
 /// Scenario 4: the same device records edited locally and on the server, once under each conflict policy. A
 /// quarter of the records have the same field (diagnosis) edited on both sides with the server's edit last, a quarter with the local edit
@@ -59,15 +59,22 @@ public struct ConflictStorm: Sendable {
                             try await server.admin.edit("devices", ids[n - 1], [field: remote(n)])
                         }
                         func localEdit(_ n: Int) async throws {
-                            _ = try await daemon.call("updateDevice", .object(["id": .string(ids[n - 1]), "diagnosis": .string(local(n))]))
+                            _ = try await daemon.call(
+                                "updateDevice", .object(["id": .string(ids[n - 1]), "diagnosis": .string(local(n))]))
                         }
-                        for n in 1...records { if Kind(n).localLast { try await serverEdit(n) } else { try await localEdit(n) } }
-                        for n in 1...records { if Kind(n).localLast { try await localEdit(n) } else { try await serverEdit(n) } }
+                        for n in 1...records {
+                            if Kind(n).localLast { try await serverEdit(n) } else { try await localEdit(n) }
+                        }
+                        for n in 1...records {
+                            if Kind(n).localLast { try await localEdit(n) } else { try await serverEdit(n) }
+                        }
                         _ = try await daemon.call("sync", .object(["wait": .bool(true)]))
                         if policy == "manual" {
-                            let open = try await daemon.call("conflicts", .object(["open": .bool(true), "limit": .number(10_000)]))
+                            let open = try await daemon.call(
+                                "conflicts", .object(["open": .bool(true), "limit": .number(10_000)]))
                             for entry in open.arrayValue {
-                                _ = try await daemon.call("resolveConflict", .object(["id": entry["id"] ?? .null, "keep": .string("local")]))
+                                _ = try await daemon.call(
+                                    "resolveConflict", .object(["id": entry["id"] ?? .null, "keep": .string("local")]))
                             }
                             _ = try await daemon.call("sync", .object(["wait": .bool(true)]))
                         }
@@ -96,21 +103,33 @@ public struct ConflictStorm: Sendable {
                             if !kind.sameField, device["resolution"] as? String != remote(n) { lostRemote += 1 }
                             if localKept != kind.localKept(policy) {
                                 wrong += 1
-                                if report.notes.count < 8 { report.notes.append("\(policy) \(id) \(kind): local edit \(localKept ? "kept" : "dropped")") }
+                                if report.notes.count < 8 {
+                                    report.notes.append(
+                                        "\(policy) \(id) \(kind): local edit \(localKept ? "kept" : "dropped")")
+                                }
                             }
-                            let closed = (entries[id] ?? []).filter { $0["open"] == .bool(false) }.compactMap { $0["outcome"]?.stringValue }
+                            let closed = (entries[id] ?? []).filter { $0["open"] == .bool(false) }.compactMap {
+                                $0["outcome"]?.stringValue
+                            }
                             counts[closed.last ?? "no conflict", default: 0] += 1
                             if let expected = kind.loggedOutcome(policy), !closed.contains(expected) { unlogged += 1 }
                         }
-                        let summary = counts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
-                        let ok = wrong == 0 && unlogged == 0 && lostRemote == 0 && status["openConflicts"]?.intValue == 0
+                        let summary = counts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(
+                            separator: ", ")
+                        let ok =
+                            wrong == 0 && unlogged == 0 && lostRemote == 0 && status["openConflicts"]?.intValue == 0
                             && status["pending"]?.intValue == 0
                         allPassed = allPassed && ok
-                        report.add(Figure(
-                            policy, "\(summary); \(entries.values.map(\.count).reduce(0, +)) logged",
-                            target: "per policy, all logged", passed: ok))
-                        if unlogged > 0 { report.notes.append("\(policy): \(unlogged) resolutions missing from the audit log") }
-                        if lostRemote > 0 { report.notes.append("\(policy): \(lostRemote) server edits of another field lost") }
+                        report.add(
+                            Figure(
+                                policy, "\(summary); \(entries.values.map(\.count).reduce(0, +)) logged",
+                                target: "per policy, all logged", passed: ok))
+                        if unlogged > 0 {
+                            report.notes.append("\(policy): \(unlogged) resolutions missing from the audit log")
+                        }
+                        if lostRemote > 0 {
+                            report.notes.append("\(policy): \(lostRemote) server edits of another field lost")
+                        }
                     }
                     report.add(.check("every resolution matches its policy and is in the audit log", allPassed))
                 }

@@ -1,7 +1,7 @@
-internal import RepairSyncModels
 internal import Foundation
-internal import RepairSyncProtocol
 internal import RepairSyncControlClient
+internal import RepairSyncModels
+internal import RepairSyncProtocol
 
 /// Scenario 2: a large initial sync, the daemon killed with SIGKILL at random pages and started again each time.
 /// The server counts pages it serves again (same collection and cursor): after each restart at most two per
@@ -40,11 +40,14 @@ public struct CrashDuringPull: Sendable {
                         previous = now
                     }
                     try await daemon.start()
-                    var killer = RandomKills(kills: kills, gap: max(2, pages / max(1, kills + 1)), random: SplitMix64(seed: seed))
+                    var killer = RandomKills(
+                        kills: kills, gap: max(2, pages / max(1, kills + 1)), random: SplitMix64(seed: seed))
                     let killed = try await killer.run(
                         daemon, progress: { $0["step"]?.stringValue == "pulling" },
                         finished: { $0["lastSuccessAt"]?.stringValue != nil }, afterKill: countRepeats)
-                    guard try await daemon.waitForStatus(timeout: 600, { $0["lastSuccessAt"]?.stringValue != nil }) != nil else {
+                    guard
+                        try await daemon.waitForStatus(timeout: 600, { $0["lastSuccessAt"]?.stringValue != nil }) != nil
+                    else {
                         throw ScenarioFailure("the initial sync did not finish: \(daemon.log().suffix(800))")
                     }
                     try await countRepeats()
@@ -54,7 +57,8 @@ public struct CrashDuringPull: Sendable {
                     let integrity = try StoreInspector.integrityCheck(daemon.storePath)
                     await server.stop()
 
-                    report.add(Figure("records on the server", "\(convergence.records) (\(pages) pages of \(pageSize))"))
+                    report.add(
+                        Figure("records on the server", "\(convergence.records) (\(pages) pages of \(pageSize))"))
                     report.add(.atLeast("SIGKILLs during the pull", killed, kills))
                     report.add(Figure("pages served in all", "\(served)"))
                     report.add(Figure("pages served again in all", "\(repeatsTotal)"))

@@ -1,7 +1,7 @@
-internal import RepairSyncModels
 internal import Foundation
-internal import RepairSyncProtocol
 internal import RepairSyncControlClient
+internal import RepairSyncModels
+internal import RepairSyncProtocol
 
 /// Scenario 1: changes queued through the socket, then the daemon killed with SIGKILL at random points of the push
 /// and started again each time. Nothing may be lost, nothing duplicated (counted by the server), the store must
@@ -20,7 +20,8 @@ public struct CrashDuringPush: Sendable {
     public func run() async throws -> ScenarioReport {
         try await Workspace.with("crash-push") { workspace in
             try await ScenarioReport.measure("crash during push") { report in
-                try await ScenarioStack.with(workspace, orders: ChangeSet.ordersNeeded(for: changes)) { server, daemon in
+                try await ScenarioStack.with(workspace, orders: ChangeSet.ordersNeeded(for: changes)) {
+                    server, daemon in
                     try await daemon.start()
                     _ = try await daemon.call("sync", .object(["wait": .bool(true)]))
                     _ = try await daemon.call("pause")
@@ -54,17 +55,35 @@ public struct CrashDuringPush: Sendable {
                     let convergence = try await Convergence.compare(store: daemon.storePath, server: server.admin)
                     await server.stop()
 
-                    report.add(Figure("changes queued", "\(set.changes.count) (\(set.updates) updates, \(set.messages) messages)"))
+                    report.add(
+                        Figure(
+                            "changes queued", "\(set.changes.count) (\(set.updates) updates, \(set.messages) messages)")
+                    )
                     report.add(.atLeast("SIGKILLs during the push", killed, kills))
                     report.add(.count("changes lost", outcome.lost, mustBe: 0))
-                    report.add(.count("duplicate writes (server count)", max(0, applied - set.updates) + max(0, created - set.messages) + outcome.duplicatedMessages, mustBe: 0))
-                    report.add(Figure("replays answered by the server", "\(after.idempotentReplays - before.idempotentReplays)"))
-                    report.add(.count("integrity_check failures", integrityFailures + (try StoreInspector.integrityCheck(daemon.storePath) == "ok" ? 0 : 1), mustBe: 0))
-                    report.add(.count("dead or failed changes", (final["dead"]?.intValue ?? -1) + (final["failed"]?.intValue ?? -1), mustBe: 0))
+                    report.add(
+                        .count(
+                            "duplicate writes (server count)",
+                            max(0, applied - set.updates) + max(0, created - set.messages) + outcome.duplicatedMessages,
+                            mustBe: 0))
+                    report.add(
+                        Figure(
+                            "replays answered by the server", "\(after.idempotentReplays - before.idempotentReplays)"))
+                    report.add(
+                        .count(
+                            "integrity_check failures",
+                            integrityFailures + (try StoreInspector.integrityCheck(daemon.storePath) == "ok" ? 0 : 1),
+                            mustBe: 0))
+                    report.add(
+                        .count(
+                            "dead or failed changes",
+                            (final["dead"]?.intValue ?? -1) + (final["failed"]?.intValue ?? -1), mustBe: 0))
                     report.add(.count("records differing from the server", convergence.mismatches, mustBe: 0))
                     report.notes += outcome.examples + convergence.examples
                     if applied < set.updates || created < set.messages {
-                        report.notes.append("server applied \(applied)/\(set.updates) updates, created \(created)/\(set.messages) messages")
+                        report.notes.append(
+                            "server applied \(applied)/\(set.updates) updates, created \(created)/\(set.messages) messages"
+                        )
                     }
                 }
             }

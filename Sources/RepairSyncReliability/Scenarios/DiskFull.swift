@@ -1,6 +1,6 @@
 internal import Foundation
-internal import RepairSyncProtocol
 internal import RepairSyncControlClient
+internal import RepairSyncProtocol
 
 #if canImport(Glibc)
     internal import Glibc
@@ -44,7 +44,8 @@ public struct DiskFull: Sendable {
                     var clear = true
                     for n in 1...changes / 2 {
                         do {
-                            _ = try await daemon.call("updateOrder", .object(["id": .string("ord_\(n)"), "notes": .string("disk full \(n)")]))
+                            _ = try await daemon.call(
+                                "updateOrder", .object(["id": .string("ord_\(n)"), "notes": .string("disk full \(n)")]))
                             acknowledged.append(n)
                         } catch ControlClient.Failure.rpc(let error) {
                             refused.append(n)
@@ -60,7 +61,10 @@ public struct DiskFull: Sendable {
                     unlink(filler)
                     var afterSpace = 0
                     for n in (changes / 2 + 1)...changes {
-                        if (try? await daemon.call("updateOrder", .object(["id": .string("ord_\(n)"), "notes": .string("disk full \(n)")]))) != nil {
+                        if (try? await daemon.call(
+                            "updateOrder", .object(["id": .string("ord_\(n)"), "notes": .string("disk full \(n)")])))
+                            != nil
+                        {
                             acknowledged.append(n)
                             afterSpace += 1
                         }
@@ -70,19 +74,25 @@ public struct DiskFull: Sendable {
                     let alive = daemon.process?.isRunning == true
                     await daemon.stop()
                     let orders = try await server.admin.allRecords("orders")
-                    let lost = acknowledged.filter { orders["ord_\($0)"]?["notes"] as? String != "disk full \($0)" }.count
-                    let appeared = refused.filter { orders["ord_\($0)"]?["notes"] as? String == "disk full \($0)" }.count
+                    let lost = acknowledged.filter { orders["ord_\($0)"]?["notes"] as? String != "disk full \($0)" }
+                        .count
+                    let appeared = refused.filter { orders["ord_\($0)"]?["notes"] as? String == "disk full \($0)" }
+                        .count
                     let integrity = try StoreInspector.integrityCheck(daemon.storePath)
                     await Mounts.unmount(state)
                     await server.stop()
 
-                    report.add(Figure("changes while full: acknowledged / refused", "\(acknowledged.count - afterSpace) / \(refused.count)"))
+                    report.add(
+                        Figure(
+                            "changes while full: acknowledged / refused",
+                            "\(acknowledged.count - afterSpace) / \(refused.count)"))
                     report.add(.atLeast("changes refused while the disk was full", refused.count, 1))
                     report.add(.check("each refusal is -32003 and says the disk is full", clear))
                     report.add(.check("status answered while full", statusWhileFull != nil))
                     report.add(.count("acknowledged changes lost", lost, mustBe: 0))
                     report.add(.count("refused changes that appeared anyway", appeared, mustBe: 0))
-                    report.add(.count("changes refused after space returned", changes - changes / 2 - afterSpace, mustBe: 0))
+                    report.add(
+                        .count("changes refused after space returned", changes - changes / 2 - afterSpace, mustBe: 0))
                     report.add(.check("daemon up throughout, store sound", alive && integrity == "ok", integrity))
                 }
             }

@@ -1,6 +1,6 @@
 internal import Foundation
-internal import RepairSyncProtocol
 internal import RepairSyncControlClient
+internal import RepairSyncProtocol
 
 /// Scenario 3: a server that fails 30 % of requests — 500, 503, 429 with Retry-After, answers too slow for the
 /// client's timeout, connections cut mid-body after the write was applied, truncated JSON — while another user
@@ -32,7 +32,8 @@ public struct FaultyServer: Sendable {
                       offline_interval: 1s
                       timeout: 1s
                     """
-                try await ScenarioStack.with(workspace, orders: ChangeSet.ordersNeeded(for: changes), config: config) { server, daemon in
+                try await ScenarioStack.with(workspace, orders: ChangeSet.ordersNeeded(for: changes), config: config) {
+                    server, daemon in
                     // Shorter than the server's slow answers; `api:` is already in the file, so through the environment.
                     daemon.environment["REPAIRSYNCD_API_REQUEST_TIMEOUT"] = "1s"
                     daemon.environment["REPAIRSYNCD_SYNC_PUSH_DEBOUNCE"] = "100ms"
@@ -44,7 +45,8 @@ public struct FaultyServer: Sendable {
                     // server more than 100 ms later once in a full-suite run on 2 loaded cores. A client that ignores
                     // Retry-After (1 s) still sends within the other 700 ms.
                     try await server.admin.setFaults(
-                        #"{"rate": \#(faultRate), "kinds": {"500": 1, "503": 1, "429": 1, "slow": 1, "cut": 1, "truncated": 1}, "seed": \#(seed), "retry_after": 1, "slow_ms": 1500, "in_flight_grace_ms": 300}"#)
+                        #"{"rate": \#(faultRate), "kinds": {"500": 1, "503": 1, "429": 1, "slow": 1, "cut": 1, "truncated": 1}, "seed": \#(seed), "retry_after": 1, "slow_ms": 1500, "in_flight_grace_ms": 300}"#
+                    )
 
                     // Local changes through the socket while another user edits other fields of the same records.
                     var set = ChangeSet(count: changes, tag: "faulty-\(seed)")
@@ -62,7 +64,10 @@ public struct FaultyServer: Sendable {
 
                     // Every change on the server: nothing left in the outbox. (The state may well be `error`: with 30 % of
                     // requests failing, most full runs meet a fault while pulling.)
-                    guard try await daemon.waitForStatus(timeout: 900, { $0["pending"]?.intValue == 0 && $0["failed"]?.intValue == 0 }) != nil else {
+                    guard
+                        try await daemon.waitForStatus(
+                            timeout: 900, { $0["pending"]?.intValue == 0 && $0["failed"]?.intValue == 0 }) != nil
+                    else {
                         throw ScenarioFailure("the outbox did not drain under faults: \(daemon.log().suffix(800))")
                     }
                     let drained = ContinuousClock.now - start
@@ -73,7 +78,9 @@ public struct FaultyServer: Sendable {
                     var syncs = 0
                     var last: JSONValue = .null
                     repeat {
-                        if let wait = last["retryAfterMilliseconds"]?.intValue { try await Task.sleep(for: .milliseconds(wait + 20)) }
+                        if let wait = last["retryAfterMilliseconds"]?.intValue {
+                            try await Task.sleep(for: .milliseconds(wait + 20))
+                        }
                         last = try await daemon.call("sync", .object(["wait": .bool(true)]))
                         syncs += 1
                     } while last["stop"] != nil && syncs < 5
@@ -93,16 +100,38 @@ public struct FaultyServer: Sendable {
                     let requests = after.requests - before.requests
                     report.add(Figure("changes pushed", "\(set.changes.count - outcome.lost) of \(set.changes.count)"))
                     report.add(Figure("server edits to the same records", "\(serverEdits.count)"))
-                    report.add(Figure("API requests / faults injected", "\(requests) / \(faults.values.reduce(0, +)) (\(faults.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")))"))
-                    report.add(Figure("requests repeated after a fault (replays answered)", "\(after.idempotentReplays - before.idempotentReplays + after.messageReplays - before.messageReplays)"))
+                    report.add(
+                        Figure(
+                            "API requests / faults injected",
+                            "\(requests) / \(faults.values.reduce(0, +)) (\(faults.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")))"
+                        ))
+                    report.add(
+                        Figure(
+                            "requests repeated after a fault (replays answered)",
+                            "\(after.idempotentReplays - before.idempotentReplays + after.messageReplays - before.messageReplays)"
+                        ))
                     report.add(.count("changes lost", outcome.lost, mustBe: 0))
                     report.add(.count("server edits lost", clobbered, mustBe: 0))
-                    report.add(.count("duplicate writes (server count)", max(0, after.patchesApplied - before.patchesApplied - set.updates) + max(0, after.messagesCreated - before.messagesCreated - set.messages) + outcome.duplicatedMessages, mustBe: 0))
-                    report.add(.count("Retry-After violations (server count)", after.retryAfterViolations - before.retryAfterViolations, mustBe: 0))
+                    report.add(
+                        .count(
+                            "duplicate writes (server count)",
+                            max(0, after.patchesApplied - before.patchesApplied - set.updates)
+                                + max(0, after.messagesCreated - before.messagesCreated - set.messages)
+                                + outcome.duplicatedMessages, mustBe: 0))
+                    report.add(
+                        .count(
+                            "Retry-After violations (server count)",
+                            after.retryAfterViolations - before.retryAfterViolations, mustBe: 0))
                     report.add(.count("dead changes", status["dead"]?.intValue ?? -1, mustBe: 0))
-                    report.add(Figure("time until every change was on the server", String(format: "%.1f s", Double(drained.components.seconds) + Double(drained.components.attoseconds) / 1e18)))
+                    report.add(
+                        Figure(
+                            "time until every change was on the server",
+                            String(
+                                format: "%.1f s",
+                                Double(drained.components.seconds) + Double(drained.components.attoseconds) / 1e18)))
                     report.add(.atMost("full syncs needed once the faults stopped", syncs, 2))
-                    report.add(.count("records differing from the server after the faults", convergence.mismatches, mustBe: 0))
+                    report.add(
+                        .count("records differing from the server after the faults", convergence.mismatches, mustBe: 0))
                     report.notes += outcome.examples + convergence.examples
                 }
             }

@@ -1,8 +1,8 @@
 internal import Foundation
-internal import RepairSyncProtocol
 internal import RepairSyncControlClient
 internal import RepairSyncControlServer
 internal import RepairSyncModels
+internal import RepairSyncProtocol
 
 #if canImport(Glibc)
     internal import Glibc
@@ -82,7 +82,11 @@ public struct Fuzz: Sendable {
                     if let reply = await dispatcher.reply(to: input, context: context) {
                         if !Self.isWellFormedReply(reply, parser: checker) {
                             malformedReplies += 1
-                            if report.notes.count < 5 { report.notes.append("input \(String(decoding: input.prefix(120), as: UTF8.self)) → \(reply.prefix(200))") }
+                            if report.notes.count < 5 {
+                                report.notes.append(
+                                    "input \(String(decoding: input.prefix(120), as: UTF8.self)) → \(reply.prefix(200))"
+                                )
+                            }
                         }
                     }
                     let (collection, page) = pages.randomElement(using: &random)!
@@ -91,8 +95,13 @@ public struct Fuzz: Sendable {
                 }
                 report.add(Figure("seed / inputs per decoder", "\(seed) / \(requests)"))
                 report.add(Figure("crashes", "0 (a crash would have ended the run)"))
-                report.add(.count("requests answered with something other than one JSON-RPC response", malformedReplies, mustBe: 0))
-                report.add(Figure("mutated pages that still decoded (the rest were refused)", "\(decodedPages) of \(pageInputs)"))
+                report.add(
+                    .count(
+                        "requests answered with something other than one JSON-RPC response", malformedReplies, mustBe: 0
+                    ))
+                report.add(
+                    Figure(
+                        "mutated pages that still decoded (the rest were refused)", "\(decodedPages) of \(pageInputs)"))
             }
         }
     }
@@ -104,7 +113,8 @@ public struct Fuzz: Sendable {
         let interesting: [[UInt8]] = [
             Array("\"".utf8), Array("\\".utf8), Array("{".utf8), Array("}".utf8), Array("[".utf8), Array("]".utf8),
             Array(",".utf8), Array(":".utf8), Array("null".utf8), Array("-0.0e-9999".utf8), Array("1e400".utf8),
-            Array("\\ud800".utf8), [0xC3, 0x28], [0xFF], [0x00], Array("\"id\":".utf8), Array("\"jsonrpc\":\"2.0\"".utf8),
+            Array("\\ud800".utf8), [0xC3, 0x28], [0xFF], [0x00], Array("\"id\":".utf8),
+            Array("\"jsonrpc\":\"2.0\"".utf8),
         ]
         for _ in 0..<Int.random(in: 1...4, using: &random) {
             let position = data.isEmpty ? 0 : Int.random(in: 0...data.count, using: &random)
@@ -124,11 +134,18 @@ public struct Fuzz: Sendable {
             case 5 where !data.isEmpty:
                 let end = min(data.count, position + Int.random(in: 1...16, using: &random))
                 let chunk = Array(data[min(position, end)..<end])
-                data.insert(contentsOf: Array(repeating: chunk, count: Int.random(in: 2...50, using: &random)).joined(), at: position)
+                data.insert(
+                    contentsOf: Array(repeating: chunk, count: Int.random(in: 2...50, using: &random)).joined(),
+                    at: position)
             case 6:
                 let depth = Int.random(in: 1...200, using: &random)
-                data = Array(repeating: UInt8(ascii: "["), count: depth) + data + Array(repeating: UInt8(ascii: "]"), count: depth)
-            case 7: data.insert(contentsOf: Array(repeating: UInt8(ascii: "9"), count: Int.random(in: 1...300, using: &random)), at: position)
+                data =
+                    Array(repeating: UInt8(ascii: "["), count: depth) + data
+                    + Array(repeating: UInt8(ascii: "]"), count: depth)
+            case 7:
+                data.insert(
+                    contentsOf: Array(repeating: UInt8(ascii: "9"), count: Int.random(in: 1...300, using: &random)),
+                    at: position)
             default: data.insert(UInt8.random(in: 0...255, using: &random), at: position)
             }
         }

@@ -1,6 +1,6 @@
 internal import Foundation
-internal import RepairSyncProtocol
 internal import RepairSyncControlClient
+internal import RepairSyncProtocol
 internal import Synchronization
 
 /// Scenario 9: many clients on the socket at once — half making changes (`updateOrder`, or a direct write of the
@@ -45,7 +45,9 @@ public struct Load: Sendable {
                             let store = daemon.storePath
                             group.addTask {
                                 try await Blocking.run {
-                                    Self.client(client, of: clientCount, records: records, path: path, store: store, until: deadline)
+                                    Self.client(
+                                        client, of: clientCount, records: records, path: path, store: store,
+                                        until: deadline)
                                 }
                             }
                         }
@@ -64,8 +66,11 @@ public struct Load: Sendable {
                         for (id, notes) in result.lastNotes where serverOrders[id]?["notes"] as? String != notes {
                             lost += 1
                             if report.notes.count < 5 {
-                                let local = try? StoreInspector.strings(daemon.storePath, "SELECT coalesce(notes, 'NULL') FROM orders WHERE id = '\(id)'")
-                                report.notes.append("\(id): acknowledged \"\(notes)\", server \"\(serverOrders[id]?["notes"] as? String ?? "nil")\", local \(local ?? [])")
+                                let local = try? StoreInspector.strings(
+                                    daemon.storePath, "SELECT coalesce(notes, 'NULL') FROM orders WHERE id = '\(id)'")
+                                report.notes.append(
+                                    "\(id): acknowledged \"\(notes)\", server \"\(serverOrders[id]?["notes"] as? String ?? "nil")\", local \(local ?? [])"
+                                )
                             }
                         }
                     }
@@ -75,10 +80,16 @@ public struct Load: Sendable {
                     let statuses = results.flatMap(\.statusLatencies).sorted()
                     let errors = results.reduce(0) { $0 + $1.errors }
                     func p(_ values: [Double], _ q: Double) -> String {
-                        values.isEmpty ? "-" : String(format: "%.1f", values[min(values.count - 1, Int(Double(values.count) * q))])
+                        values.isEmpty
+                            ? "-" : String(format: "%.1f", values[min(values.count - 1, Int(Double(values.count) * q))])
                     }
-                    report.add(Figure("clients / seconds / full resyncs meanwhile", "\(clients) / \(seconds) / \(resyncCount)"))
-                    report.add(Figure("requests served", "\(changes.count + statuses.count) (\(changes.count) changes, \(statuses.count) status)"))
+                    report.add(
+                        Figure("clients / seconds / full resyncs meanwhile", "\(clients) / \(seconds) / \(resyncCount)")
+                    )
+                    report.add(
+                        Figure(
+                            "requests served",
+                            "\(changes.count + statuses.count) (\(changes.count) changes, \(statuses.count) status)"))
                     report.add(.count("errors", errors, mustBe: 0))
                     report.add(Figure("change acknowledged, p50 / p99 ms", "\(p(changes, 0.5)) / \(p(changes, 0.99))"))
                     report.add(Figure("status, p50 / p99 ms", "\(p(statuses, 0.5)) / \(p(statuses, 0.99))"))
@@ -122,8 +133,11 @@ public struct Load: Sendable {
                     let notes = "load \(index) \(n)"
                     if let tool {
                         try tool.setNotes(notes, order: id)
-                        let reply = try connection.call("queueChange", .object(["kind": .string("order-updated"), "id": .string(id)]))
-                        guard reply["queued"] == .bool(true) else { throw ScenarioFailure("queueChange did not queue: \(reply.serialized)") }
+                        let reply = try connection.call(
+                            "queueChange", .object(["kind": .string("order-updated"), "id": .string(id)]))
+                        guard reply["queued"] == .bool(true) else {
+                            throw ScenarioFailure("queueChange did not queue: \(reply.serialized)")
+                        }
                     } else {
                         _ = try connection.call("updateOrder", .object(["id": .string(id), "notes": .string(notes)]))
                     }

@@ -55,7 +55,8 @@ public struct PowerCut: Sendable {
                 // One run without a cut: how many events the workload makes (the range the cut points are drawn
                 // from), and the proof that the checks hold when nothing is cut.
                 var tally = Tally()
-                let calibration = try await cut(shop, workspace, Point(index: 0, event: 0, mode: "drop", seed: 0), into: &tally)
+                let calibration = try await cut(
+                    shop, workspace, Point(index: 0, event: 0, mode: "drop", seed: 0), into: &tally)
                 guard calibration > 0 else { throw ScenarioFailure("the workload reported no events") }
                 var random = SplitMix64(seed: seed)
                 let points = (1...max(1, cuts)).map { index in
@@ -73,7 +74,9 @@ public struct PowerCut: Sendable {
                     }
                     while let result = try await group.next() {
                         results.append(result)
-                        if let point = pending.popFirst() { group.addTask { try await self.tally(shop, workspace, point) } }
+                        if let point = pending.popFirst() {
+                            group.addTask { try await self.tally(shop, workspace, point) }
+                        }
                     }
                     return results
                 }
@@ -83,12 +86,15 @@ public struct PowerCut: Sendable {
                 report.add(
                     Figure(
                         "cuts by mode (drop / subset / tear)",
-                        "\(tally.byMode["drop", default: 0]) / \(tally.byMode["subset", default: 0]) / \(tally.byMode["tear", default: 0])"))
+                        "\(tally.byMode["drop", default: 0]) / \(tally.byMode["subset", default: 0]) / \(tally.byMode["tear", default: 0])"
+                    ))
                 report.add(Figure("unsynced writes lost or torn at the cuts", "\(tally.unsyncedAtCuts)"))
                 report.add(Figure("acknowledged changes checked", "\(tally.acknowledged)"))
                 report.add(.count("acknowledged changes lost", tally.lost, mustBe: 0))
                 report.add(.count("stores that did not open or failed integrity_check", tally.unsound, mustBe: 0))
-                report.add(.count("pages without their cursor, or cursors without their pages", tally.pageMismatches, mustBe: 0))
+                report.add(
+                    .count(
+                        "pages without their cursor, or cursors without their pages", tally.pageMismatches, mustBe: 0))
                 report.add(.count("cuts after which a sync did not converge", tally.notConverged, mustBe: 0))
                 report.notes += tally.examples
             }
@@ -149,7 +155,9 @@ public struct PowerCut: Sendable {
 
     /// One run of the workload cut at `point` (0: not cut), then the checks. Returns the events the run made when
     /// it was not cut.
-    func cut(_ shop: PowerCutShop, _ workspace: Workspace, _ point: Point, into tally: inout Tally) async throws -> Int64 {
+    func cut(_ shop: PowerCutShop, _ workspace: Workspace, _ point: Point, into tally: inout Tally) async throws
+        -> Int64
+    {
         let directory = workspace.file("cut-\(point.index)")
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -179,7 +187,8 @@ public struct PowerCut: Sendable {
                 "--page-size", "\(pageSize)", "--queue-orders", shop.queued.joined(separator: ","),
                 "--update-orders", shop.updatedOrders.joined(separator: ","),
                 "--update-devices", shop.updatedDevices.joined(separator: ","), "--callers", "\(callers)",
-                "--tag", "cut-\(point.index)", "--cut-at", "\(point.event)", "--mode", point.mode, "--seed", "\(point.seed)",
+                "--tag", "cut-\(point.index)", "--cut-at", "\(point.event)", "--mode", point.mode, "--seed",
+                "\(point.seed)",
                 "--synchronous", synchronous,
             ], environment: ProcessInfo.processInfo.environment, logPath: directory + "/helper.log")
         guard let status = await child.waitForExit(timeout: 300) else {
@@ -192,15 +201,20 @@ public struct PowerCut: Sendable {
         case 86:
             tally.cuts += 1
             tally.byMode[point.mode, default: 0] += 1
-            tally.unsyncedAtCuts += Int(output.split(separator: "\n").last { $0.hasPrefix("unsynced ") }?.split(separator: " ").last ?? "") ?? 0
+            tally.unsyncedAtCuts +=
+                Int(output.split(separator: "\n").last { $0.hasPrefix("unsynced ") }?.split(separator: " ").last ?? "")
+                ?? 0
         case 0:
-            events = Int64(output.split(separator: "\n").last { $0.hasPrefix("events ") }?.split(separator: " ").last ?? "") ?? 0
+            events =
+                Int64(output.split(separator: "\n").last { $0.hasPrefix("events ") }?.split(separator: " ").last ?? "")
+                ?? 0
         default:
             throw ScenarioFailure("\(label): the workload failed (exit \(status)): \(output.suffix(1500))")
         }
         let acknowledged = Acknowledgement.read(acksPath)
         tally.acknowledged += acknowledged.count
-        try await check(shop, storePath: storePath, server: server, acknowledged: acknowledged, label: label, into: &tally)
+        try await check(
+            shop, storePath: storePath, server: server, acknowledged: acknowledged, label: label, into: &tally)
         return events
     }
 
@@ -233,17 +247,21 @@ public struct PowerCut: Sendable {
         logger.logLevel = .critical
         let engine = try SyncEngine(
             store: store,
-            api: APIClient(configuration: .init(baseURL: server.baseURL, token: Self.token), link: PowerCut.fixedPages()),
+            api: APIClient(
+                configuration: .init(baseURL: server.baseURL, token: Self.token), link: PowerCut.fixedPages()),
             configuration: EngineConfiguration(pageSize: pageSize, completedHold: .zero), logger: logger)
         let outbox = try engine.outboxEntries()
         let before = try await server.values(for: acknowledged)
         for ack in acknowledged {
             let queued = outbox.contains { entry in
-                entry.collection.name == ack.collection && entry.recordId == ack.id && entry.fields[ack.field] == .some(ack.value)
+                entry.collection.name == ack.collection && entry.recordId == ack.id
+                    && entry.fields[ack.field] == .some(ack.value)
             }
             if !queued, before[ack.key] != ack.value {
                 tally.lost += 1
-                tally.note("\(label): acknowledged \(ack.collection) \(ack.id) \(ack.field) = \"\(ack.value)\" is neither in the outbox nor on the server")
+                tally.note(
+                    "\(label): acknowledged \(ack.collection) \(ack.id) \(ack.field) = \"\(ack.value)\" is neither in the outbox nor on the server"
+                )
             }
         }
 
@@ -254,7 +272,8 @@ public struct PowerCut: Sendable {
         if !left.isEmpty { differences.append("\(left.count) changes left in the outbox (\(left.first!.state))") }
         let convergence = try await Convergence.compare(store: storePath, server: server.admin)
         if convergence.mismatches > 0 {
-            differences.append("\(convergence.mismatches) records differ from the server: \(convergence.examples.prefix(2))")
+            differences.append(
+                "\(convergence.mismatches) records differ from the server: \(convergence.examples.prefix(2))")
         }
         let after = try await server.values(for: acknowledged)
         let missing = acknowledged.filter { after[$0.key] != $0.value }

@@ -49,14 +49,16 @@ struct PowerCutShop: Sendable {
         let store = try ReplicaStore.open(at: replicaTemplate)
         let engine = try SyncEngine(
             store: store,
-            api: APIClient(configuration: .init(baseURL: server.baseURL, token: PowerCut.token), link: PowerCut.fixedPages()),
+            api: APIClient(
+                configuration: .init(baseURL: server.baseURL, token: PowerCut.token), link: PowerCut.fixedPages()),
             configuration: EngineConfiguration(pageSize: 200, completedHold: .zero), logger: PowerCutServer.quietLogger)
         let synced = await engine.performFullSync()
         guard synced.succeeded else { throw ScenarioFailure("the template replica did not sync: \(synced.stop ?? "")") }
         let cursors = try await store.read { db in
-            try Dictionary(uniqueKeysWithValues: Row.fetchAll(db, sql: "SELECT collection, cursor FROM sync_metadata").map {
-                ($0["collection"] as String, $0["cursor"] as String?)
-            })
+            try Dictionary(
+                uniqueKeysWithValues: Row.fetchAll(db, sql: "SELECT collection, cursor FROM sync_metadata").map {
+                    ($0["collection"] as String, $0["cursor"] as String?)
+                })
         }
         try store.close()
         let templateVersions = try StoreInspector.versions(replicaTemplate)
@@ -67,13 +69,22 @@ struct PowerCutShop: Sendable {
         let devices = orders + orders / 2
         let clients = max(1, orders / 2)
         let tickets = max(1, orders / 2)
-        for n in 1...(orders * 2 / 5) { try await admin.edit("orders", "ord_\(n)", ["notes": "changed on the server \(n)"]) }
-        for n in 1...(devices * 2 / 5) { try await admin.edit("devices", "dev_\(n)", ["diagnosis": "checked on the server \(n)"]) }
+        for n in 1...(orders * 2 / 5) {
+            try await admin.edit("orders", "ord_\(n)", ["notes": "changed on the server \(n)"])
+        }
+        for n in 1...(devices * 2 / 5) {
+            try await admin.edit("devices", "dev_\(n)", ["diagnosis": "checked on the server \(n)"])
+        }
         for n in 1...(clients * 3 / 5) { try await admin.edit("clients", "cli_\(n)", ["notes": "called back \(n)"]) }
-        for n in 1...(tickets * 2 / 5) { try await admin.edit("tickets", "tkt_\(n)", ["subject": "changed subject \(n)"]) }
-        let message = try await admin.allRecords("ticket_messages").values
+        for n in 1...(tickets * 2 / 5) {
+            try await admin.edit("tickets", "tkt_\(n)", ["subject": "changed subject \(n)"])
+        }
+        let message =
+            try await admin.allRecords("ticket_messages").values
             .first { $0["ticket_id"] as? String == "tkt_\(tickets)" }?["id"] as? String
-        for path in ["devices/dev_\(devices)", "clients/cli_\(clients)"] + (message.map { ["ticket_messages/\($0)"] } ?? []) {
+        for path in ["devices/dev_\(devices)", "clients/cli_\(clients)"]
+            + (message.map { ["ticket_messages/\($0)"] } ?? [])
+        {
             let reply = try await admin.send("DELETE", "/admin/records/\(path)")
             guard reply.status == 200 else { throw ScenarioFailure("admin delete \(path): HTTP \(reply.status)") }
         }
@@ -111,9 +122,12 @@ struct PowerCutShop: Sendable {
                 return (id, version)
             }
             let deleted = (page["deleted"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
-            guard let next = page["next_cursor"] as? String else { throw ScenarioFailure("\(table) feed: no next_cursor") }
+            guard let next = page["next_cursor"] as? String else {
+                throw ScenarioFailure("\(table) feed: no next_cursor")
+            }
             if !records.isEmpty || !deleted.isEmpty || next != cursor {
-                pages.append(Page(nextCursor: next, records: records.map { (id: $0.0, version: $0.1) }, deleted: deleted))
+                pages.append(
+                    Page(nextCursor: next, records: records.map { (id: $0.0, version: $0.1) }, deleted: deleted))
             }
             cursor = next
             guard page["has_more"] as? Bool == true else { return pages }
@@ -141,14 +155,20 @@ struct PowerCutShop: Sendable {
     func pageMismatches(_ store: ReplicaStore) throws -> [String] {
         let (cursors, versions) = try store.read { db in
             (
-                try Dictionary(uniqueKeysWithValues: Row.fetchAll(db, sql: "SELECT collection, cursor FROM sync_metadata").map {
-                    ($0["collection"] as String, $0["cursor"] as String?)
-                }),
-                try Dictionary(uniqueKeysWithValues: StoreInspector.tables.map { table in
-                    (table, try Dictionary(uniqueKeysWithValues: Row.fetchAll(db, sql: "SELECT id, version FROM \(table)").map {
-                        ($0["id"] as String, $0["version"] as Int)
-                    }))
-                })
+                try Dictionary(
+                    uniqueKeysWithValues: Row.fetchAll(db, sql: "SELECT collection, cursor FROM sync_metadata").map {
+                        ($0["collection"] as String, $0["cursor"] as String?)
+                    }),
+                try Dictionary(
+                    uniqueKeysWithValues: StoreInspector.tables.map { table in
+                        (
+                            table,
+                            try Dictionary(
+                                uniqueKeysWithValues: Row.fetchAll(db, sql: "SELECT id, version FROM \(table)").map {
+                                    ($0["id"] as String, $0["version"] as Int)
+                                })
+                        )
+                    })
             )
         }
         var mismatches: [String] = []
@@ -172,14 +192,16 @@ struct PowerCutShop: Sendable {
                     let expected = isApplied ? record.version : template[record.id]
                     if local[record.id] != expected {
                         mismatches.append(
-                            "\(table) page \(number + 1) (\(isApplied ? "before" : "after") the cursor, \(applied) applied): \(record.id) at version \(local[record.id].map(String.init) ?? "missing"), expected \(expected.map(String.init) ?? "missing")")
+                            "\(table) page \(number + 1) (\(isApplied ? "before" : "after") the cursor, \(applied) applied): \(record.id) at version \(local[record.id].map(String.init) ?? "missing"), expected \(expected.map(String.init) ?? "missing")"
+                        )
                     }
                 }
                 for id in page.deleted {
                     let expected = isApplied ? nil : template[id]
                     if local[id] != expected {
                         mismatches.append(
-                            "\(table) page \(number + 1) (\(isApplied ? "before" : "after") the cursor): deleted \(id) is \(local[id] == nil ? "missing" : "still there")")
+                            "\(table) page \(number + 1) (\(isApplied ? "before" : "after") the cursor): deleted \(id) is \(local[id] == nil ? "missing" : "still there")"
+                        )
                     }
                 }
             }

@@ -1,7 +1,7 @@
-internal import RepairSyncModels
 internal import Foundation
-internal import RepairSyncProtocol
 internal import RepairSyncControlClient
+internal import RepairSyncModels
+internal import RepairSyncProtocol
 
 /// What most scenarios run against: `repair-api-dev` seeded with `orders` orders and `repairsyncd` configured for
 /// it (with `config`: YAML sections other than api, store, control and sync), both in the scenario's workspace and both killed when `body` ends,
@@ -14,7 +14,8 @@ enum ScenarioStack {
         let server = try await APIServerProcess(
             database: workspace.file("api.sqlite"), orders: orders, logPath: workspace.file("api.log"))
         defer { server.process.signal(SIGKILL) }
-        let daemon = try DaemonProcess(directory: workspace.file("daemon"), baseURL: server.baseURL, token: APIServerProcess.token)
+        let daemon = try DaemonProcess(
+            directory: workspace.file("daemon"), baseURL: server.baseURL, token: APIServerProcess.token)
         try daemon.writeConfig(config, pageSize: pageSize)
         defer {
             daemon.process?.signal(SIGKILL)
@@ -42,7 +43,8 @@ struct RandomKills {
             let watcher = try StatusWatcher(path: daemon.socketPath)
             var seen = -1
             for _ in 0..<Int.random(in: 1...max(1, gap), using: &random) {
-                guard let index = await watcher.wait(after: seen, timeout: 120, for: { progress($0) || finished($0) }) else {
+                guard let index = await watcher.wait(after: seen, timeout: 120, for: { progress($0) || finished($0) })
+                else {
                     throw ScenarioFailure("no progress within 120 s: \(daemon.log().suffix(600))")
                 }
                 seen = index

@@ -1,6 +1,6 @@
 internal import Foundation
-internal import RepairSyncProtocol
 internal import RepairSyncControlClient
+internal import RepairSyncProtocol
 internal import Synchronization
 
 #if canImport(Glibc)
@@ -27,7 +27,11 @@ public struct SocketAbuse: Sendable {
         ("100,000 levels of nesting", Array(String(repeating: "[", count: 100_000).utf8), -32600),
         ("wrong types", Array(#"{"jsonrpc":"2.0","method":"getOrder","params":{"id":42},"id":1}"#.utf8), -32602),
         ("unknown method", Array(#"{"jsonrpc":"2.0","method":"rm -rf","id":1}"#.utf8), -32601),
-        ("huge number", Array(#"{"jsonrpc":"2.0","method":"ping","id":"#.utf8) + Array(repeating: 0x39, count: 100_000) + [0x7D], -32600),
+        (
+            "huge number",
+            Array(#"{"jsonrpc":"2.0","method":"ping","id":"#.utf8) + Array(repeating: 0x39, count: 100_000) + [0x7D],
+            -32600
+        ),
         ("duplicate keys", Array(#"{"jsonrpc":"2.0","method":"ping","method":"status","id":1}"#.utf8), -32600),
         ("params of the wrong kind", Array(#"{"jsonrpc":"2.0","method":"ping","params":"x","id":1}"#.utf8), -32600),
         ("not an object", Array("42".utf8), -32600),
@@ -55,8 +59,13 @@ public struct SocketAbuse: Sendable {
                             connection.send(item.bytes + [0x0A])
                             return connection.readLine()
                         }
-                        let code = reply.flatMap { try? JSONParser(limits: .init(maxDepth: 100)).parse($0) }?["error"]?["code"]?.intValue
-                        if code == item.code { right += 1 } else { report.notes.append("\(item.name): \(reply?.prefix(200) ?? "no reply")") }
+                        let code = reply.flatMap { try? JSONParser(limits: .init(maxDepth: 100)).parse($0) }?["error"]?[
+                            "code"]?.intValue
+                        if code == item.code {
+                            right += 1
+                        } else {
+                            report.notes.append("\(item.name): \(reply?.prefix(200) ?? "no reply")")
+                        }
                         if (try? await daemon.call("ping")) == .string("pong") { pingsAfter += 1 }
                     }
                     let junk: String? = try await Blocking.run {
@@ -77,7 +86,8 @@ public struct SocketAbuse: Sendable {
                         try (0..<idleConnections).map { _ in try RawConnection(path: path, receiveTimeout: 1) }
                     }
                     let slow: (answered: Int, closed: Int) = try await Blocking.run {
-                        let writers = try (0..<slowWriters).map { _ in try RawConnection(path: path, receiveTimeout: 10) }
+                        let writers = try (0..<slowWriters).map { _ in try RawConnection(path: path, receiveTimeout: 10)
+                        }
                         let request = Array(#"{"jsonrpc":"2.0","method":"ping","id":7}"#.utf8) + [0x0A]
                         for byte in request {
                             for writer in writers { writer.send([byte]) }
@@ -103,16 +113,28 @@ public struct SocketAbuse: Sendable {
                     await server.stop()
 
                     report.add(.count("daemon crashes", alive && pingAtEnd ? 0 : 1, mustBe: 0))
-                    report.add(.count("malformed requests answered with the right JSON-RPC code", right, mustBe: Self.corpus.count + 1))
-                    report.add(.count("ping answered after each malformed request", pingsAfter, mustBe: Self.corpus.count))
-                    report.add(Figure("idle connections: still open / closed to make room / refused", "\(stillOpen) / \(evicted) / \(refused)"))
-                    report.add(Figure("slow writers answered / closed to make room", "\(slow.answered) / \(slow.closed)"))
+                    report.add(
+                        .count(
+                            "malformed requests answered with the right JSON-RPC code", right,
+                            mustBe: Self.corpus.count + 1))
+                    report.add(
+                        .count("ping answered after each malformed request", pingsAfter, mustBe: Self.corpus.count))
+                    report.add(
+                        Figure(
+                            "idle connections: still open / closed to make room / refused",
+                            "\(stillOpen) / \(evicted) / \(refused)"))
+                    report.add(
+                        Figure("slow writers answered / closed to make room", "\(slow.answered) / \(slow.closed)"))
                     report.add(.count("status calls not answered (every 20 ms throughout)", probe.failures, mustBe: 0))
                     report.notes += probe.errors.map { "a status call not answered: \($0)" }
-                    report.add(Figure("status calls answered, p99 / max latency", "\(probe.answered), \(probe.p99) / \(probe.max) ms"))
-                    report.add(Figure(
-                        "daemon RSS before → after", "\(before / 1024) → \(after / 1024) MiB", target: "≤ +64 MiB",
-                        passed: after <= before + 64 * 1024))
+                    report.add(
+                        Figure(
+                            "status calls answered, p99 / max latency",
+                            "\(probe.answered), \(probe.p99) / \(probe.max) ms"))
+                    report.add(
+                        Figure(
+                            "daemon RSS before → after", "\(before / 1024) → \(after / 1024) MiB", target: "≤ +64 MiB",
+                            passed: after <= before + 64 * 1024))
                 }
             }
         }
@@ -152,7 +174,12 @@ final class StatusProber: Sendable {
                     let client = try ControlClient(path: path)
                     _ = try client.call("status")
                     let elapsed = ContinuousClock.now - start
-                    state.withLock { $0.latencies.append(Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)) }
+                    state.withLock {
+                        $0.latencies.append(
+                            Int(
+                                elapsed.components.seconds * 1000 + elapsed.components.attoseconds
+                                    / 1_000_000_000_000_000))
+                    }
                 } catch {
                     state.withLock { state in
                         state.failures += 1
@@ -172,7 +199,8 @@ final class StatusProber: Sendable {
         return state.withLock { state in
             let sorted = state.latencies.sorted()
             let p99 = sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, sorted.count * 99 / 100)]
-            return Result(answered: sorted.count, failures: state.failures, p99: p99, max: sorted.last ?? 0, errors: state.errors)
+            return Result(
+                answered: sorted.count, failures: state.failures, p99: p99, max: sorted.last ?? 0, errors: state.errors)
         }
     }
 }

@@ -95,7 +95,8 @@ public final class ConnectProxy: Sendable {
                 let port = Int(parts[1][parts[1].index(after: colon)...])
             else { return answer(context, "405 Method Not Allowed") }
             if let required, authorization != required {
-                return answer(context, "407 Proxy Authentication Required", extra: "Proxy-Authenticate: Basic realm=\"test\"\r\n")
+                return answer(
+                    context, "407 Proxy Authentication Required", extra: "Proxy-Authenticate: Basic realm=\"test\"\r\n")
             }
             let name = String(parts[1][..<colon]).trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
             let isIP = (try? SocketAddress(ipAddress: name, port: 0)) != nil
@@ -113,8 +114,10 @@ public final class ConnectProxy: Sendable {
                 .whenComplete { result in
                     switch result {
                     case .failure:
-                        client.writeAndFlush(ByteBuffer(string: "HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\n\r\n"))
-                            .whenComplete { _ in client.close(promise: nil) }
+                        client.writeAndFlush(
+                            ByteBuffer(string: "HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\n\r\n")
+                        )
+                        .whenComplete { _ in client.close(promise: nil) }
                     case .success(let target):
                         state.withLockedValue { $0.tunnels += 1 }
                         do {
@@ -126,7 +129,8 @@ public final class ConnectProxy: Sendable {
                             target.close(promise: nil)
                             return
                         }
-                        client.writeAndFlush(ByteBuffer(string: "HTTP/1.1 200 Connection established\r\n\r\n"), promise: nil)
+                        client.writeAndFlush(
+                            ByteBuffer(string: "HTTP/1.1 200 Connection established\r\n\r\n"), promise: nil)
                         if early.readableBytes > 0 { target.writeAndFlush(early, promise: nil) }
                     }
                 }
@@ -135,7 +139,8 @@ public final class ConnectProxy: Sendable {
         private func answer(_ context: ChannelHandlerContext, _ status: String, extra: String = "") {
             let response = "HTTP/1.1 \(status)\r\n\(extra)Content-Length: 0\r\nConnection: close\r\n\r\n"
             let channel = context.channel
-            context.writeAndFlush(NIOAny(ByteBuffer(string: response))).whenComplete { _ in channel.close(promise: nil) }
+            context.writeAndFlush(NIOAny(ByteBuffer(string: response))).whenComplete { _ in channel.close(promise: nil)
+            }
         }
     }
 

@@ -1,5 +1,5 @@
-public import Foundation
 internal import Crypto
+public import Foundation
 internal import SwiftASN1
 internal import X509
 
@@ -98,10 +98,15 @@ public struct ThrowawayCA: Sendable {
         let halves = host.components(separatedBy: "::")
         guard halves.count <= 2 else { return nil }
         func groups(_ text: String) -> [UInt16]? {
-            text.isEmpty ? [] : text.split(separator: ":").map { UInt16($0, radix: 16) }.reduce(into: [UInt16]?([])) {
-                guard let group = $1 else { $0 = nil; return }
-                $0?.append(group)
-            }
+            text.isEmpty
+                ? []
+                : text.split(separator: ":").map { UInt16($0, radix: 16) }.reduce(into: [UInt16]?([])) {
+                    guard let group = $1 else {
+                        $0 = nil
+                        return
+                    }
+                    $0?.append(group)
+                }
         }
         guard let head = groups(halves[0]), let tail = halves.count == 2 ? groups(halves[1]) : [] else { return nil }
         let zeros = halves.count == 2 ? 8 - head.count - tail.count : 0

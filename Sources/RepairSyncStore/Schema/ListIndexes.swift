@@ -20,22 +20,30 @@ public enum ListIndexes {
     }
 
     public static let all: [Definition] = [
-        .init(table: "orders", name: "orders_created", sql: "CREATE INDEX orders_created ON orders(created_at DESC, order_number DESC)"),
+        .init(
+            table: "orders", name: "orders_created",
+            sql: "CREATE INDEX orders_created ON orders(created_at DESC, order_number DESC)"),
         .init(
             table: "orders", name: "orders_status_created",
             sql: "CREATE INDEX orders_status_created ON orders(status, created_at DESC, order_number DESC)"),
         .init(
             table: "orders", name: "orders_client_created",
             sql: "CREATE INDEX orders_client_created ON orders(client_id, created_at DESC, order_number DESC)"),
-        .init(table: "devices", name: "devices_created", sql: "CREATE INDEX devices_created ON devices(created_at DESC, id)"),
+        .init(
+            table: "devices", name: "devices_created",
+            sql: "CREATE INDEX devices_created ON devices(created_at DESC, id)"),
         .init(
             table: "devices", name: "devices_status_created",
             sql: "CREATE INDEX devices_status_created ON devices(status, created_at DESC, id)"),
-        .init(table: "tickets", name: "tickets_updated", sql: "CREATE INDEX tickets_updated ON tickets(updated_at DESC, id)"),
+        .init(
+            table: "tickets", name: "tickets_updated",
+            sql: "CREATE INDEX tickets_updated ON tickets(updated_at DESC, id)"),
         .init(
             table: "tickets", name: "tickets_status_updated",
             sql: "CREATE INDEX tickets_status_updated ON tickets(status, updated_at DESC, id)"),
-        .init(table: "clients", name: "clients_name", sql: "CREATE INDEX clients_name ON clients(last_name, first_name, id)"),
+        .init(
+            table: "clients", name: "clients_name",
+            sql: "CREATE INDEX clients_name ON clients(last_name, first_name, id)"),
     ]
 
     /// The list indexes of `table`.
@@ -52,7 +60,9 @@ public enum ListIndexes {
     /// Drops `table`'s list indexes, for a load in bulk. Returns whether the table was empty and they were dropped:
     /// a table with rows keeps them (a resync of a full table updates records in place).
     public static func dropForBulkLoad(on table: String, _ db: Database) throws -> Bool {
-        guard !of(table).isEmpty, try Int.fetchOne(db, sql: "SELECT 1 FROM \(table) LIMIT 1") == nil else { return false }
+        guard !of(table).isEmpty, try Int.fetchOne(db, sql: "SELECT 1 FROM \(table) LIMIT 1") == nil else {
+            return false
+        }
         for index in of(table) { try db.execute(sql: "DROP INDEX IF EXISTS \(index.name)") }
         return true
     }

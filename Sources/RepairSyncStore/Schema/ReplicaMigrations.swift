@@ -13,7 +13,8 @@ enum ReplicaMigrations {
         migrator.registerMigration("v3-in-doubt-and-resync", migrate: EngineMigrations.addInDoubtAndResyncMarks)
         migrator.registerMigration("v4-local-creates", migrate: LocalCreatesMigration.migrate)
         // After the local creates' table rebuilds, which would drop the indexes and triggers it adds.
-        migrator.registerMigration("v5-list-indexes-and-outbox-counts", migrate: ScaleMigrations.addListIndexesAndOutboxCounts)
+        migrator.registerMigration(
+            "v5-list-indexes-and-outbox-counts", migrate: ScaleMigrations.addListIndexesAndOutboxCounts)
         migrator.registerMigration("v6-push-priority", migrate: PushPriorityMigration.migrate)
         migrator.registerMigration("v7-discarded-in-doubt", migrate: DiscardedInDoubtMigration.migrate)
         migrator.registerMigration("v8-children-by-their-own-tombstones", migrate: ChildDeletionMigration.migrate)

@@ -4,7 +4,8 @@ import RepairSyncProtocol
 
 /// `repairctl devices [--order ID] [--status S]`.
 struct Devices: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "devices", abstract: "List devices from the local replica.")
+    static let configuration = CommandConfiguration(
+        commandName: "devices", abstract: "List devices from the local replica.")
     @OptionGroup var options: GlobalOptions
     @OptionGroup var paging: Paging
     @Option var order: String?
@@ -13,7 +14,9 @@ struct Devices: ParsableCommand {
     func run() throws {
         let reply = try options.call(
             RPC.ListDevices.self,
-            .init(orderId: order, status: status.map(DeviceStatus.init(rawValue:)), limit: paging.limit, offset: paging.offset))
+            .init(
+                orderId: order, status: status.map(DeviceStatus.init(rawValue:)), limit: paging.limit,
+                offset: paging.offset))
         if options.printJSONIfAsked(reply.json) { return }
         Output.table(
             ["id", "order", "type", "model", "status", "diagnosis"],

@@ -7,7 +7,8 @@ struct Discard: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "discard",
         abstract: "Give up a dead change for good (the record shows the server's values again).",
-        discussion: "The change's values stay in the conflict audit log (`repairctl conflicts --all`, outcome discarded).")
+        discussion:
+            "The change's values stay in the conflict audit log (`repairctl conflicts --all`, outcome discarded).")
 
     @OptionGroup var options: GlobalOptions
     @Argument(help: "The dead change's number (seq) from `repairctl pending --failed`.") var seq: Int64
@@ -17,6 +18,7 @@ struct Discard: ParsableCommand {
         if options.printJSONIfAsked(reply.json) { return }
         let change = reply.result
         Output.line(
-            "discarded change \(change.seq) of \(change.collection)/\(change.recordId) (\(change.fields.keys.sorted().joined(separator: ", ")))")
+            "discarded change \(change.seq) of \(change.collection)/\(change.recordId) (\(change.fields.keys.sorted().joined(separator: ", ")))"
+        )
     }
 }

@@ -4,7 +4,8 @@ import RepairSyncProtocol
 
 /// `repairctl orders [--status S] [--client ID]`.
 struct Orders: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "orders", abstract: "List orders from the local replica, newest first.")
+    static let configuration = CommandConfiguration(
+        commandName: "orders", abstract: "List orders from the local replica, newest first.")
     @OptionGroup var options: GlobalOptions
     @OptionGroup var paging: Paging
     @Option var status: String?
@@ -13,13 +14,16 @@ struct Orders: ParsableCommand {
     func run() throws {
         let reply = try options.call(
             RPC.ListOrders.self,
-            .init(status: status.map(OrderStatus.init(rawValue:)), clientId: client, limit: paging.limit, offset: paging.offset))
+            .init(
+                status: status.map(OrderStatus.init(rawValue:)), clientId: client, limit: paging.limit,
+                offset: paging.offset))
         if options.printJSONIfAsked(reply.json) { return }
         Output.table(
             ["#", "id", "status", "client", "total", "balance", "updated"],
             reply.result.map { order in
                 [
-                    order.orderNumber.map(String.init) ?? "pending", order.id, order.status.rawValue, Output.cell(order.clientName),
+                    order.orderNumber.map(String.init) ?? "pending", order.id, order.status.rawValue,
+                    Output.cell(order.clientName),
                     Output.money(order.total), Output.money(order.balance), Output.relative(order.updatedAt),
                 ]
             })

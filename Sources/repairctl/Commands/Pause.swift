@@ -4,7 +4,8 @@ import RepairSyncProtocol
 
 /// `repairctl pause`.
 struct Pause: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "pause", abstract: "Pause automatic sync (manual syncs still run).")
+    static let configuration = CommandConfiguration(
+        commandName: "pause", abstract: "Pause automatic sync (manual syncs still run).")
     @OptionGroup var options: GlobalOptions
 
     func run() throws {

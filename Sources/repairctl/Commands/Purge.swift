@@ -20,7 +20,8 @@ struct Purge: ParsableCommand {
         if options.printJSONIfAsked(reply.json) { return }
         for file in reply.result.removed { Output.line("removed \(file)") }
         if reply.result.discardedChanges > 0 {
-            Output.line(Output.yellow("discarded \(reply.result.discardedChanges) local change(s) that were not on the server"))
+            Output.line(
+                Output.yellow("discarded \(reply.result.discardedChanges) local change(s) that were not on the server"))
         }
         Output.line("repairsyncd is stopping")
     }

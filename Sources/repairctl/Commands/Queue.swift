@@ -2,13 +2,15 @@ import ArgumentParser
 import RepairSyncControlClient
 import RepairSyncProtocol
 
-
 /// `repairctl queue order-updated <id>...`: tell the daemon another program changed records.
 struct Queue: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "queue",
-        abstract: "Queue a change another program made in the store (order-updated, device-updated, ticket-message-created, client-created, order-created, device-created).",
-        discussion: "Several ids of one kind are queued together (JSON-RPC batches of up to 100, whose changes share commits); one line each, and exit status 1 if any was refused.")
+        abstract:
+            "Queue a change another program made in the store (order-updated, device-updated, ticket-message-created, client-created, order-created, device-created).",
+        discussion:
+            "Several ids of one kind are queued together (JSON-RPC batches of up to 100, whose changes share commits); one line each, and exit status 1 if any was refused."
+    )
 
     @OptionGroup var options: GlobalOptions
     @Argument(help: "What changed.") var kind: ChangeKind
@@ -31,7 +33,8 @@ struct Queue: ParsableCommand {
         if options.json {
             let items: [JSONValue] = try outcomes.map { id, outcome in
                 switch outcome {
-                case .success(let result): .object(["id": .string(id), "result": try JSONValueEncoder().encode(result)])
+                case .success(let result):
+                    .object(["id": .string(id), "result": try JSONValueEncoder().encode(result)])
                 case .failure(let error): .object(["id": .string(id), "error": error.json])
                 }
             }
@@ -44,7 +47,9 @@ struct Queue: ParsableCommand {
                 }
             }
         }
-        if outcomes.contains(where: { if case .failure = $0.outcome { true } else { false } }) { throw ExitCode.failure }
+        if outcomes.contains(where: { if case .failure = $0.outcome { true } else { false } }) {
+            throw ExitCode.failure
+        }
     }
 
     private func queueOne(_ id: String) throws {
@@ -56,7 +61,8 @@ struct Queue: ParsableCommand {
     private func describe(_ result: RPC.QueueChange.Result, id: String, alone: Bool = false) -> String {
         if result.queued {
             let already = result.reason.map { " — \($0)" } ?? ""
-            return "queued \(kind.rawValue) \(id) (\((result.fields ?? []).joined(separator: ", ")))\(already); \(result.pending) pending"
+            return
+                "queued \(kind.rawValue) \(id) (\((result.fields ?? []).joined(separator: ", ")))\(already); \(result.pending) pending"
         }
         return "\(alone ? "" : "\(id): ")nothing to queue: \(result.reason ?? "")"
     }

@@ -2,7 +2,6 @@ import ArgumentParser
 import RepairSyncControlClient
 import RepairSyncProtocol
 
-
 /// `repairctl resolve <id> --keep local|remote`.
 struct Resolve: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "resolve", abstract: "Decide an open conflict.")
@@ -12,7 +11,8 @@ struct Resolve: ParsableCommand {
     @Option(help: "Which side's values to keep.") var keep: ConflictChoice.Side
 
     func run() throws {
-        let reply = try options.call(RPC.ResolveConflict.self, .init(id: id, keep: keep == .local ? .keepLocal : .keepRemote))
+        let reply = try options.call(
+            RPC.ResolveConflict.self, .init(id: id, keep: keep == .local ? .keepLocal : .keepRemote))
         if options.printJSONIfAsked(reply.json) { return }
         Output.line("conflict \(id) resolved: kept \(keep.rawValue)")
     }

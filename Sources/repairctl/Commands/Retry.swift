@@ -4,7 +4,8 @@ import RepairSyncProtocol
 
 /// `repairctl retry [seq...]`.
 struct Retry: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "retry", abstract: "Retry dead changes (all, or the ones named by seq).")
+    static let configuration = CommandConfiguration(
+        commandName: "retry", abstract: "Retry dead changes (all, or the ones named by seq).")
 
     @OptionGroup var options: GlobalOptions
     @Argument(help: "Change numbers (seq) from `repairctl pending`.") var ids: [Int64] = []

@@ -16,7 +16,8 @@ struct Stats: ParsableCommand {
         let (day, life) = (reply.result.last24h, reply.result.lifetime)
         func text<T>(_ value: T?) -> String { value.map { "\($0)" } ?? "-" }
         func counts(_ values: [String: Int]) -> String {
-            values.isEmpty ? "-" : values.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+            values.isEmpty
+                ? "-" : values.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
         }
         let rows: [[String]] = [
             ["runs", text(day.runs), text(life.runs)],

@@ -92,7 +92,10 @@ struct Status: ParsableCommand {
         lines.append("")
         let header = ["collection", "records", "synced", "error"]
         let rows = status.collections.map { collection in
-            [collection.collection, String(collection.records), Output.relative(collection.lastSuccessAt), Output.cell(collection.lastError)]
+            [
+                collection.collection, String(collection.records), Output.relative(collection.lastSuccessAt),
+                Output.cell(collection.lastError),
+            ]
         }
         var widths = header.map(\.count)
         for row in rows { for (index, cell) in row.enumerated() { widths[index] = max(widths[index], cell.count) } }

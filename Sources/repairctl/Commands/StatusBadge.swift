@@ -40,7 +40,8 @@ enum StatusBadge {
 
     /// The badge for the daemon on `socket`.
     static func line(socket: String) -> String {
-        guard let client = try? ControlClient(path: socket), let badge = try? client.call(StatusSnapshot.Badge.self) else {
+        guard let client = try? ControlClient(path: socket), let badge = try? client.call(StatusSnapshot.Badge.self)
+        else {
             return "offline"
         }
         return badge.text

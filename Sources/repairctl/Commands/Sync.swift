@@ -2,7 +2,6 @@ import ArgumentParser
 import RepairSyncControlClient
 import RepairSyncProtocol
 
-
 /// `repairctl sync [collection...] [--wait]`.
 struct Sync: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -44,7 +43,8 @@ struct Sync: ParsableCommand {
             Output.line("\(verb) started")
             return
         }
-        let summary = "pushed \(report.pushed), pulled \(report.pulled.values.reduce(0, +)), deleted \(report.deleted), "
+        let summary =
+            "pushed \(report.pushed), pulled \(report.pulled.values.reduce(0, +)), deleted \(report.deleted), "
             + "conflicts \(report.conflicts) in \(report.durationMilliseconds) ms"
         if let stop = report.stop {
             Output.line(Output.red("\(verb) failed: \(stop)") + " (\(summary))")

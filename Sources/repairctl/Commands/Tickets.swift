@@ -4,7 +4,8 @@ import RepairSyncProtocol
 
 /// `repairctl tickets [--status S]`.
 struct Tickets: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "tickets", abstract: "List tickets from the local replica.")
+    static let configuration = CommandConfiguration(
+        commandName: "tickets", abstract: "List tickets from the local replica.")
     @OptionGroup var options: GlobalOptions
     @OptionGroup var paging: Paging
     @Option var status: String?
@@ -18,7 +19,8 @@ struct Tickets: ParsableCommand {
             ["#", "id", "status", "subject", "client", "messages", "updated"],
             reply.result.map { ticket in
                 [
-                    String(ticket.ticketNumber), ticket.id, ticket.status.rawValue, ticket.subject, Output.cell(ticket.clientName),
+                    String(ticket.ticketNumber), ticket.id, ticket.status.rawValue, ticket.subject,
+                    Output.cell(ticket.clientName),
                     ticket.messageCount.map(String.init) ?? "", Output.relative(ticket.updatedAt),
                 ]
             })

@@ -8,7 +8,10 @@ import RepairSyncProtocol
 
 /// The options every subcommand shares, and the one way commands talk to the daemon.
 struct GlobalOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("The daemon's control socket (default: $REPAIRSYNCD_SOCKET or /run/repairsyncd/control.sock).", valueName: "path"))
+    @Option(
+        help: ArgumentHelp(
+            "The daemon's control socket (default: $REPAIRSYNCD_SOCKET or /run/repairsyncd/control.sock).",
+            valueName: "path"))
     var socket: String?
 
     @Flag(help: "Print the result as JSON (the shapes are documented in docs/rpc.md).")

@@ -28,7 +28,9 @@ enum Output {
         var bytes = Array(text.utf8)
         var sent = 0
         while sent < bytes.count {
-            let count = bytes.withUnsafeMutableBytes { Glibc.write(descriptor, $0.baseAddress! + sent, $0.count - sent) }
+            let count = bytes.withUnsafeMutableBytes {
+                Glibc.write(descriptor, $0.baseAddress! + sent, $0.count - sent)
+            }
             if count < 0, errno == EINTR { continue }
             guard count > 0 else { return }
             sent += count
@@ -50,7 +52,11 @@ enum Output {
     static func table(_ header: [String], _ rows: [[String]], width: Int = 48) {
         let cut = rows.map { $0.map { $0.count > width ? String($0.prefix(width - 1)) + "…" : $0 } }
         var widths = header.map(\.count)
-        for row in cut { for (index, cell) in row.enumerated() where index < widths.count { widths[index] = max(widths[index], cell.count) } }
+        for row in cut {
+            for (index, cell) in row.enumerated() where index < widths.count {
+                widths[index] = max(widths[index], cell.count)
+            }
+        }
         func format(_ cells: [String]) -> String {
             cells.enumerated().map { index, cell in index == cells.count - 1 ? cell : pad(cell, widths[index]) }
                 .joined(separator: "  ")
@@ -85,7 +91,9 @@ enum Output {
     }
 
     /// A text cell: one line, "" for none.
-    static func cell(_ text: String?) -> String { (text ?? "").split(separator: "\n", omittingEmptySubsequences: false).joined(separator: " ") }
+    static func cell(_ text: String?) -> String {
+        (text ?? "").split(separator: "\n", omittingEmptySubsequences: false).joined(separator: " ")
+    }
 
     /// Money as people read it ("150.00"), "" for none.
     static func money(_ amount: Money?) -> String { amount?.displayText ?? "" }

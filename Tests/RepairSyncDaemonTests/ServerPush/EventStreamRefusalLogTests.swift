@@ -1,7 +1,7 @@
 import AsyncHTTPClient
 import BackendTestSupport
-import RepairAPIDev
 import Logging
+import RepairAPIDev
 import RepairSyncDaemon
 import Synchronization
 import Testing
@@ -30,8 +30,13 @@ struct EventStreamRefusalLogTests {
             #expect(warnings.count == 1, "\(entries)")
             #expect(warnings.first?.message.contains("token") == true, "\(entries)")
             #expect(entries.first?.level == .warning, "the first refusal is the one that warns: \(entries)")
-            #expect(entries.dropFirst().allSatisfy { $0.level == .info && $0.message.contains("refused") }, "\(entries)")
-            #expect(!entries.contains { $0.message.contains("a-token-the-server-never-issued") || $0.metadata.contains("a-token-the-server-never-issued") })
+            #expect(
+                entries.dropFirst().allSatisfy { $0.level == .info && $0.message.contains("refused") }, "\(entries)")
+            #expect(
+                !entries.contains {
+                    $0.message.contains("a-token-the-server-never-issued")
+                        || $0.metadata.contains("a-token-the-server-never-issued")
+                })
         }
     }
 }

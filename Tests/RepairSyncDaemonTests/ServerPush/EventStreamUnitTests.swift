@@ -71,7 +71,8 @@ struct EventStreamUnitTests {
         schedule.runFinished(startup, outcome: .succeeded, now: start, random: 0.5)
         // 200 announcements 10 ms apart: the run is due 500 ms after the first at the latest.
         for index in 0..<200 {
-            schedule.serverChanged([index % 2 == 0 ? .orders : .devices], now: start.advanced(by: .milliseconds(10 * index)))
+            schedule.serverChanged(
+                [index % 2 == 0 ? .orders : .devices], now: start.advanced(by: .milliseconds(10 * index)))
         }
         let run = try #require(schedule.nextRun())
         #expect(run.reason == .serverChange)

@@ -2,8 +2,8 @@ import AsyncHTTPClient
 import BackendTestSupport
 import Foundation
 import GRDB
-import NIOHTTP1
 import Logging
+import NIOHTTP1
 import RepairAPIDev
 import RepairSyncDaemon
 import RepairSyncEngine
@@ -39,18 +39,20 @@ struct PushStack: Sendable {
             let engine = try SyncEngine(store: store, api: api, logger: Logger(label: "test.engine"))
             // The probe as configured (polling: netlink is not needed on loopback).
             try """
-                api:
-                  base_url: \(backend.baseURL)
-                  token_file: \(directory.path("token"))
-                probe:
-                  mode: poll
-                  online_interval: 1h
-                """.write(toFile: directory.path("config.yaml"), atomically: true, encoding: .utf8)
+            api:
+              base_url: \(backend.baseURL)
+              token_file: \(directory.path("token"))
+            probe:
+              mode: poll
+              online_interval: 1h
+            """.write(toFile: directory.path("config.yaml"), atomically: true, encoding: .utf8)
             try RunningBackend.token.write(toFile: directory.path("token"), atomically: true, encoding: .utf8)
             try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: directory.path("token"))
-            let configuration = try await ConfigurationLoader.load(path: directory.path("config.yaml"), environment: [:])
+            let configuration = try await ConfigurationLoader.load(
+                path: directory.path("config.yaml"), environment: [:])
             let scheduler = SchedulerService(
-                engine: engine, policy: SchedulePolicy(interval: interval, jitter: 0), probeSettings: configuration.probe,
+                engine: engine, policy: SchedulePolicy(interval: interval, jitter: 0),
+                probeSettings: configuration.probe,
                 probeAPI: APIClient(configuration: .init(baseURL: backend.baseURL, token: RunningBackend.token)),
                 shutdownGrace: .seconds(1),
                 events: .init(
@@ -94,7 +96,8 @@ struct PushStack: Sendable {
     func settled() async throws {
         try await Self.waitUntil("the stream connected and the start-up runs done", timeout: .seconds(90)) {
             let status = await engine.status
-            return events.snapshot.state == .connected && events.snapshot.lastEventID != nil && status.lastSuccessAt != nil
+            return events.snapshot.state == .connected && events.snapshot.lastEventID != nil
+                && status.lastSuccessAt != nil
                 && scheduler.snapshot.nextRunReason == "periodic" && status.phase.name != "syncing"
         }
     }

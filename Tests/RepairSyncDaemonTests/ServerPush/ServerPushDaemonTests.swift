@@ -22,7 +22,8 @@ struct ServerPushDaemonTests {
             #expect(table.stdout.contains("; server push connected"), "\(table.stdout)")
 
             // An edit at another workstation: in the replica without a periodic run (15 min).
-            let edit = try await h.backend.send(.PATCH, "/admin/records/orders/ord_2", json: #"{"notes": "bench says ready"}"#)
+            let edit = try await h.backend.send(
+                .PATCH, "/admin/records/orders/ord_2", json: #"{"notes": "bench says ready"}"#)
             #expect(edit.status == 200)
             var configuration = Configuration()
             configuration.readonly = true
@@ -40,7 +41,9 @@ struct ServerPushDaemonTests {
             #expect(await watcher.wait(timeout: 30) { $0["events"]?.stringValue == "connected" } != nil)
             _ = try await h.backend.send(.PUT, "/admin/events", json: #"{"mode": "off"}"#)
             let notified = await watcher.wait(timeout: 30) { $0["events"]?.stringValue == "unavailable" }
-            #expect(notified != nil, "no statusChanged with events unavailable: \(watcher.statuses.map { $0["events"] ?? .null })")
+            #expect(
+                notified != nil,
+                "no statusChanged with events unavailable: \(watcher.statuses.map { $0["events"] ?? .null })")
             try await Self.waitForStatus(h, "events unavailable") { $0["events"]?.stringValue == "unavailable" }
             let fallback = try await h.repairctl(["status"])
             #expect(fallback.stdout.contains("; no server push (periodic sync only)"), "\(fallback.stdout)")

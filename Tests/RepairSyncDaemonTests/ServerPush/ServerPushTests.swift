@@ -70,7 +70,9 @@ struct ServerPushTests {
         }
     }
 
-    @Test("a server without the stream (404): status says unavailable, the periodic schedule carries on, one attempt only")
+    @Test(
+        "a server without the stream (404): status says unavailable, the periodic schedule carries on, one attempt only"
+    )
     func missingStreamFallsBackToPeriodic() async throws {
         try await PushStack.with(interval: .seconds(2)) { backend in
             _ = try await backend.send(.PUT, "/admin/events", json: #"{"mode": "off"}"#)
@@ -110,7 +112,9 @@ struct ServerPushTests {
             #expect(after["resets"] as? Int == 0, "nothing had to be pulled from scratch: \(after)")
             #expect(stack.events.snapshot.connections > connections)
             #expect(stack.events.snapshot.resets == 0)
-            #expect(stack.scheduler.snapshot.nextRunReason == "periodic" || stack.scheduler.snapshot.nextRunReason == "server-change")
+            #expect(
+                stack.scheduler.snapshot.nextRunReason == "periodic"
+                    || stack.scheduler.snapshot.nextRunReason == "server-change")
         }
     }
 
@@ -141,7 +145,9 @@ struct ServerPushTests {
             let silences = stack.events.snapshot.silences
             try await stack.streamAdmin(#"{"heartbeats": false}"#)
             // No byte for 3 × 2 s: dead. The watchdog cuts it and the client opens another.
-            let detected = try await PushStack.waitUntil("silence detected and the stream reopened", timeout: .seconds(30)) {
+            let detected = try await PushStack.waitUntil(
+                "silence detected and the stream reopened", timeout: .seconds(30)
+            ) {
                 stack.events.snapshot.silences > silences && stack.events.snapshot.connections > connections
             }
             // The last heartbeat came at most 2 s before the switch: dead no sooner than 4 s after it.
@@ -159,7 +165,9 @@ struct ServerPushTests {
         try await PushStack.with { backend in
             _ = try await backend.send(.PUT, "/admin/events", json: #"{"mode": "unavailable"}"#)
         } _: { stack in
-            try await PushStack.waitUntil("eight attempts", timeout: .seconds(60)) { stack.events.snapshot.attempts >= 8 }
+            try await PushStack.waitUntil("eight attempts", timeout: .seconds(60)) {
+                stack.events.snapshot.attempts >= 8
+            }
             let snapshot = stack.events.snapshot
             let times = snapshot.recentAttempts
             let gaps = zip(times, times.dropFirst()).map { $0.1 - $0.0 }

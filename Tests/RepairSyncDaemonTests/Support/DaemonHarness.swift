@@ -2,11 +2,11 @@ import BackendTestSupport
 import Foundation
 import NIOHTTP1
 import RepairAPIDev
-import RepairSyncProtocol
 import RepairSyncControlClient
+import RepairSyncProcesses
+import RepairSyncProtocol
 import RepairSyncReliability
 import RepairSyncTestSupport
-import RepairSyncProcesses
 import Testing
 
 #if canImport(Glibc)
@@ -85,7 +85,9 @@ final class DaemonHarness: @unchecked Sendable {
     }
 
     /// Runs `body` with a backend seeded with `orders` orders and a harness; stops everything afterwards.
-    static func with<T: Sendable>(orders: Int = 30, _ body: @Sendable (DaemonHarness) async throws -> T) async throws -> T {
+    static func with<T: Sendable>(orders: Int = 30, _ body: @Sendable (DaemonHarness) async throws -> T) async throws
+        -> T
+    {
         try await RunningBackend.with(seed: SeedOptions(orders: orders)) { backend in
             let harness = try DaemonHarness(backend: backend)
             defer {
@@ -146,7 +148,9 @@ final class DaemonHarness: @unchecked Sendable {
     }
 
     /// Runs the built `repairctl` with the daemon's socket.
-    func repairctl(_ arguments: [String], asUID uid: UInt32? = nil) async throws -> (status: Int32, stdout: String, stderr: String) {
+    func repairctl(_ arguments: [String], asUID uid: UInt32? = nil) async throws -> (
+        status: Int32, stdout: String, stderr: String
+    ) {
         let binary = Self.binaries.appendingPathComponent("repairctl")
         // Another user: setpriv drops to the uid, its own group, and no supplementary groups.
         let command = uid.map { ["/usr/bin/setpriv", "--reuid=\($0)", "--regid=\($0)", "--clear-groups"] } ?? []
@@ -160,7 +164,8 @@ final class DaemonHarness: @unchecked Sendable {
 
     /// Runs the built `repairsyncd` with arguments (for --check-config and bad configurations).
     static func runDaemonBinary(_ arguments: [String]) async throws -> (status: Int32, stderr: String, stdout: String) {
-        let errors = FileManager.default.temporaryDirectory.appendingPathComponent("repairsyncd-\(UUID().uuidString).err")
+        let errors = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "repairsyncd-\(UUID().uuidString).err")
         defer { try? FileManager.default.removeItem(at: errors) }
         let (status, stdout) = try await ChildProcess.run(
             [binaries.appendingPathComponent("repairsyncd").path] + arguments, logPath: errors.path)
@@ -175,7 +180,9 @@ struct RawSocket {
     init(path: String) throws {
         let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue), 0)
         self.descriptor = descriptor
-        guard UnixSocketAddress.with(path, { connect(descriptor, $0, $1) }) == 0 else { throw POSIXError(.ECONNREFUSED) }
+        guard UnixSocketAddress.with(path, { connect(descriptor, $0, $1) }) == 0 else {
+            throw POSIXError(.ECONNREFUSED)
+        }
     }
 
     func exchange(_ lines: [String], replies: Int) throws -> [String] {

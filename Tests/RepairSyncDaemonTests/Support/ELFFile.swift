@@ -39,7 +39,9 @@ struct ELFFile {
         let sectionSize = integer(0x3A, 2)
         let sections = (0..<integer(0x3C, 2)).map { index -> Section in
             let base = sectionOffset + index * sectionSize
-            return Section(type: integer(base + 4, 4), offset: integer(base + 24, 8), size: integer(base + 32, 8), link: integer(base + 40, 4))
+            return Section(
+                type: integer(base + 4, 4), offset: integer(base + 24, 8), size: integer(base + 32, 8),
+                link: integer(base + 40, 4))
         }
         var needed: [String] = []
         var symbols: [String] = []
@@ -65,13 +67,16 @@ struct ELFFile {
 
     /// What of `libraries` (name prefixes, e.g. `libsqlite3`) and `modules` (Swift module names) this file links.
     func links(libraries: [String], modules: [String]) -> [String] {
-        let libraryHits = libraries.filter { library in needed.contains { $0.hasPrefix(library + ".") || $0 == library } }
+        let libraryHits = libraries.filter { library in needed.contains { $0.hasPrefix(library + ".") || $0 == library }
+        }
         // What a Swift module defines is mangled with the module first: `$s7NIOCore…`.
         let moduleHits = modules.filter { module in
             let prefix = "$s\(module.utf8.count)\(module)"
             return symbols.contains { $0.hasPrefix(prefix) }
         }
-        let cHits = ["sqlite3_open", "sd_notify"].filter { name in symbols.contains { $0 == name || $0.hasPrefix(name + "@") } }
+        let cHits = ["sqlite3_open", "sd_notify"].filter { name in
+            symbols.contains { $0 == name || $0.hasPrefix(name + "@") }
+        }
         return libraryHits + moduleHits + cHits
     }
 }

@@ -26,10 +26,13 @@ struct GoldenTranscript {
     static let volatileLines = ["average duration (ms)", "last duration (ms)", "HTTP responses since start"]
 
     mutating func add(_ arguments: [String], _ result: (status: Int32, stdout: String, stderr: String)) {
-        text += "$ repairctl " + placeholders(arguments.map { $0.contains(" ") ? "'\($0)'" : $0 }.joined(separator: " ")) + "\n"
+        text +=
+            "$ repairctl " + placeholders(arguments.map { $0.contains(" ") ? "'\($0)'" : $0 }.joined(separator: " "))
+            + "\n"
         if result.status != 0 { text += "(exit \(result.status))\n" }
-        if arguments.contains("--json"), let json = try? JSONParser(limits: .init(maxDepth: 100, maxNumberLength: 100))
-            .parse(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+        if arguments.contains("--json"),
+            let json = try? JSONParser(limits: .init(maxDepth: 100, maxNumberLength: 100))
+                .parse(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
         {
             text += Self.pretty(normalized(json)) + "\n"
         } else {
@@ -67,7 +70,8 @@ struct GoldenTranscript {
         if Self.volatileLines.contains(where: text.hasPrefix) { text = text.replacing(/\b\d+\b/, with: "<n>") }
         text = text.replacing(/127\.0\.0\.1:\d+/, with: "127.0.0.1:<port>")
         text = text.replacing(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z/, with: "<time>")
-        text = text.replacing(/[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}/, with: "<uuid>")
+        text = text.replacing(
+            /[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}/, with: "<uuid>")
         text = text.replacing(/\d+ (s|min|h|d) ago|just now/, with: "<ago>")
         text = text.replacing(/in \d+ h \d+ min|in \d+ (s|min)/, with: "in <n>")
         text = text.replacing(/-?\d+ ms\b/, with: "<n> ms")
@@ -85,9 +89,15 @@ struct GoldenTranscript {
         case .string(let text): return .string(placeholders(text))
         case .array(let values): return .array(values.map { normalized($0, key: key, volatileNumbers: all) })
         case .object(let members):
-            return .object(members.map { member in
-                (member.key, normalized(member.value, key: member.key, volatileNumbers: all || Self.volatileObjects.contains(member.key)))
-            })
+            return .object(
+                members.map { member in
+                    (
+                        member.key,
+                        normalized(
+                            member.value, key: member.key,
+                            volatileNumbers: all || Self.volatileObjects.contains(member.key))
+                    )
+                })
         default: return value
         }
     }
@@ -99,7 +109,8 @@ struct GoldenTranscript {
         case .array(let values) where !values.isEmpty:
             return "[\n" + values.map { inner + pretty($0, indent: inner) }.joined(separator: ",\n") + "\n\(indent)]"
         case .object(let members) where !members.isEmpty:
-            return "{\n" + members.map { inner + JSONString.quoted($0.key) + ": " + pretty($0.value, indent: inner) }
+            return "{\n"
+                + members.map { inner + JSONString.quoted($0.key) + ": " + pretty($0.value, indent: inner) }
                 .joined(separator: ",\n") + "\n\(indent)}"
         default:
             return value.serialized

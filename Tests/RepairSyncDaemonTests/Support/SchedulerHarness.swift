@@ -25,22 +25,25 @@ struct SchedulerHarness {
         try RunningBackend.token.write(toFile: directory.path("token"), atomically: true, encoding: .utf8)
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: directory.path("token"))
         try """
-            api:
-              base_url: \(backend.baseURL)
-              token_file: \(directory.path("token"))
-            \(settings)
-            """.write(toFile: directory.path("config.yaml"), atomically: true, encoding: .utf8)
+        api:
+          base_url: \(backend.baseURL)
+          token_file: \(directory.path("token"))
+        \(settings)
+        """.write(toFile: directory.path("config.yaml"), atomically: true, encoding: .utf8)
         let configuration = try await ConfigurationLoader.load(path: directory.path("config.yaml"), environment: [:])
         let store = try ReplicaStore.open(at: directory.path("replica.sqlite"))
         let api = APIClient(configuration: .init(baseURL: backend.baseURL, token: RunningBackend.token), clock: clock)
-        let engine = try SyncEngine(store: store, api: api, configuration: configuration.engineConfiguration, clock: clock)
+        let engine = try SyncEngine(
+            store: store, api: api, configuration: configuration.engineConfiguration, clock: clock)
         // Idle memory is handed back only in the tests that ask for it (nil: never, the others' default).
         var policy = configuration.schedulePolicy
         policy.releaseMemoryAfter = releaseMemoryAfter
         let scheduler = SchedulerService(
             engine: engine, policy: policy, probeSettings: configuration.probe,
-            probeAPI: APIClient(configuration: .init(baseURL: backend.baseURL, token: RunningBackend.token), clock: clock),
-            shutdownGrace: .seconds(1), logger: Logger(label: "test.scheduler"), onIdleMemoryReleased: onIdleMemoryReleased)
+            probeAPI: APIClient(
+                configuration: .init(baseURL: backend.baseURL, token: RunningBackend.token), clock: clock),
+            shutdownGrace: .seconds(1), logger: Logger(label: "test.scheduler"),
+            onIdleMemoryReleased: onIdleMemoryReleased)
         let harness = SchedulerHarness(engine: engine, scheduler: scheduler, updates: await engine.statusUpdates())
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await scheduler.run() }
@@ -55,8 +58,14 @@ struct SchedulerHarness {
     func wait(_ what: String, _ condition: @escaping @Sendable (EngineStatus) -> Bool) async throws -> EngineStatus? {
         let updates = updates
         let reached = try await withThrowingTaskGroup(of: EngineStatus?.self) { race in
-            race.addTask { for await status in updates where condition(status) { return status }; return nil }
-            race.addTask { try await Task.sleep(for: .seconds(60)); return nil }
+            race.addTask {
+                for await status in updates where condition(status) { return status }
+                return nil
+            }
+            race.addTask {
+                try await Task.sleep(for: .seconds(60))
+                return nil
+            }
             let first = try await race.next() ?? nil
             race.cancelAll()
             return first

@@ -48,7 +48,8 @@ struct EngineHarness: Sendable {
             let api = APIClient(
                 configuration: .init(baseURL: backend.baseURL, token: token), clock: clock,
                 transport: HTTPTransport(
-                    baseURL: backend.baseURL, http: backend.client, settings: TransportSettings(caFile: backend.caFile)))
+                    baseURL: backend.baseURL, http: backend.client, settings: TransportSettings(caFile: backend.caFile))
+            )
             let engine = try SyncEngine(
                 store: store, api: api, configuration: configuration, clock: clock,
                 events: EngineEvents { recorder.record($0) })
@@ -194,7 +195,8 @@ final class EventRecorder: Sendable {
 
     /// Runs `action` on the engine's task at the first event that `matches`, once; the result says whether it ran.
     @discardableResult
-    func once(when matches: @escaping @Sendable (EngineEvent) -> Bool, _ action: @escaping @Sendable () -> Void) -> Once {
+    func once(when matches: @escaping @Sendable (EngineEvent) -> Bool, _ action: @escaping @Sendable () -> Void) -> Once
+    {
         let once = Once()
         onEvent { event in
             guard matches(event), once.claim() else { return }

@@ -13,9 +13,12 @@ extension HostileStack {
     /// The status's `nextRun` once its reason satisfies `condition` (the scheduler plans after a run's outcome is
     /// posted to it, a moment after the run's report), from the daemon's status notifications until `timeout`; nil
     /// when no status within it planned such a run.
-    func nextRun(timeout: TimeInterval = 30, _ condition: @escaping @Sendable (String) -> Bool) async throws -> PlannedRun? {
+    func nextRun(timeout: TimeInterval = 30, _ condition: @escaping @Sendable (String) -> Bool) async throws
+        -> PlannedRun?
+    {
         let status = try await daemon.waitForStatus(timeout: timeout) { status in
-            guard let reason = status["nextRun"]?["reason"]?.stringValue, let text = status["nextRun"]?["at"]?.stringValue,
+            guard let reason = status["nextRun"]?["reason"]?.stringValue,
+                let text = status["nextRun"]?["at"]?.stringValue,
                 Self.timestamp(text) != nil
             else { return false }
             return condition(reason)
@@ -43,7 +46,9 @@ extension HostileStack {
     }
 
     /// The outbox's entries of one record as (seq, state, fields JSON, idempotency key, sent), oldest first.
-    func outboxEntries(_ collection: String, _ id: String) throws -> [(seq: Int, state: String, fields: String, key: String, sent: Bool)] {
+    func outboxEntries(_ collection: String, _ id: String) throws -> [(
+        seq: Int, state: String, fields: String, key: String, sent: Bool
+    )] {
         try StoreInspector.strings(
             store,
             """

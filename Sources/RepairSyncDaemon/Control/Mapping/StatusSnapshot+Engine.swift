@@ -28,7 +28,8 @@ extension StatusSnapshot {
             clockOffsetMs: status.clockOffsetMilliseconds,
             collections: status.collections.map { collection in
                 CollectionState(
-                    collection: collection.collection.name, state: collection.state.rawValue, records: collection.records,
+                    collection: collection.collection.name, state: collection.state.rawValue,
+                    records: collection.records,
                     hasCursor: collection.hasCursor, lastSyncedAt: collection.lastSyncedAt,
                     lastSuccessAt: collection.lastSuccessAt, lastError: collection.lastError)
             },
@@ -40,7 +41,8 @@ extension StatusSnapshot {
             },
             metrics: Metrics(
                 runs: metrics.runs, successes: metrics.successes, failures: metrics.failures,
-                lastDurationMs: metrics.lastDurationMilliseconds, averageDurationMs: metrics.averageDurationMilliseconds,
+                lastDurationMs: metrics.lastDurationMilliseconds,
+                averageDurationMs: metrics.averageDurationMilliseconds,
                 conflictsByOutcome: metrics.conflictsByOutcome))
         if let stream = scheduler.events?.snapshot {
             events = stream.state.rawValue

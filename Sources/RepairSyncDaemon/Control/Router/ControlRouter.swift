@@ -53,7 +53,8 @@ struct ControlRouter: Sendable {
                     "control request refused",
                     metadata: ["method": "\(method)", "uid": "\(context.peer.uid)", "pid": "\(context.peer.pid)"])
                 throw JSONRPCError.unauthorizedPeer(
-                    "\(method) is for root, the daemon's user and members of the socket's group; uid \(context.peer.uid) may read the status only")
+                    "\(method) is for root, the daemon's user and members of the socket's group; uid \(context.peer.uid) may read the status only"
+                )
             }
             do {
                 return try await route.call(params, context)

@@ -47,9 +47,11 @@ extension RPC {
             public var fields: [String: String?] {
                 let named: [(String, String?)] = [
                     ("email", email), ("first_name", firstName), ("last_name", lastName), ("phone", phone),
-                    ("company", company), ("address", address), ("city", city), ("postcode", postcode), ("notes", notes),
+                    ("company", company), ("address", address), ("city", city), ("postcode", postcode),
+                    ("notes", notes),
                 ]
-                return Dictionary(uniqueKeysWithValues: named.compactMap { name, value in value.map { (name, .some($0)) } })
+                return Dictionary(
+                    uniqueKeysWithValues: named.compactMap { name, value in value.map { (name, .some($0)) } })
             }
         }
     }

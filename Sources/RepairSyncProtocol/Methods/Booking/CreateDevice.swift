@@ -90,7 +90,9 @@ extension RPC {
             // (`devices[1].orderId`: a device of a new order takes the order's id). At the top of createDevice's
             // params the method's own names are checked before this.
             if !decoder.codingPath.isEmpty, case .object(let members) = try JSONValue(from: decoder),
-                let unknown = members.first(where: { member in !CodingKeys.allCases.contains { $0.stringValue == member.key } })
+                let unknown = members.first(where: { member in
+                    !CodingKeys.allCases.contains { $0.stringValue == member.key }
+                })
             {
                 let known = CodingKeys.allCases.map(\.stringValue).sorted().joined(separator: ", ")
                 throw DecodingError.dataCorrupted(
@@ -125,4 +127,3 @@ extension RPC {
         }
     }
 }
-

@@ -57,7 +57,8 @@ extension RPC {
                     ("client_id", clientId), ("status", status), ("notes", notes), ("deposit", deposit),
                     ("location_id", locationId), ("assigned_user_id", assignedUserId),
                 ]
-                return Dictionary(uniqueKeysWithValues: named.compactMap { name, value in value.map { (name, .some($0)) } })
+                return Dictionary(
+                    uniqueKeysWithValues: named.compactMap { name, value in value.map { (name, .some($0)) } })
             }
         }
     }

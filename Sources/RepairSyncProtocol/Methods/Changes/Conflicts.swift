@@ -20,7 +20,9 @@ extension RPC {
             }
 
             public func validate() throws(JSONRPCError) {
-                if let limit, !(1...10_000).contains(limit) { throw .invalidParams("limit", "must be an integer in 1...10000") }
+                if let limit, !(1...10_000).contains(limit) {
+                    throw .invalidParams("limit", "must be an integer in 1...10000")
+                }
             }
         }
     }

@@ -17,7 +17,8 @@ extension RPC {
             public func validate() throws(JSONRPCError) {
                 if let state, !state.isKnown {
                     throw .invalidParams(
-                        "state", "must be one of \(ChangeState.known.map(\.rawValue).joined(separator: ", ")), not \(state)")
+                        "state",
+                        "must be one of \(ChangeState.known.map(\.rawValue).joined(separator: ", ")), not \(state)")
                 }
             }
         }

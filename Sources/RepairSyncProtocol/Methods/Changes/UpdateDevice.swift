@@ -12,7 +12,9 @@ extension RPC {
             public var diagnosis: FieldChange?
             public var resolution: FieldChange?
 
-            public init(id: String, status: FieldChange? = nil, diagnosis: FieldChange? = nil, resolution: FieldChange? = nil) {
+            public init(
+                id: String, status: FieldChange? = nil, diagnosis: FieldChange? = nil, resolution: FieldChange? = nil
+            ) {
                 self.id = id
                 self.status = status
                 self.diagnosis = diagnosis

@@ -28,7 +28,8 @@ extension RPC {
             public var fetchedAt: Timestamp
             public var ageSeconds: Int64
 
-            public init(period: Period, stats: RepairSyncModels.DashboardStats, fetchedAt: Timestamp, ageSeconds: Int64) {
+            public init(period: Period, stats: RepairSyncModels.DashboardStats, fetchedAt: Timestamp, ageSeconds: Int64)
+            {
                 self.period = period
                 self.stats = stats
                 self.fetchedAt = fetchedAt

@@ -26,7 +26,9 @@ extension RPC {
                 guard (id == nil) != (orderNumber == nil) else {
                     throw .invalidParams("id", "or orderNumber is required (one of them)")
                 }
-                if let orderNumber, orderNumber < 0 { throw .invalidParams("orderNumber", "must be an integer in 0...\(Int.max)") }
+                if let orderNumber, orderNumber < 0 {
+                    throw .invalidParams("orderNumber", "must be an integer in 0...\(Int.max)")
+                }
             }
         }
 

@@ -14,7 +14,9 @@ struct ClientFields: ParsableArguments {
     @Option(name: .customLong("client-notes"), help: "Notes about the client.") var notes: String?
     @Option(
         name: .customLong("client-id"),
-        help: ArgumentHelp("The client's id, a UUID (makes a repeated command safe); made by the daemon when absent.", valueName: "uuid"))
+        help: ArgumentHelp(
+            "The client's id, a UUID (makes a repeated command safe); made by the daemon when absent.",
+            valueName: "uuid"))
     var id: String?
 
     var isEmpty: Bool {

@@ -5,7 +5,8 @@ import RepairSyncProtocol
 extension DeviceCommand {
     /// `repairctl device update <id> [--status] [--diagnosis] [--resolution]`.
     struct Update: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "update", abstract: "Change a device's status, diagnosis or resolution.")
+        static let configuration = CommandConfiguration(
+            commandName: "update", abstract: "Change a device's status, diagnosis or resolution.")
         @OptionGroup var options: GlobalOptions
         @Argument var id: String
         @Option var status: String?

@@ -18,7 +18,8 @@ extension OrderCommand {
         @Option(help: "The id of a client in the replica (from the server, or booked in here).") var client: String?
         @Flag(help: "Create the client too, from --email and the other client options.") var newClient = false
         @OptionGroup(title: "The new client (with --new-client)") var clientFields: ClientFields
-        @Option(help: ArgumentHelp("A device, as key=value pairs (repeatable).", valueName: "pairs")) var device: [String] = []
+        @Option(help: ArgumentHelp("A device, as key=value pairs (repeatable).", valueName: "pairs")) var device:
+            [String] = []
         @Option(help: "Order status (default booked_in).") var status: String?
         @Option(help: "Order notes.") var notes: String?
         @Option(help: "Deposit taken, e.g. 20 or 19.99.") var deposit: String?
@@ -29,7 +30,8 @@ extension OrderCommand {
 
         func validate() throws {
             guard (client == nil) == newClient else {
-                throw ValidationError("give --client ID, or --new-client with the client's details (--email …), not both")
+                throw ValidationError(
+                    "give --client ID, or --new-client with the client's details (--email …), not both")
             }
             guard newClient || clientFields.isEmpty else {
                 throw ValidationError("client options (--email …) describe a new client: add --new-client")
@@ -44,7 +46,8 @@ extension OrderCommand {
             if let client {
                 clientId = client
             } else {
-                clientId = try options.call(RPC.CreateClient.self, try clientFields.params(), client: connection).result.id
+                clientId = try options.call(RPC.CreateClient.self, try clientFields.params(), client: connection).result
+                    .id
             }
             let params = RPC.CreateOrder.Params(
                 clientId: clientId, status: status, notes: notes, deposit: deposit, locationId: location,
@@ -53,7 +56,8 @@ extension OrderCommand {
             if options.printJSONIfAsked(reply.json) { return }
             let order = reply.result.order
             Output.line(
-                "order \(order.displayRef) (\(order.id)) booked in for \(Output.cell(reply.result.client?.email)); queued for the server")
+                "order \(order.displayRef) (\(order.id)) booked in for \(Output.cell(reply.result.client?.email)); queued for the server"
+            )
             if !reply.result.devices.isEmpty {
                 Output.table(
                     ["device", "type", "model", "issue"],
@@ -64,7 +68,8 @@ extension OrderCommand {
         }
 
         static let deviceKeys = [
-            "type", "brand", "model", "serial", "imei", "passcode", "status", "issue", "diagnosis", "resolution", "price",
+            "type", "brand", "model", "serial", "imei", "passcode", "status", "issue", "diagnosis", "resolution",
+            "price",
             "assigned_user", "id",
         ]
 
@@ -75,7 +80,8 @@ extension OrderCommand {
                 let parts = pair.split(separator: "=", maxSplits: 1).map { String($0).trimmed }
                 guard parts.count == 2, deviceKeys.contains(parts[0]) else {
                     throw ValidationError(
-                        "--device \(text): \(pair) is not key=value with a key of \(deviceKeys.joined(separator: ", "))")
+                        "--device \(text): \(pair) is not key=value with a key of \(deviceKeys.joined(separator: ", "))"
+                    )
                 }
                 values[parts[0]] = parts[1]
             }

@@ -6,7 +6,8 @@ extension OrderCommand {
     /// `repairctl order show <id|#number>`: an order booked in here is found by its id at once, and by its number
     /// once the server has given it one.
     struct Show: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "show", abstract: "Show an order with its client and devices (id or #number).")
+        static let configuration = CommandConfiguration(
+            commandName: "show", abstract: "Show an order with its client and devices (id or #number).")
         @OptionGroup var options: GlobalOptions
         @Argument(help: "An order id, or its number (#1042 or 1042).") var reference: String
         @Flag(help: "Also show the devices' passcodes (logged by the daemon).") var showPasscodes = false
@@ -17,9 +18,12 @@ extension OrderCommand {
             let (order, client) = (reply.result.order, reply.result.client)
             Output.line(Output.bold("Order \(order.displayRef) (\(order.id))"))
             Output.line("status:   \(order.status.rawValue)")
-            Output.line("client:   \(Output.cell(order.clientName)) <\(Output.cell(client?.email))> \(Output.cell(client?.phone))")
+            Output.line(
+                "client:   \(Output.cell(order.clientName)) <\(Output.cell(client?.email))> \(Output.cell(client?.phone))"
+            )
             let money = { (amount: Money?) in amount?.displayText ?? "-" }
-            Output.line("total:    \(money(order.total))   deposit: \(money(order.deposit))   balance: \(money(order.balance))")
+            Output.line(
+                "total:    \(money(order.total))   deposit: \(money(order.deposit))   balance: \(money(order.balance))")
             Output.line("notes:    \(order.notes.map(Output.cell) ?? "-")")
             Output.line("updated:  \(Output.relative(order.updatedAt))")
             Output.line("")

@@ -6,7 +6,7 @@ extension TicketCommand {
     /// `repairctl ticket reply <ticket> <text> [--internal] [--id UUID]`.
     struct Reply: ParsableCommand {
         static let configuration = CommandConfiguration(
-        commandName: "reply",
+            commandName: "reply",
             abstract: "Add a message to a ticket.",
             discussion: """
                 With --id (a UUID you choose), running the same command again is safe: the message is written once. \
@@ -22,7 +22,9 @@ extension TicketCommand {
         func run() throws {
             let reply = try options.call(
                 RPC.ReplyToTicket.self, .init(ticketId: ticketId, content: text, internal: `internal`, id: id))
-            if !options.printJSONIfAsked(reply.json) { Output.line("message \(reply.result.id) queued for \(ticketId)") }
+            if !options.printJSONIfAsked(reply.json) {
+                Output.line("message \(reply.result.id) queued for \(ticketId)")
+            }
         }
     }
 }

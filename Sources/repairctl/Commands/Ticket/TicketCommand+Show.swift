@@ -5,7 +5,8 @@ import RepairSyncProtocol
 extension TicketCommand {
     /// `repairctl ticket show <id>`.
     struct Show: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "show", abstract: "Show a ticket and its messages.")
+        static let configuration = CommandConfiguration(
+            commandName: "show", abstract: "Show a ticket and its messages.")
         @OptionGroup var options: GlobalOptions
         @Argument var id: String
 
@@ -14,7 +15,8 @@ extension TicketCommand {
             if options.printJSONIfAsked(reply.json) { return }
             let ticket = reply.result.ticket
             Output.line(Output.bold("Ticket #\(ticket.ticketNumber): \(ticket.subject)"))
-            Output.line("status: \(ticket.status.rawValue)   client: \(Output.cell(ticket.clientName)) <\(ticket.clientEmail)>")
+            Output.line(
+                "status: \(ticket.status.rawValue)   client: \(Output.cell(ticket.clientName)) <\(ticket.clientEmail)>")
             for message in reply.result.messages {
                 let who = message.senderName.map(Output.cell) ?? message.senderType.rawValue
                 let note = message.isInternal ? " (internal)" : ""

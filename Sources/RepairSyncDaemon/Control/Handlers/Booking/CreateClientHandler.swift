@@ -1,6 +1,6 @@
+internal import RepairSyncEngine
 internal import RepairSyncModels
 internal import RepairSyncProtocol
-internal import RepairSyncEngine
 
 /// A client booked in here: the row and its create in one transaction, durable when this returns.
 struct CreateClientHandler: ControlHandler {

@@ -1,6 +1,6 @@
+internal import RepairSyncEngine
 internal import RepairSyncModels
 internal import RepairSyncProtocol
-internal import RepairSyncEngine
 
 /// A device booked in on an order of the replica: the row and its create in one transaction, durable when this
 /// returns (passcode null in the answer, as in every read).

@@ -1,6 +1,6 @@
+internal import RepairSyncEngine
 internal import RepairSyncModels
 internal import RepairSyncProtocol
-internal import RepairSyncEngine
 
 /// An order booked in here with its devices: the rows and their creates in one transaction, durable when this
 /// returns. Answered as `getOrder` answers it (passcodes null).

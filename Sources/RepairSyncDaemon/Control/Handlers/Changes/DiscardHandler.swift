@@ -1,5 +1,5 @@
-internal import RepairSyncProtocol
 internal import RepairSyncEngine
+internal import RepairSyncProtocol
 
 /// A dead change given up for good; the engine says -32001 when there is no dead change with that seq.
 struct DiscardHandler: ControlHandler {

@@ -1,5 +1,5 @@
-internal import RepairSyncProtocol
 internal import RepairSyncEngine
+internal import RepairSyncProtocol
 
 /// Another program wrote the record: queue what differs. The answer carries the outbox counts its commit read and
 /// the status shows (`queueChange` returns once they are shown), so it costs no count query of its own.

@@ -1,6 +1,6 @@
+internal import RepairSyncEngine
 internal import RepairSyncModels
 internal import RepairSyncProtocol
-internal import RepairSyncEngine
 
 /// A new message, written and queued. With the caller's `id`, a repeated call (its reply lost) answers the message
 /// already written; the same id with other content is refused by the engine (-32002 on `id`).

@@ -5,7 +5,9 @@ struct ResolveConflictHandler: ControlHandler {
     typealias Method = RPC.ResolveConflict
     let services: ControlServices
 
-    func handle(_ params: RPC.ResolveConflict.Params, _ request: ControlRequest) async throws -> RPC.ResolveConflict.Result {
+    func handle(_ params: RPC.ResolveConflict.Params, _ request: ControlRequest) async throws
+        -> RPC.ResolveConflict.Result
+    {
         let decision: ConflictDecision =
             switch params.keep {
             case .keepLocal: .keepLocal

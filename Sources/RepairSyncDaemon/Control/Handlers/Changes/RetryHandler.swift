@@ -1,5 +1,5 @@
-internal import RepairSyncProtocol
 internal import RepairSyncEngine
+internal import RepairSyncProtocol
 
 /// The dead changes named (all of them without `ids`) go out again. A change dead because a create it waits for is
 /// dead goes out with that create (retrying either revives both).

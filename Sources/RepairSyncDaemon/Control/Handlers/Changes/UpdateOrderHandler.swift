@@ -1,5 +1,5 @@
-internal import RepairSyncProtocol
 internal import RepairSyncEngine
+internal import RepairSyncProtocol
 
 /// The row and its outbox entry in one transaction, durable when this returns.
 struct UpdateOrderHandler: ControlHandler {

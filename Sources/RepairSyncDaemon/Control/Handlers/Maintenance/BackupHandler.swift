@@ -1,8 +1,8 @@
 internal import Foundation
-internal import RepairSyncProtocol
 internal import Logging
 internal import RepairSyncControlServer
 internal import RepairSyncEngine
+internal import RepairSyncProtocol
 
 /// A consistent copy of the store, made next to it and streamed in `backupChunk` notifications, each written
 /// before the next is read: the client's pace, nothing buffered. The copy is removed afterwards.
@@ -23,7 +23,9 @@ struct BackupHandler: ControlHandler {
         guard problems.isEmpty else {
             throw JSONRPCError.storeError("the backup copy failed its integrity check: \(problems.prefix(3))")
         }
-        guard let file = FileHandle(forReadingAtPath: copy) else { throw JSONRPCError.storeError("cannot read the backup copy") }
+        guard let file = FileHandle(forReadingAtPath: copy) else {
+            throw JSONRPCError.storeError("cannot read the backup copy")
+        }
         defer { try? file.close() }
         var total: Int64 = 0
         while true {

@@ -1,7 +1,7 @@
-internal import RepairSyncProtocol
 internal import Logging
 internal import RepairSyncControlServer
 internal import RepairSyncEngine
+internal import RepairSyncProtocol
 
 /// Wipes the replica, refusing while changes are not on the server unless forced; the daemon has nothing left to
 /// serve afterwards and stops once the reply is out (exit 0, not restarted).
@@ -14,7 +14,8 @@ struct PurgeHandler: ControlHandler {
         let pending = try engine.pendingChangesCount()
         if pending > 0, params.force != true {
             throw JSONRPCError.invalidValue(
-                "force", "\(pending) change(s) are not on the server yet and would be lost: sync first, or purge with force")
+                "force",
+                "\(pending) change(s) are not on the server yet and would be lost: sync first, or purge with force")
         }
         let removed = try await engine.purge()
         services.logger.notice(

@@ -1,6 +1,6 @@
+internal import RepairSyncEngine
 internal import RepairSyncModels
 internal import RepairSyncProtocol
-internal import RepairSyncEngine
 
 struct GetClientHandler: ControlHandler {
     typealias Method = RPC.GetClient

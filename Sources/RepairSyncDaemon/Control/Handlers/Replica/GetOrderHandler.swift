@@ -1,7 +1,7 @@
-internal import RepairSyncProtocol
 internal import Logging
 internal import RepairSyncControlServer
 internal import RepairSyncEngine
+internal import RepairSyncProtocol
 
 /// An order with its client and devices; passcodes opened only when asked, and then logged with the caller.
 struct GetOrderHandler: ControlHandler {
@@ -10,7 +10,9 @@ struct GetOrderHandler: ControlHandler {
 
     func handle(_ params: RPC.GetOrder.Params, _ request: ControlRequest) async throws -> RPC.GetOrder.Result {
         let reveal = params.includePasscodes == true
-        guard let detail = try services.engine.replica.order(id: params.id, number: params.orderNumber, revealPasscodes: reveal)
+        guard
+            let detail = try services.engine.replica.order(
+                id: params.id, number: params.orderNumber, revealPasscodes: reveal)
         else {
             throw JSONRPCError.notFound("no order \(params.id ?? "#\(params.orderNumber ?? 0)") in the replica")
         }

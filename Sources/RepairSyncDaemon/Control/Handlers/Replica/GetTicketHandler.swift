@@ -1,5 +1,5 @@
-internal import RepairSyncProtocol
 internal import RepairSyncEngine
+internal import RepairSyncProtocol
 
 struct GetTicketHandler: ControlHandler {
     typealias Method = RPC.GetTicket

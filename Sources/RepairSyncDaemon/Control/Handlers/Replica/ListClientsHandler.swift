@@ -7,6 +7,7 @@ struct ListClientsHandler: ControlHandler {
     let services: ControlServices
 
     func handle(_ params: RPC.ListClients.Params, _ request: ControlRequest) async throws -> [Client] {
-        try services.engine.replica.clients(search: params.search, page: .init(limit: params.limit, offset: params.offset))
+        try services.engine.replica.clients(
+            search: params.search, page: .init(limit: params.limit, offset: params.offset))
     }
 }

@@ -1,8 +1,8 @@
+internal import Logging
+internal import RepairSyncControlServer
 internal import RepairSyncEngine
 internal import RepairSyncModels
 internal import RepairSyncProtocol
-internal import Logging
-internal import RepairSyncControlServer
 
 /// Devices; passcodes opened only when asked, and then logged with the caller.
 struct ListDevicesHandler: ControlHandler {
@@ -15,7 +15,8 @@ struct ListDevicesHandler: ControlHandler {
             orderId: params.orderId, status: params.status, page: .init(limit: params.limit, offset: params.offset),
             revealPasscodes: reveal)
         if reveal {
-            services.logger.notice("passcodes revealed", metadata: ["uid": "\(request.peer.uid)", "pid": "\(request.peer.pid)"])
+            services.logger.notice(
+                "passcodes revealed", metadata: ["uid": "\(request.peer.uid)", "pid": "\(request.peer.pid)"])
         }
         return devices
     }

@@ -7,6 +7,7 @@ struct ListTicketsHandler: ControlHandler {
     let services: ControlServices
 
     func handle(_ params: RPC.ListTickets.Params, _ request: ControlRequest) async throws -> [Ticket] {
-        try services.engine.replica.tickets(status: params.status, page: .init(limit: params.limit, offset: params.offset))
+        try services.engine.replica.tickets(
+            status: params.status, page: .init(limit: params.limit, offset: params.offset))
     }
 }

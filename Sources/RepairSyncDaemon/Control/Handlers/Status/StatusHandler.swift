@@ -1,5 +1,5 @@
-internal import RepairSyncProtocol
 internal import RepairSyncEngine
+internal import RepairSyncProtocol
 
 struct StatusHandler: ControlHandler {
     typealias Method = RPC.Status

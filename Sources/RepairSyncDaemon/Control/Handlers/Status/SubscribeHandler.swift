@@ -1,5 +1,5 @@
-internal import RepairSyncProtocol
 internal import RepairSyncEngine
+internal import RepairSyncProtocol
 internal import Synchronization
 
 /// `statusChanged` with the current status, then on every change, for as long as the connection stays: the

@@ -1,6 +1,6 @@
+internal import RepairSyncEngine
 internal import RepairSyncModels
 internal import RepairSyncProtocol
-internal import RepairSyncEngine
 
 /// A resync: the engine's next run resets the collections before its pull. Without `wait` the scheduler starts
 /// that run; with it, it runs here (offline: only after the probe finds the API), as for `sync`.

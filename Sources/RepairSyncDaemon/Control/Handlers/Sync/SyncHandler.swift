@@ -1,6 +1,6 @@
+internal import RepairSyncEngine
 internal import RepairSyncModels
 internal import RepairSyncProtocol
-internal import RepairSyncEngine
 
 /// A run now. Without `wait` the scheduler starts it; with `wait` it runs here and the reply is its report (the
 /// scheduler learns how it ended, as for its own runs) — but offline, nothing but the probe talks to the API: it
@@ -19,7 +19,8 @@ struct SyncHandler: ControlHandler {
         if !scheduler.snapshot.online {
             await scheduler.probe.check()
             guard scheduler.probe.isOnline else {
-                throw JSONRPCError.unavailable("offline: the API is unreachable; pending changes go out when it is back")
+                throw JSONRPCError.unavailable(
+                    "offline: the API is unreachable; pending changes go out when it is back")
             }
         }
         return .finished(SyncRunReport(await scheduler.runNow(collections)))

@@ -146,9 +146,11 @@ public final class ReplicaStore: Sendable {
         for file in [path, path + "-wal", path + "-shm"] { chmod(file, mode_t(mode)) }
     }
 
-    /// The names of the migrations the file has, in order.
+    /// The names of the migrations the file has, in the order they are applied (not sorted: `v10` follows `v9`).
     public func appliedMigrations() throws -> [String] {
-        try writer.read { db in try ReplicaMigrations.migrator.appliedIdentifiers(db).sorted() }
+        let migrator = ReplicaMigrations.migrator
+        let applied = try writer.read { db in try migrator.appliedIdentifiers(db) }
+        return migrator.migrations.filter(applied.contains)
     }
 
     public func read<T: Sendable>(_ body: @Sendable (Database) throws -> T) throws -> T {

@@ -89,7 +89,7 @@ import Testing
             try reopened.appliedMigrations() == [
                 "v1-replica", "v2-engine", "v3-in-doubt-and-resync", "v4-local-creates",
                 "v5-list-indexes-and-outbox-counts", "v6-push-priority", "v7-discarded-in-doubt",
-                "v8-children-by-their-own-tombstones", "v9-status-generation",
+                "v8-children-by-their-own-tombstones", "v9-status-generation", "v10-push-priority-by-join",
             ])
         #expect(try reopened.read { db in try Order.fetchCount(db) } == 10)
         #expect(try reopened.read { db in try SyncMetadata.fetchOne(db, key: "orders")?.cursor } == "c-10")

@@ -19,6 +19,7 @@ enum ReplicaMigrations {
         migrator.registerMigration("v7-discarded-in-doubt", migrate: DiscardedInDoubtMigration.migrate)
         migrator.registerMigration("v8-children-by-their-own-tombstones", migrate: ChildDeletionMigration.migrate)
         migrator.registerMigration("v9-status-generation", migrate: StatusGenerationMigration.migrate)
+        migrator.registerMigration("v10-push-priority-by-join", migrate: PushPriorityJoinMigration.migrate)
         return migrator
     }
 

@@ -63,6 +63,8 @@ enum Outbox {
             .flatMap(PushPriority.init(rawValue:)) ?? .normal
     }
 
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+
     /// A new idempotency key: a random (version 4) UUID, in lower case. Its bits come from the system generator
     /// (`getrandom`); Foundation's `UUID()` opens, reads and closes `/dev/urandom` for each one, three system calls
     /// for every queued change.
@@ -72,7 +74,21 @@ enum Outbox {
         return withUnsafeMutableBytes(of: &bits) { bytes in
             bytes[6] = bytes[6] & 0x0F | 0x40  // version 4: random
             bytes[8] = bytes[8] & 0x3F | 0x80  // the RFC 4122 variant
-            return UUID(uuid: bytes.loadUnaligned(as: uuid_t.self)).uuidString.lowercased()
+            // Written out here, 8-4-4-4-12 in lower case: `UUID.uuidString` and then `lowercased()` were two
+            // strings built for every queued change.
+            return String(unsafeUninitializedCapacity: 36) { text in
+                var at = 0
+                for (index, byte) in bytes.enumerated() {
+                    if index == 4 || index == 6 || index == 8 || index == 10 {
+                        text[at] = UInt8(ascii: "-")
+                        at += 1
+                    }
+                    text[at] = hexDigits[Int(byte >> 4)]
+                    text[at + 1] = hexDigits[Int(byte & 0x0F)]
+                    at += 2
+                }
+                return at
+            }
         }
     }
 
@@ -133,10 +149,13 @@ enum Outbox {
         let orderKey = "\(collection.name):\(id)"
         let entry = try insert(
             db, collection: collection, id: id, orderKey: orderKey, kind: .update, fields: fields, now: now)
-        if let blocker = try deadCreate(db, orderKey: orderKey) {
-            return try markBlocked(db, entry, by: blocker)
+        // What blocks an update is the record's own create when it is dead, or an ancestor's through it: a record
+        // with no create among its entries (made on the server, or its create acknowledged) waits for nothing, and
+        // the look-up is skipped — nearly every change another program queues.
+        guard all.contains(where: { $0.kind == .create }), let blocker = try deadCreate(db, orderKey: orderKey) else {
+            return entry
         }
-        return entry
+        return try markBlocked(db, entry, by: blocker)
     }
 
     // MARK: Records created here

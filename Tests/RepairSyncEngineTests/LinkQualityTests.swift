@@ -157,7 +157,7 @@ struct LinkQualityTests {
             // `fastLink`): then the link's pacing and this process's reads both wait for the CPU, and the whole suite
             // in parallel measured 20.8 KB/s with a 516 ms round trip; a tenth of it still shows a meter that measures
             // the answer's transfer.
-            let overloaded = floor.map { $0 >= Self.overloadedFloor } ?? false
+            let overloaded = Self.overloaded(floor)
             #expect(
                 throughput > (overloaded ? 5_000 : 25_000) && throughput < 100_000,
                 "\(quality), floor \(floor.map { "\($0)" } ?? "none")")
@@ -187,7 +187,7 @@ struct LinkQualityTests {
             // The meter times answers as this process sees them: on a machine running far more work than it has
             // cores (the whole test suite in parallel), even loopback answers wait for the CPU, and the verdict is the
             // machine's, not the link's. The requests made straight to the backend during the sync show which it is.
-            if let floor, floor >= Self.overloadedFloor {
+            if let floor, Self.overloaded(floor) {
                 print(
                     "fastLink: verdict and page sizes not checked: loopback requests straight to the backend took "
                         + "\(floor) (median) during the sync — this machine is overloaded, not the link slow")
@@ -205,6 +205,10 @@ struct LinkQualityTests {
 
     /// A median loopback request slower than this means the machine, not the link, sets the pace.
     static let overloadedFloor = Duration.milliseconds(100)
+
+    /// Whether the requests made straight to the backend during the sync (their median, nil when none completed)
+    /// show an overloaded machine rather than a slow link.
+    static func overloaded(_ floor: Duration?) -> Bool { floor.map { $0 >= overloadedFloor } ?? false }
 
     /// The median time of requests made straight to the backend (bypassing the shaped link), one every 50 ms until
     /// cancelled, at least one and each completed even when cancelled (a fast sync may end before the first answers);

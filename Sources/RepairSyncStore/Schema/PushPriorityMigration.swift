@@ -47,8 +47,8 @@ enum PushPriorityMigration {
 
 /// `v10-push-priority-by-join`: the priority triggers made again with `PushPriorityTable.expression`, which looks each
 /// of an entry's subjects up in `push_priorities` by its primary key instead of collecting them first. SQLite built a
-/// temporary index (opened, filled and freed) for the old `IN (SELECT …)` on every entry written: a third of what the
-/// triggers cost a queued change. The classes are the same.
+/// temporary index (opened, filled and freed) for the old correlated `IN (SELECT …)` on every entry written: about a
+/// third of what the class trigger cost an insert. The classes are the same.
 enum PushPriorityJoinMigration {
     static func migrate(_ db: Database) throws {
         try db.execute(

@@ -110,7 +110,8 @@ enum Outbox {
         entries known: [OutboxEntry]? = nil
     ) throws -> OutboxEntry {
         let all = try known ?? entries(db, collection: collection, id: id)
-        if var create = all.first(where: { $0.kind == .create }) {
+        let ownCreate = all.first(where: { $0.kind == .create })
+        if var create = ownCreate {
             if !create.sent, create.state == .pending || create.state == .dead {
                 create.fields = create.fields.overlaid(with: fields)
                 create.editedAt = now
@@ -152,7 +153,7 @@ enum Outbox {
         // What blocks an update is the record's own create when it is dead, or an ancestor's through it: a record
         // with no create among its entries (made on the server, or its create acknowledged) waits for nothing, and
         // the look-up is skipped — nearly every change another program queues.
-        guard all.contains(where: { $0.kind == .create }), let blocker = try deadCreate(db, orderKey: orderKey) else {
+        guard ownCreate != nil, let blocker = try deadCreate(db, orderKey: orderKey) else {
             return entry
         }
         return try markBlocked(db, entry, by: blocker)

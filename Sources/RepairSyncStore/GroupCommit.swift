@@ -123,22 +123,13 @@ public final class GroupCommit: Sendable {
             })
     }
 
-    /// Each work in its own savepoint, in arrival order: one that throws is rolled back alone. A lone work (every
-    /// call from a single client) needs none: its error is thrown, and the transaction, only its own, rolled back —
-    /// two statements fewer to prepare and run for each such call (GRDB prepares a savepoint's each time).
+    /// Each work in its own savepoint (`WorkSavepoint`), in arrival order: one that throws is rolled back alone. A
+    /// lone work (every call from a single client) needs none: its error is thrown, and the transaction, only its
+    /// own, rolled back — two statements fewer to run for each such call.
     private static func apply(_ batch: [Slot], _ db: Database) throws -> [Result<any Sendable, any Error>] {
         if batch.count == 1 { return [.success(try batch[0].work(db))] }
         return batch.map { slot in
-            var result: Result<any Sendable, any Error> = .failure(CancellationError())
-            do {
-                try db.inSavepoint {
-                    result = .success(try slot.work(db))
-                    return .commit
-                }
-            } catch {
-                result = .failure(error)
-            }
-            return result
+            Result { try WorkSavepoint.run(db) { try slot.work(db) } }
         }
     }
 

@@ -131,6 +131,55 @@ import Testing
         #expect(stored == [0, 1, 3], "the refused write's own insert was rolled back, the others kept")
     }
 
+    /// The rows of `scratch` a transaction observer saw committed.
+    final class CommittedRows: TransactionObserver, Sendable {
+        private let rows = Mutex((pending: [Int64](), committed: [Int64]()))
+        var committed: [Int64] { rows.withLock { $0.committed } }
+
+        func observes(eventsOfKind eventKind: DatabaseEventKind) -> Bool { eventKind.tableName == "scratch" }
+        func databaseDidChange(with event: DatabaseEvent) { rows.withLock { $0.pending.append(event.rowID) } }
+        func databaseDidCommit(_ db: Database) {
+            rows.withLock { rows in
+                rows.committed += rows.pending
+                rows.pending = []
+            }
+        }
+        func databaseDidRollback(_ db: Database) { rows.withLock { $0.pending = [] } }
+    }
+
+    @Test("a transaction observer sees the works a shared commit kept, and not the one rolled back to its savepoint")
+    func observersFollowTheSavepoints() async throws {
+        struct Refused: Error {}
+        let dir = try TemporaryDirectory()
+        let (store, _) = try store(dir)
+        let observer = CommittedRows()
+        store.writer.add(transactionObserver: observer, extent: .databaseLifetime)
+        _ = try await writeBehindABlockedCommit(store, others: 3) { n, db in
+            try db.execute(sql: "INSERT INTO scratch (n) VALUES (?)", arguments: [n])
+            if n == 2 { throw Refused() }
+        }
+        #expect(observer.committed == [0, 1, 3], "the refused write's insert reached no observer")
+    }
+
+    @Test("a work that ends the shared transaction fails the whole commit, and no work after it commits on its own")
+    func abortedTransactionCommitsNothing() async throws {
+        let dir = try TemporaryDirectory()
+        let (store, _) = try store(dir)
+        // What SQLite does by itself on a full disk or an I/O error: the transaction is rolled back under the batch.
+        let results = try await writeBehindABlockedCommit(store, others: 3) { n, db in
+            try db.execute(sql: "INSERT INTO scratch (n) VALUES (?)", arguments: [n])
+            if n == 2 { try db.execute(sql: "ROLLBACK") }
+        }
+        #expect(results.map { try? $0.get() } == [0, nil, nil, nil], "none of the second batch was acknowledged")
+        let stored = try await store.read { db in try Int.fetchAll(db, sql: "SELECT n FROM scratch ORDER BY n") }
+        #expect(stored == [0], "the work after the rollback did not commit outside the batch's transaction")
+        #expect(
+            try await store.groupCommit.write { db in
+                try db.execute(sql: "INSERT INTO scratch (n) VALUES (4)")
+                return 4
+            } == 4, "the next commit goes on")
+    }
+
     @Test(
         "a reported batch is read once, in its own transaction after its works, and handed on before its callers are answered"
     )

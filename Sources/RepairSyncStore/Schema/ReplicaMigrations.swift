@@ -20,6 +20,7 @@ enum ReplicaMigrations {
         migrator.registerMigration("v8-children-by-their-own-tombstones", migrate: ChildDeletionMigration.migrate)
         migrator.registerMigration("v9-status-generation", migrate: StatusGenerationMigration.migrate)
         migrator.registerMigration("v10-push-priority-by-join", migrate: PushPriorityJoinMigration.migrate)
+        migrator.registerMigration("v11-outbox-checks-without-lists", migrate: OutboxChecksMigration.migrate)
         return migrator
     }
 

@@ -131,7 +131,7 @@ struct OfflineBookingTests {
     }
 
     @Test(
-        "a lost answer to a create, then a full sync: settled by the record appearing in the feed with the same id, created once, not sent again"
+        "a lost answer to a create, then a full sync: settled by the record appearing in the feed with the same id (or, on a slow machine, by its key's replay), created once, not sent again once settled"
     )
     func lostAnswerSettledByTheFeed() async throws {
         try await HostileStack.with("lost-create-feed") { s in
@@ -146,12 +146,16 @@ struct OfflineBookingTests {
             let counters = try await s.admin.counters()
             #expect(counters.faultsInjected["cut"] == 1)
             #expect(counters.recordsCreated == ["clients": 1])
+            // A run slower than the create's backoff sends it again under its key before the pull shows it: the
+            // server answers from the key (a replay), which settles it too — never a second client.
+            #expect(counters.idempotentReplays <= 1 && counters.createReplays == 0, "\(counters)")
             #expect(try s.outbox().isEmpty, "the pull that followed showed the client: its create is settled")
             try await s.sync()
             let after = try await s.admin.counters()
             #expect(
-                after.recordsCreated == ["clients": 1] && after.idempotentReplays == 0 && after.createReplays == 0,
-                "nothing sent again")
+                after.recordsCreated == ["clients": 1] && after.idempotentReplays == counters.idempotentReplays
+                    && after.createReplays == 0,
+                "nothing sent again once settled: \(after)")
             #expect(try s.replica("clients", Self.client, "synced_at") != .some(nil))
         }
     }

@@ -32,7 +32,7 @@ extension BenchRun {
         sleep(UInt32(early))
         let residentEarly = ProcessStats.residentMiB(daemon.pid)
         sleep(UInt32(max(0, plan.idleSeconds - early)))
-        let (cpu, switches) = usage.spent()
+        let (cpu, switches, _) = usage.spent()
         let wakeups = Double(switches) / Double(plan.idleSeconds)
         let rss = ProcessStats.residentMiB(daemon.pid)
         let anonymous = ProcessStats.anonymousResidentMiB(daemon.pid)

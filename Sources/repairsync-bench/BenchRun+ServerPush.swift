@@ -146,7 +146,7 @@ extension BenchRun {
             }
         }
         try await Task.sleep(for: .seconds(plan.idleSeconds))
-        let (cpu, switches) = usage.spent()
+        let (cpu, switches, _) = usage.spent()
         let wakeups = Double(switches) / Double(plan.idleSeconds)
         if events {
             let state = try await daemon.call("status")["events"]?.stringValue

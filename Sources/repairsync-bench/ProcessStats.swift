@@ -26,6 +26,16 @@ enum ProcessStats {
         return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 
+    /// Bytes the process has sent to storage so far (`write_bytes` of /proc/PID/io: pages it dirtied in files — the
+    /// WAL's frames, a checkpoint's copies into the database — not what it writes to sockets).
+    static func writtenBytes(_ pid: Int32) -> Double {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/io", encoding: .utf8) else { return 0 }
+        for line in text.split(separator: "\n") where line.hasPrefix("write_bytes:") {
+            return Double(line.dropFirst("write_bytes:".count).trimmingCharacters(in: .whitespaces)) ?? 0
+        }
+        return 0
+    }
+
     private static func statusField(_ pid: Int32, _ name: String) -> Double {
         guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return 0 }
         for line in text.split(separator: "\n") where line.hasPrefix(name) {
@@ -63,18 +73,21 @@ extension ProcessStats {
         let pid: Int32
         let cpuSeconds: Double
         let switches: [String: Int]
+        let writtenBytes: Double
 
         init(_ pid: Int32) {
             self.pid = pid
             cpuSeconds = ProcessStats.cpuSeconds(pid)
             switches = ProcessStats.contextSwitches(pid)
+            writtenBytes = ProcessStats.writtenBytes(pid)
         }
 
-        /// CPU seconds and context switches since this reading.
-        func spent() -> (cpuSeconds: Double, switches: Int) {
+        /// CPU seconds, context switches and bytes written to storage since this reading.
+        func spent() -> (cpuSeconds: Double, switches: Int, writtenBytes: Double) {
             (
                 ProcessStats.cpuSeconds(pid) - cpuSeconds,
-                ProcessStats.switches(from: switches, to: ProcessStats.contextSwitches(pid))
+                ProcessStats.switches(from: switches, to: ProcessStats.contextSwitches(pid)),
+                ProcessStats.writtenBytes(pid) - writtenBytes
             )
         }
     }

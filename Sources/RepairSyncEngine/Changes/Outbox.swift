@@ -63,35 +63,6 @@ enum Outbox {
             .flatMap(PushPriority.init(rawValue:)) ?? .normal
     }
 
-    private static let hexDigits = Array("0123456789abcdef".utf8)
-
-    /// A new idempotency key: a random (version 4) UUID, in lower case. Its bits come from the system generator
-    /// (`getrandom`); Foundation's `UUID()` opens, reads and closes `/dev/urandom` for each one, three system calls
-    /// for every queued change.
-    static func newKey() -> String {
-        var generator = SystemRandomNumberGenerator()
-        var bits = (generator.next() as UInt64, generator.next() as UInt64)
-        return withUnsafeMutableBytes(of: &bits) { bytes in
-            bytes[6] = bytes[6] & 0x0F | 0x40  // version 4: random
-            bytes[8] = bytes[8] & 0x3F | 0x80  // the RFC 4122 variant
-            // Written out here, 8-4-4-4-12 in lower case: `UUID.uuidString` and then `lowercased()` were two
-            // strings built for every queued change.
-            return String(unsafeUninitializedCapacity: 36) { text in
-                var at = 0
-                for (index, byte) in bytes.enumerated() {
-                    if index == 4 || index == 6 || index == 8 || index == 10 {
-                        text[at] = UInt8(ascii: "-")
-                        at += 1
-                    }
-                    text[at] = hexDigits[Int(byte >> 4)]
-                    text[at + 1] = hexDigits[Int(byte & 0x0F)]
-                    at += 2
-                }
-                return at
-            }
-        }
-    }
-
     /// Queues changed fields of a record.
     ///
     /// - Coalesces into the record's latest entry only when that entry is pending and was never sent (its key has
@@ -393,7 +364,7 @@ enum Outbox {
         _ db: Database, collection: SyncCollection, id: String, orderKey: String, kind: OutboxEntry.Kind,
         fields: FieldValues, now: Timestamp, state: OutboxEntry.State = .pending
     ) throws -> OutboxEntry {
-        let key = newKey()
+        let key = IdempotencyKey.next()
         try db.cachedStatement(
             sql: """
                 INSERT INTO outbox (collection, record_id, order_key, kind, fields, idempotency_key, state, created_at,
@@ -601,7 +572,7 @@ enum Outbox {
     static func rewrite(_ db: Database, _ entry: OutboxEntry, fields: FieldValues, state: OutboxEntry.State? = nil)
         throws
     {
-        let key = entry.sent || entry.state == .inFlight ? newKey() : entry.idempotencyKey
+        let key = entry.sent || entry.state == .inFlight ? IdempotencyKey.next() : entry.idempotencyKey
         try db.execute(
             sql: """
                 UPDATE outbox SET fields = ?, idempotency_key = ?, sent = 0, state = ?, next_attempt_at = NULL
@@ -623,7 +594,7 @@ enum Outbox {
             sql: """
                 UPDATE outbox SET state = 'pending', attempts = 0, next_attempt_at = NULL, last_error = NULL,
                     blocked_by = NULL, idempotency_key = ? WHERE seq = ?
-                """, arguments: [entry.sent ? entry.idempotencyKey : newKey(), entry.seq])
+                """, arguments: [entry.sent ? entry.idempotencyKey : IdempotencyKey.next(), entry.seq])
         if entry.kind == .create { try unblock(db, key: entry.orderKey) }
     }
 

@@ -68,6 +68,34 @@ struct ConflictTests {
         }
     }
 
+    @Test(
+        "manual: another program's edit of a record whose conflict waits, queued with queueChange, is held with it and shown in the conflict's local side"
+    )
+    func queuedChangeWaitsWithTheConflict() async throws {
+        try await EngineHarness.with(configuration: EngineHarness.configuration(policies: [.orders: .manual])) { h in
+            #expect(await h.engine.performFullSync().succeeded)
+            try await h.engine.update(.orders, id: "ord_21", fields: ["notes": "local notes"])
+            try await h.serverEdit("orders", "ord_21", #"{"notes":"remote notes"}"#)
+            #expect(await h.engine.performFullSync().succeeded)
+            let before = await h.engine.status
+            #expect(before.openConflicts == 1 && before.held == 1)
+
+            try await h.store.write { db in
+                try db.execute(sql: "UPDATE orders SET status = 'ready' WHERE id = 'ord_21'")
+            }
+            let result = try await h.engine.queueChange(.orderUpdated, id: "ord_21")
+            guard case .queued(_, let fields) = result else {
+                Issue.record("not queued: \(result)")
+                return
+            }
+            #expect(fields == ["status"])
+            #expect(await h.engine.status.held == 2, "the new change waits with the conflict")
+            let open = try #require(try h.engine.conflicts(openOnly: true).first)
+            #expect(open.local["status"] == .some("ready"), "the person deciding sees it: \(open.local)")
+            #expect(await h.engine.performFullSync().pushed == 0, "nothing sent before the decision")
+        }
+    }
+
     @Test("manual: the change waits for a person, others go on; keep local pushes it and logs the decision")
     func manualKeepLocal() async throws {
         try await EngineHarness.with(configuration: EngineHarness.configuration(policies: [.orders: .manual])) { h in

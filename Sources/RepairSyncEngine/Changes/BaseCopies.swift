@@ -21,8 +21,12 @@ enum BaseCopies {
                     sql: "SELECT version, fields, in_doubt FROM sync_bases WHERE collection = ? AND record_id = ?"),
                 arguments: [collection.name, id])
         else { return nil }
-        return BaseCopy(
-            version: row[0], fields: try FieldValuesJSON.decode(row[1]), goneInDoubt: try Self.decodeInDoubt(row[2]))
+        return try copy(version: row[0], fields: row[1], inDoubt: row[2])
+    }
+
+    /// A base from its stored columns (`version`, `fields`, `in_doubt`).
+    static func copy(version: Int, fields: String, inDoubt: String?) throws -> BaseCopy {
+        BaseCopy(version: version, fields: try FieldValuesJSON.decode(fields), goneInDoubt: try decodeInDoubt(inDoubt))
     }
 
     /// Writes the base. A copy of another version replaces the evidence of changes gone in doubt (the server's copy

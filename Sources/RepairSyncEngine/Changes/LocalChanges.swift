@@ -181,20 +181,15 @@ public struct LocalChanges: Sendable {
         let now = clock.now()
         let cipher = cipher
         return try await store.groupCommit.write(reporting: true) { db in
-            guard let stored = try R.storedEditableValues(id: id, db) else {
+            guard let record = try RecordState.read(R.self, id: id, db) else {
                 throw EngineError.unknownRecord(collection: R.collection.name, id: id)
             }
-            let entries = try Outbox.entries(db, collection: R.collection, id: id)
+            let stored = record.stored
+            let entries = record.hasEntries ? try Outbox.entries(db, collection: R.collection, id: id) : []
             // A record created here has no server copy yet: its create is the base.
-            guard
-                let base = try BaseCopies.load(db, collection: R.collection, id: id)?.fields
-                    ?? RecordRebase.createdValues(R.self, entries)
-            else {
+            guard let base = record.base?.fields ?? RecordRebase.createdValues(R.self, entries) else {
                 // Inserted by another program and never queued: its creation is what there is to queue.
-                if try String?.fetchOne(
-                    db, sql: "SELECT synced_at FROM \(R.collection.name) WHERE id = ?", arguments: [id])
-                    == .some(nil)
-                {
+                if record.neverSynced {
                     let entry = try LocalChanges.queueCreateFromRow(R.collection, id: id, cipher: cipher, now: now, db)
                     return (.queued(seq: entry.seq, fields: entry.fields.keys.sorted()), entry.kind == .create)
                 }
@@ -212,7 +207,8 @@ public struct LocalChanges: Sendable {
                 return (.nothingChanged("\(R.collection.name) \(id) is the server's copy: nothing to queue"), false)
             }
             let entry = try Outbox.enqueueUpdate(
-                db, collection: R.collection, id: id, fields: changed, now: now, entries: entries)
+                db, collection: R.collection, id: id, fields: changed, now: now, entries: entries,
+                openConflict: record.hasOpenConflict)
             return (.queued(seq: entry.seq, fields: changed.keys.sorted()), entry.kind == .create)
         }
     }

@@ -74,11 +74,12 @@ enum Outbox {
     /// - A record created here and not yet on the server: the edit goes into its create while that was never sent
     ///   (pending, or dead after a refusal); otherwise it follows the create, and is dead with it when it is dead.
     ///
-    /// `entries` are the record's entries when the caller read them in this transaction (not read again).
+    /// `entries` are the record's entries when the caller read them in this transaction (not read again);
+    /// `openConflict`, whether the record has an open conflict, likewise (false: not looked up).
     @discardableResult
     static func enqueueUpdate(
         _ db: Database, collection: SyncCollection, id: String, fields: FieldValues, now: Timestamp,
-        entries known: [OutboxEntry]? = nil
+        entries known: [OutboxEntry]? = nil, openConflict knownOpen: Bool? = nil
     ) throws -> OutboxEntry {
         let all = try known ?? entries(db, collection: collection, id: id)
         let ownCreate = all.first(where: { $0.kind == .create })
@@ -105,7 +106,7 @@ enum Outbox {
                 try rewrite(db, entry, fields: remaining)
             }
         }
-        if let open = try ConflictLog.open(db, collection: collection, id: id) {
+        if knownOpen != false, let open = try ConflictLog.open(db, collection: collection, id: id) {
             try ConflictLog.updateLocal(db, id: open.id, with: fields)
             return try insert(
                 db, collection: collection, id: id, orderKey: "\(collection.name):\(id)", kind: .update, fields: fields,

@@ -8,7 +8,7 @@ internal import RepairSyncStore
 ///
 /// Each was a statement of its own (the record, its entries' probe, its base copy, the conflict probe), and every
 /// statement run through GRDB pays its bindings, its cursor and a row of its own: on the writer's queue, which every
-/// change from every client waits behind, that was about a fifth of each change's work.
+/// change from every client waits behind, the four were a third of its samples (a quarter as one: docs/performance.md).
 struct RecordState {
     /// The record's `editableFields` as the row holds them.
     var stored: FieldValues

@@ -28,16 +28,13 @@ enum ProcessStats {
 
     /// Bytes the process has sent to storage so far (`write_bytes` of /proc/PID/io: pages it dirtied in files — the
     /// WAL's frames, a checkpoint's copies into the database — not what it writes to sockets).
-    static func writtenBytes(_ pid: Int32) -> Double {
-        guard let text = try? String(contentsOfFile: "/proc/\(pid)/io", encoding: .utf8) else { return 0 }
-        for line in text.split(separator: "\n") where line.hasPrefix("write_bytes:") {
-            return Double(line.dropFirst("write_bytes:".count).trimmingCharacters(in: .whitespaces)) ?? 0
-        }
-        return 0
-    }
+    static func writtenBytes(_ pid: Int32) -> Double { field(pid, file: "io", "write_bytes:") }
 
-    private static func statusField(_ pid: Int32, _ name: String) -> Double {
-        guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return 0 }
+    private static func statusField(_ pid: Int32, _ name: String) -> Double { field(pid, file: "status", name) }
+
+    /// The number after `name` on its line of /proc/PID/`file` (0 when there is none).
+    private static func field(_ pid: Int32, file: String, _ name: String) -> Double {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/\(file)", encoding: .utf8) else { return 0 }
         for line in text.split(separator: "\n") where line.hasPrefix(name) {
             let number = line.dropFirst(name.count).trimmingCharacters(in: .whitespaces).split(separator: " ").first
             return number.flatMap { Double($0) } ?? 0

@@ -100,13 +100,13 @@ public struct ControlServer: Sendable {
         let maxLineBytes = limits.maxLineBytes
         let initializer: @Sendable (any Channel) -> EventLoopFuture<AcceptedConnection> = { channel in
             channel.eventLoop.makeCompletedFuture {
-                let waiting = WaitingRequests()
+                let activity = ConnectionActivity()
                 try channel.pipeline.syncOperations.addHandler(
                     ByteToMessageHandler(LineFrameDecoder(maxLineBytes: maxLineBytes)))
-                try channel.pipeline.syncOperations.addHandler(WaitingRequests.Counter(waiting))
+                try channel.pipeline.syncOperations.addHandler(ConnectionActivity.Counter(activity))
                 return AcceptedConnection(
                     channel: try NIOAsyncChannel<ControlFrame, ByteBuffer>(wrappingChannelSynchronously: channel),
-                    waiting: waiting)
+                    activity: activity)
             }
         }
         let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton).serverChannelOption(
@@ -140,7 +140,7 @@ public struct ControlServer: Sendable {
                 try await server.executeThenClose { connections in
                     for try await connection in connections {
                         group.addTask {
-                            await self.serve(connection.channel, waiting: connection.waiting, table: table)
+                            await self.serve(connection.channel, activity: connection.activity, table: table)
                         }
                     }
                 }
@@ -152,14 +152,12 @@ public struct ControlServer: Sendable {
     }
 
     private func serve(
-        _ connection: NIOAsyncChannel<ControlFrame, ByteBuffer>, waiting: WaitingRequests, table: ConnectionTable
+        _ connection: NIOAsyncChannel<ControlFrame, ByteBuffer>, activity: ConnectionActivity, table: ConnectionTable
     ) async {
         let peer = await Self.peer(of: connection.channel)
         let channel = connection.channel
         try? await connection.executeThenClose { inbound, outbound in
-            guard
-                let id = table.admit(peer.uid, limits: limits, waiting: waiting, close: { channel.close(promise: nil) })
-            else {
+            guard let id = table.admit(peer.uid, limits: limits, activity: activity, channel: channel) else {
                 let refusal = JSONRPCDispatcher<ControlRequestContext>.response(
                     id: .null, error: .unavailable("too many control connections, none idle; close some and retry"))
                 try await outbound.write(ByteBuffer(string: refusal.serialized + "\n"))
@@ -212,12 +210,10 @@ public struct ControlServer: Sendable {
                     switch frame {
                     case .line(let line):
                         guard line.readableBytes > 0 else {
-                            waiting.taken()
+                            activity.skip()
                             continue
                         }
-                        // Busy before it stops waiting: never both false while a request is in hand.
-                        table.setBusy(id, true)
-                        waiting.taken()
+                        activity.beginServing()
                         if let reply = await dispatcher.reply(to: line.readableBytesView, context: context) {
                             // A peer gone before its reply changes nothing here: what it asked for ran, and its
                             // after-reply actions (a stop after `purge`) still run.
@@ -229,7 +225,8 @@ public struct ControlServer: Sendable {
                         }) {
                             await action()
                         }
-                        table.setBusy(id, false)
+                        table.touch(id)
+                        activity.endServing()
                     case .tooLong:
                         let error = JSONRPCDispatcher<ControlRequestContext>.response(
                             id: .null, error: .invalidRequest("a line longer than \(limits.maxLineBytes) bytes"))
@@ -266,65 +263,4 @@ struct PeerCredentials: Sendable {
 /// Notifications queued on one connection and not yet written.
 final class NotificationCount: Sendable {
     let count = Mutex(0)
-}
-
-/// Open connections, in total and per uid, and which of them are idle.
-///
-/// When a limit is reached, a new connection does not simply bounce: the connection idle the longest — no request
-/// in progress, none received and waiting to be served, not subscribed, no complete request for the longest time
-/// (half-written lines count as idle) — is closed to make room, within the same uid when the per-uid limit is the
-/// one reached. Only when nothing is idle is the new connection refused. So idle or slow connections, even a
-/// thousand of them from the same user, can never lock anyone out of `status`; busy ones and subscriptions are
-/// bounded by the limits as before.
-final class ConnectionTable: Sendable {
-    struct Entry {
-        var uid: UInt32
-        var lastActivity: ContinuousClock.Instant
-        var busy = false
-        var subscribed = false
-        var waiting: WaitingRequests
-        var close: @Sendable () -> Void
-    }
-
-    private let state = Mutex<(next: Int, entries: [Int: Entry])>((0, [:]))
-
-    /// Admits a connection (its id), closing the longest-idle one if a limit is reached; nil when none is idle.
-    func admit(
-        _ uid: UInt32, limits: ControlServer.Limits, waiting: WaitingRequests, close: @escaping @Sendable () -> Void
-    ) -> Int? {
-        var evicted: (@Sendable () -> Void)?
-        let id: Int? = state.withLock { state in
-            let mine = state.entries.values.count { $0.uid == uid }
-            let perUIDFull = mine >= limits.maxConnectionsPerUID
-            if perUIDFull || state.entries.count >= limits.maxConnections {
-                let idle = state.entries.filter { entry in
-                    !entry.value.busy && !entry.value.subscribed && !entry.value.waiting.any
-                        && (!perUIDFull || entry.value.uid == uid)
-                }
-                guard let victim = idle.min(by: { $0.value.lastActivity < $1.value.lastActivity }) else { return nil }
-                state.entries[victim.key] = nil
-                evicted = victim.value.close
-            }
-            state.next += 1
-            state.entries[state.next] = Entry(uid: uid, lastActivity: .now, waiting: waiting, close: close)
-            return state.next
-        }
-        evicted?()
-        return id
-    }
-
-    /// A request is being served (`busy`), or was answered.
-    func setBusy(_ id: Int, _ busy: Bool) {
-        state.withLock { state in
-            state.entries[id]?.busy = busy
-            if !busy { state.entries[id]?.lastActivity = .now }
-        }
-    }
-
-    func setSubscribed(_ id: Int) { state.withLock { $0.entries[id]?.subscribed = true } }
-
-    /// The connection ended (a no-op for one closed to make room, already gone).
-    func release(_ id: Int) { _ = state.withLock { $0.entries.removeValue(forKey: id) } }
-
-    var count: Int { state.withLock { $0.entries.count } }
 }

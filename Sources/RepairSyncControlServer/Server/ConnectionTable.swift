@@ -33,9 +33,11 @@ final class ConnectionTable: Sendable {
 
     private let state = Mutex(State())
 
-    /// How long the verdict on a connection chosen to make room waits: a task scheduled ahead on an event loop runs
-    /// only after the loop has waited for I/O once more (tasks submitted to run now may run before it).
-    static let verdictDelay = TimeAmount.milliseconds(1)
+    /// How long the verdict on a connection chosen to make room waits. A task scheduled ahead on an event loop runs
+    /// after the loop's next wait for I/O, whose ready sockets it reads first — unless the loop is still busy with
+    /// the sockets of its last wait when the delay is over; tasks submitted to run now may run before any wait. The
+    /// delay is long beside a loop's turn and short beside a client's patience.
+    static let verdictDelay = TimeAmount.milliseconds(10)
 
     /// Admits a connection (its id), choosing the longest-idle one to close if a limit is reached; nil when none is
     /// idle.

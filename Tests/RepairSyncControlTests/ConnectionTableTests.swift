@@ -44,15 +44,15 @@ struct ConnectionTableTests {
         "a connection whose request arrived and is not served yet is not closed to make room; once answered and idle, it is"
     )
     func waitingRequestIsNotIdle() throws {
-        let table = ConnectionTable()
+        let table = ConnectionTable(limits: limits)
         let first = Connection()
-        let id = try #require(table.admit(1000, limits: limits, activity: first.activity, channel: first.channel))
+        let id = try #require(table.admit(1000, activity: first.activity, channel: first.channel))
         try first.receive()
         #expect(!first.activity.isIdle)
 
         // At the per-uid limit, with the only connection holding a waiting request: nothing is idle, refused.
         let other = Connection()
-        #expect(table.admit(1000, limits: limits, activity: other.activity, channel: other.channel) == nil)
+        #expect(table.admit(1000, activity: other.activity, channel: other.channel) == nil)
         first.pollOnce()
         #expect(!first.closed.isRaised, "the connection with a waiting request was closed to make room")
 
@@ -62,48 +62,95 @@ struct ConnectionTableTests {
         table.touch(id)
         first.activity.endServing()
         #expect(first.activity.isIdle)
-        #expect(table.admit(1000, limits: limits, activity: other.activity, channel: other.channel) != nil)
+        #expect(table.admit(1000, activity: other.activity, channel: other.channel) != nil)
+        #expect(!first.closed.isRaised, "closed before its loop could read what the kernel held for it")
         first.pollOnce()
         #expect(first.closed.isRaised, "the idle connection made room")
         #expect(table.count == 1)
     }
 
     @Test(
-        "a connection chosen to make room whose request the loop reads before it is closed stays open and is counted again; one with nothing stays chosen"
+        "a connection chosen to make room whose request the loop reads before it is closed stays open, and another idle one goes in its place"
     )
     func requestReadBeforeTheVerdictKeepsTheConnection() throws {
-        let table = ConnectionTable()
+        let table = ConnectionTable(limits: limits)
         let prober = Connection()
-        let idle = Connection()
-        _ = try #require(table.admit(1000, limits: limits, activity: prober.activity, channel: prober.channel))
+        _ = try #require(table.admit(1000, activity: prober.activity, channel: prober.channel))
 
         // A newcomer at the limit: the prober looks idle (its request is still in the kernel) and is chosen.
         let flood = Connection()
-        _ = try #require(table.admit(1000, limits: limits, activity: flood.activity, channel: flood.channel))
+        _ = try #require(table.admit(1000, activity: flood.activity, channel: flood.channel))
         #expect(table.count == 1, "the one chosen no longer counts")
         #expect(!prober.closed.isRaised, "closed before the loop could read what the kernel held for it")
 
-        // The loop reads the request, then the verdict: kept, and counted again.
+        // The loop reads the request, then the verdict: kept, counted again, and the idle newcomer goes instead.
         try prober.receive()
         prober.pollOnce()
         #expect(!prober.closed.isRaised, "closed with its request unread: its client gets a reset and no answer")
-        #expect(table.count == 2)
-
-        // The flood goes on: the connection with nothing to read is the one that goes.
-        _ = try #require(table.admit(1000, limits: limits, activity: idle.activity, channel: idle.channel))
+        #expect(table.count == 1, "over the limit while an idle connection could make room")
         flood.pollOnce()
-        #expect(flood.closed.isRaised, "an idle connection chosen to make room stayed open")
+        #expect(flood.closed.isRaised, "the idle connection chosen in the kept one's place stayed open")
         #expect(!prober.closed.isRaised)
+    }
+
+    @Test(
+        "kept with nothing idle to go instead, the table is over its limit by that one until the next newcomer, whose admission brings it back"
+    )
+    func overTheLimitOnlyUntilTheNextAdmission() throws {
+        let table = ConnectionTable(limits: limits)
+        let first = Connection()
+        let firstId = try #require(table.admit(1000, activity: first.activity, channel: first.channel))
+        let second = Connection()
+        let secondId = try #require(table.admit(1000, activity: second.activity, channel: second.channel))
+        try first.receive()
+        try second.receive()
+        first.pollOnce()
+        #expect(table.count == 2, "the kept connection was not counted")
+
+        // Both answered and idle: the next newcomer makes both go, and the table is within its limit again.
+        for (connection, id) in [(first, firstId), (second, secondId)] {
+            connection.activity.beginServing()
+            table.touch(id)
+            connection.activity.endServing()
+        }
+        let third = Connection()
+        _ = try #require(table.admit(1000, activity: third.activity, channel: third.channel))
+        first.pollOnce()
+        second.pollOnce()
+        #expect(first.closed.isRaised && second.closed.isRaised)
+        #expect(table.count == 1)
+    }
+
+    @Test("a connection chosen to make room that subscribes before the verdict stays, though its activity is idle")
+    func subscribedBeforeTheVerdict() throws {
+        let table = ConnectionTable(limits: ControlServer.Limits(maxConnections: 100, maxConnectionsPerUID: 2))
+        let first = Connection()
+        let id = try #require(table.admit(1000, activity: first.activity, channel: first.channel))
+        let others = (0..<2).map { _ in Connection() }
+        for other in others { _ = try #require(table.admit(1000, activity: other.activity, channel: other.channel)) }
+        table.setSubscribed(id)
+        first.pollOnce()
+        #expect(!first.closed.isRaised, "a subscription was closed to make room")
+        others[0].pollOnce()
+        #expect(others[0].closed.isRaised, "the idle connection chosen in the subscribed one's place stayed open")
         #expect(table.count == 2)
+    }
+
+    @Test("a connection answering a line too long, then reading to its end, is never idle again")
+    func finishingIsNotIdle() {
+        let activity = ConnectionActivity()
+        #expect(activity.isIdle)
+        activity.finishing()
+        #expect(!activity.isIdle)
     }
 
     @Test("a connection that ends while chosen to make room is not counted again")
     func releasedWhileChosen() throws {
-        let table = ConnectionTable()
+        let table = ConnectionTable(limits: limits)
         let first = Connection()
-        let id = try #require(table.admit(1000, limits: limits, activity: first.activity, channel: first.channel))
+        let id = try #require(table.admit(1000, activity: first.activity, channel: first.channel))
         let second = Connection()
-        _ = try #require(table.admit(1000, limits: limits, activity: second.activity, channel: second.channel))
+        _ = try #require(table.admit(1000, activity: second.activity, channel: second.channel))
         try first.receive()
         table.release(id)  // its peer closed it meanwhile
         first.pollOnce()

@@ -10,8 +10,9 @@ final class ConnectionActivity: Sendable {
     private let waiting = Atomic(0)
     private let serving = Atomic(false)
 
-    /// No request received and waiting, none being served.
-    var isIdle: Bool { !serving.load(ordering: .acquiring) && waiting.load(ordering: .acquiring) == 0 }
+    /// No request received and waiting, none being served. The count is read first: a task taking the request
+    /// marks itself serving before it takes the count down, so a count seen down comes with `serving` seen set.
+    var isIdle: Bool { waiting.load(ordering: .acquiring) == 0 && !serving.load(ordering: .acquiring) }
 
     /// The connection's task takes a received request: serving before it stops waiting, so the connection is never
     /// idle while a request is in hand.
@@ -25,6 +26,10 @@ final class ConnectionActivity: Sendable {
 
     /// An empty line: nothing to serve.
     func skip() { waiting.subtract(1, ordering: .acquiringAndReleasing) }
+
+    /// The connection answers a last error and reads what is left until its end: never idle again (closed then,
+    /// its client would have a reset instead of the error).
+    func finishing() { serving.store(true, ordering: .releasing) }
 
     /// Counts each line the line decoder passes on (it sits right after the decoder).
     final class Counter: ChannelInboundHandler {

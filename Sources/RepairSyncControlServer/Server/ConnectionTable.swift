@@ -10,11 +10,13 @@ internal import Synchronization
 /// thousand of them from the same user, can never lock anyone out of `status`; busy ones and subscriptions are
 /// bounded by the limits as before.
 ///
-/// The one chosen is closed on its event loop after the loop's next wait for I/O, not at once: a request the kernel
+/// The one chosen is not closed at once but on its event loop a moment later (`verdictDelay`): a request the kernel
 /// already holds for it — sent just after it connected, while a flood of newer connections was admitted ahead of the
-/// loop's read — is read and counted first, and then it stays (counted again) and is served. Closed with that request
-/// unread, its client would have had a reset and no answer. Connections being closed do not count against the limits;
-/// the table can exceed a limit by the ones kept this way, until the next newcomers make room again.
+/// loop's read — is then most likely read and counted, and the connection stays, counted again, and is served;
+/// closed with that request unread, its client would have had a reset and no answer. Best effort: a loop kept busy
+/// past the delay may decide before it reads. A connection kept this way makes another idle one go in its place; only
+/// when none is idle does the table stay over a limit, by at most the connections chosen in that moment, and the
+/// next newcomer's admission brings it back within.
 final class ConnectionTable: Sendable {
     struct Entry {
         var uid: UInt32
@@ -22,60 +24,78 @@ final class ConnectionTable: Sendable {
         var subscribed = false
         var activity: ConnectionActivity
         var channel: any Channel
+
+        var isIdle: Bool { !subscribed && activity.isIdle }
     }
 
     private struct State {
         var next = 0
         var entries: [Int: Entry] = [:]
-        /// Chosen to make room, waiting for the verdict on their event loop.
+        /// Chosen to make room, waiting for the verdict on their event loop; not counted.
         var closing: [Int: Entry] = [:]
     }
 
+    let limits: ControlServer.Limits
     private let state = Mutex(State())
 
     /// How long the verdict on a connection chosen to make room waits. A task scheduled ahead on an event loop runs
-    /// after the loop's next wait for I/O, whose ready sockets it reads first — unless the loop is still busy with
-    /// the sockets of its last wait when the delay is over; tasks submitted to run now may run before any wait. The
-    /// delay is long beside a loop's turn and short beside a client's patience.
+    /// after the loop's next wait for I/O, whose ready sockets it reads first — unless the loop is kept busy with
+    /// tasks past the delay; tasks submitted to run now may run before any wait. Long beside a loop's turn, short
+    /// beside a client's patience.
     static let verdictDelay = TimeAmount.milliseconds(10)
 
-    /// Admits a connection (its id), choosing the longest-idle one to close if a limit is reached; nil when none is
-    /// idle.
-    func admit(
-        _ uid: UInt32, limits: ControlServer.Limits, activity: ConnectionActivity, channel: any Channel
-    ) -> Int? {
-        var chosen: (id: Int, entry: Entry)?
+    init(limits: ControlServer.Limits) { self.limits = limits }
+
+    /// Admits a connection (its id), choosing the longest-idle ones to close while a limit is reached; nil when none
+    /// is idle.
+    func admit(_ uid: UInt32, activity: ConnectionActivity, channel: any Channel) -> Int? {
+        var chosen: [(id: Int, entry: Entry)] = []
         let id: Int? = state.withLock { state in
-            let mine = state.entries.values.count { $0.uid == uid }
-            let perUIDFull = mine >= limits.maxConnectionsPerUID
-            if perUIDFull || state.entries.count >= limits.maxConnections {
-                let idle = state.entries.filter { entry in
-                    !entry.value.subscribed && entry.value.activity.isIdle && (!perUIDFull || entry.value.uid == uid)
-                }
-                guard let victim = idle.min(by: { $0.value.lastActivity < $1.value.lastActivity }) else { return nil }
-                state.entries[victim.key] = nil
-                state.closing[victim.key] = victim.value
-                chosen = (victim.key, victim.value)
-            }
+            chosen = Self.makeRoom(&state, for: uid, adding: 1, limits: limits)
+            guard Self.fits(state, uid, adding: 1, limits: limits) else { return nil }
             state.next += 1
             state.entries[state.next] = Entry(uid: uid, lastActivity: .now, activity: activity, channel: channel)
             return state.next
         }
-        if let chosen { close(chosen.id, chosen.entry) }
+        for (id, entry) in chosen { close(id, entry) }
         return id
+    }
+
+    private static func fits(_ state: State, _ uid: UInt32, adding: Int, limits: ControlServer.Limits) -> Bool {
+        state.entries.count + adding <= limits.maxConnections
+            && state.entries.values.count { $0.uid == uid } + adding <= limits.maxConnectionsPerUID
+    }
+
+    /// Moves idle connections, longest-idle first, to `closing` until `adding` more of `uid` fit (or none is idle).
+    private static func makeRoom(
+        _ state: inout State, for uid: UInt32, adding: Int, limits: ControlServer.Limits
+    ) -> [(id: Int, entry: Entry)] {
+        var chosen: [(id: Int, entry: Entry)] = []
+        while !fits(state, uid, adding: adding, limits: limits) {
+            let perUIDFull = state.entries.values.count { $0.uid == uid } + adding > limits.maxConnectionsPerUID
+            let idle = state.entries.filter { $0.value.isIdle && (!perUIDFull || $0.value.uid == uid) }
+            guard let victim = idle.min(by: { $0.value.lastActivity < $1.value.lastActivity }) else { break }
+            state.entries[victim.key] = nil
+            state.closing[victim.key] = victim.value
+            chosen.append((victim.key, victim.value))
+        }
+        return chosen
     }
 
     private func close(_ id: Int, _ entry: Entry) {
         entry.channel.eventLoop.scheduleTask(in: Self.verdictDelay) { [self] in
+            var others: [(id: Int, entry: Entry)] = []
             let keep = state.withLock { state in
                 // Gone meanwhile (its peer closed it): nothing to decide.
                 guard var kept = state.closing.removeValue(forKey: id) else { return false }
-                guard kept.subscribed || !kept.activity.isIdle else { return false }
+                guard !kept.isIdle else { return false }
                 kept.lastActivity = .now
                 state.entries[id] = kept
+                others = Self.makeRoom(&state, for: kept.uid, adding: 0, limits: limits)
                 return true
             }
             if !keep { entry.channel.close(promise: nil) }
+            for (id, entry) in others { close(id, entry) }
         }
     }
 

@@ -74,6 +74,9 @@ final class ControlConnection: Sendable {
             of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
+    /// A method asked for a subscription on this connection.
+    var isSubscribed: Bool { subscriptions.withLock { $0.subscribed } }
+
     /// The subscription, once a method asked for one.
     func takeSubscription() -> (method: String, stream: any AsyncSequence<JSONValue, Never> & Sendable)? {
         subscriptions.withLock { state in

@@ -124,7 +124,7 @@ public struct ControlServer: Sendable {
         let ownsFile = inheritedDescriptor == nil
         defer { if ownsFile { unlink(path) } }
         await onListening()
-        let table = ConnectionTable()
+        let table = ConnectionTable(limits: limits)
         do {
             try await acceptLoop(server, table: table)
         } catch  where Task.isCancelled {
@@ -157,7 +157,7 @@ public struct ControlServer: Sendable {
         let peer = await Self.peer(of: connection.channel)
         let channel = connection.channel
         try? await connection.executeThenClose { inbound, outbound in
-            guard let id = table.admit(peer.uid, limits: limits, activity: activity, channel: channel) else {
+            guard let id = table.admit(peer.uid, activity: activity, channel: channel) else {
                 let refusal = JSONRPCDispatcher<ControlRequestContext>.response(
                     id: .null, error: .unavailable("too many control connections, none idle; close some and retry"))
                 try await outbound.write(ByteBuffer(string: refusal.serialized + "\n"))
@@ -225,9 +225,12 @@ public struct ControlServer: Sendable {
                         }) {
                             await action()
                         }
+                        // Subscribed before it may look idle: the subscription's own task marks it only later.
+                        if state.isSubscribed { table.setSubscribed(id) }
                         table.touch(id)
                         activity.endServing()
                     case .tooLong:
+                        activity.finishing()
                         let error = JSONRPCDispatcher<ControlRequestContext>.response(
                             id: .null, error: .invalidRequest("a line longer than \(limits.maxLineBytes) bytes"))
                         try? await outbound.write(ByteBuffer(string: error.serialized + "\n"))

@@ -36,6 +36,9 @@ struct ConnectionTableTests {
             #expect(passed.readableBytes > 0)
         }
 
+        /// Admitted for uid 1000.
+        func admit(to table: ConnectionTable) -> Int? { table.admit(1000, activity: activity, channel: channel) }
+
         /// The loop's next wait for I/O has passed.
         func pollOnce() { channel.embeddedEventLoop.advanceTime(by: ConnectionTable.verdictDelay) }
     }
@@ -46,13 +49,13 @@ struct ConnectionTableTests {
     func waitingRequestIsNotIdle() throws {
         let table = ConnectionTable(limits: limits)
         let first = Connection()
-        let id = try #require(table.admit(1000, activity: first.activity, channel: first.channel))
+        let id = try #require(first.admit(to: table))
         try first.receive()
         #expect(!first.activity.isIdle)
 
         // At the per-uid limit, with the only connection holding a waiting request: nothing is idle, refused.
         let other = Connection()
-        #expect(table.admit(1000, activity: other.activity, channel: other.channel) == nil)
+        #expect(other.admit(to: table) == nil)
         first.pollOnce()
         #expect(!first.closed.isRaised, "the connection with a waiting request was closed to make room")
 
@@ -62,7 +65,7 @@ struct ConnectionTableTests {
         table.touch(id)
         first.activity.endServing()
         #expect(first.activity.isIdle)
-        #expect(table.admit(1000, activity: other.activity, channel: other.channel) != nil)
+        #expect(other.admit(to: table) != nil)
         #expect(!first.closed.isRaised, "closed before its loop could read what the kernel held for it")
         first.pollOnce()
         #expect(first.closed.isRaised, "the idle connection made room")
@@ -75,11 +78,11 @@ struct ConnectionTableTests {
     func requestReadBeforeTheVerdictKeepsTheConnection() throws {
         let table = ConnectionTable(limits: limits)
         let prober = Connection()
-        _ = try #require(table.admit(1000, activity: prober.activity, channel: prober.channel))
+        _ = try #require(prober.admit(to: table))
 
         // A newcomer at the limit: the prober looks idle (its request is still in the kernel) and is chosen.
         let flood = Connection()
-        _ = try #require(table.admit(1000, activity: flood.activity, channel: flood.channel))
+        _ = try #require(flood.admit(to: table))
         #expect(table.count == 1, "the one chosen no longer counts")
         #expect(!prober.closed.isRaised, "closed before the loop could read what the kernel held for it")
 
@@ -99,9 +102,9 @@ struct ConnectionTableTests {
     func overTheLimitOnlyUntilTheNextAdmission() throws {
         let table = ConnectionTable(limits: limits)
         let first = Connection()
-        let firstId = try #require(table.admit(1000, activity: first.activity, channel: first.channel))
+        let firstId = try #require(first.admit(to: table))
         let second = Connection()
-        let secondId = try #require(table.admit(1000, activity: second.activity, channel: second.channel))
+        let secondId = try #require(second.admit(to: table))
         try first.receive()
         try second.receive()
         first.pollOnce()
@@ -114,7 +117,7 @@ struct ConnectionTableTests {
             connection.activity.endServing()
         }
         let third = Connection()
-        _ = try #require(table.admit(1000, activity: third.activity, channel: third.channel))
+        _ = try #require(third.admit(to: table))
         first.pollOnce()
         second.pollOnce()
         #expect(first.closed.isRaised && second.closed.isRaised)
@@ -125,9 +128,9 @@ struct ConnectionTableTests {
     func subscribedBeforeTheVerdict() throws {
         let table = ConnectionTable(limits: ControlServer.Limits(maxConnections: 100, maxConnectionsPerUID: 2))
         let first = Connection()
-        let id = try #require(table.admit(1000, activity: first.activity, channel: first.channel))
+        let id = try #require(first.admit(to: table))
         let others = (0..<2).map { _ in Connection() }
-        for other in others { _ = try #require(table.admit(1000, activity: other.activity, channel: other.channel)) }
+        for other in others { _ = try #require(other.admit(to: table)) }
         table.setSubscribed(id)
         first.pollOnce()
         #expect(!first.closed.isRaised, "a subscription was closed to make room")
@@ -148,9 +151,9 @@ struct ConnectionTableTests {
     func releasedWhileChosen() throws {
         let table = ConnectionTable(limits: limits)
         let first = Connection()
-        let id = try #require(table.admit(1000, activity: first.activity, channel: first.channel))
+        let id = try #require(first.admit(to: table))
         let second = Connection()
-        _ = try #require(table.admit(1000, activity: second.activity, channel: second.channel))
+        _ = try #require(second.admit(to: table))
         try first.receive()
         table.release(id)  // its peer closed it meanwhile
         first.pollOnce()

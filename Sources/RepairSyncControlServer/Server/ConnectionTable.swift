@@ -51,8 +51,9 @@ final class ConnectionTable: Sendable {
     func admit(_ uid: UInt32, activity: ConnectionActivity, channel: any Channel) -> Int? {
         var chosen: [(id: Int, entry: Entry)] = []
         let id: Int? = state.withLock { state in
-            chosen = Self.makeRoom(&state, for: uid, adding: 1, limits: limits)
-            guard Self.fits(state, uid, adding: 1, limits: limits) else { return nil }
+            let fits: Bool
+            (chosen, fits) = Self.makeRoom(&state, for: uid, adding: 1, limits: limits)
+            guard fits else { return nil }
             state.next += 1
             state.entries[state.next] = Entry(uid: uid, lastActivity: .now, activity: activity, channel: channel)
             return state.next
@@ -61,25 +62,27 @@ final class ConnectionTable: Sendable {
         return id
     }
 
-    private static func fits(_ state: State, _ uid: UInt32, adding: Int, limits: ControlServer.Limits) -> Bool {
-        state.entries.count + adding <= limits.maxConnections
-            && state.entries.values.count { $0.uid == uid } + adding <= limits.maxConnectionsPerUID
-    }
-
-    /// Moves idle connections, longest-idle first, to `closing` until `adding` more of `uid` fit (or none is idle).
+    /// Moves idle connections, longest-idle first, to `closing` until `adding` more of `uid` fit; whether they do
+    /// (not when too few are idle). The counts are taken once and follow the moves.
     private static func makeRoom(
         _ state: inout State, for uid: UInt32, adding: Int, limits: ControlServer.Limits
-    ) -> [(id: Int, entry: Entry)] {
+    ) -> (chosen: [(id: Int, entry: Entry)], fits: Bool) {
         var chosen: [(id: Int, entry: Entry)] = []
-        while !fits(state, uid, adding: adding, limits: limits) {
-            let perUIDFull = state.entries.values.count { $0.uid == uid } + adding > limits.maxConnectionsPerUID
+        var total = state.entries.count + adding
+        var mine = state.entries.values.count { $0.uid == uid } + adding
+        while total > limits.maxConnections || mine > limits.maxConnectionsPerUID {
+            let perUIDFull = mine > limits.maxConnectionsPerUID
             let idle = state.entries.filter { $0.value.isIdle && (!perUIDFull || $0.value.uid == uid) }
-            guard let victim = idle.min(by: { $0.value.lastActivity < $1.value.lastActivity }) else { break }
+            guard let victim = idle.min(by: { $0.value.lastActivity < $1.value.lastActivity }) else {
+                return (chosen, false)
+            }
             state.entries[victim.key] = nil
             state.closing[victim.key] = victim.value
             chosen.append((victim.key, victim.value))
+            total -= 1
+            if victim.value.uid == uid { mine -= 1 }
         }
-        return chosen
+        return (chosen, true)
     }
 
     private func close(_ id: Int, _ entry: Entry) {
@@ -91,7 +94,7 @@ final class ConnectionTable: Sendable {
                 guard !kept.isIdle else { return false }
                 kept.lastActivity = .now
                 state.entries[id] = kept
-                others = Self.makeRoom(&state, for: kept.uid, adding: 0, limits: limits)
+                others = Self.makeRoom(&state, for: kept.uid, adding: 0, limits: limits).chosen
                 return true
             }
             if !keep { entry.channel.close(promise: nil) }

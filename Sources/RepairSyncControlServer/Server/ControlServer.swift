@@ -184,7 +184,6 @@ public struct ControlServer: Sendable {
                 group.addTask {
                     for await _ in state.subscriptionSignals {
                         guard let (method, stream) = state.takeSubscription() else { continue }
-                        table.setSubscribed(id)
                         for await params in stream {
                             let tooFar = queued.count.withLock { count in
                                 guard count < state.maxQueuedNotifications else { return true }
@@ -225,7 +224,7 @@ public struct ControlServer: Sendable {
                         }) {
                             await action()
                         }
-                        // Subscribed before it may look idle: the subscription's own task marks it only later.
+                        // Subscribed before it may look idle (the subscription is served by its own task, later).
                         if state.isSubscribed { table.setSubscribed(id) }
                         table.touch(id)
                         activity.endServing()

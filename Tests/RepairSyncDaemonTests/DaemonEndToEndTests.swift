@@ -52,6 +52,7 @@ struct DaemonEndToEndTests {
             let queued = try await h.call(
                 "queueChange", .object(["kind": .string("order-updated"), "id": .string("ord_2")]))
             #expect(queued["queued"] == .bool(false))
+            #expect(queued["outcome"] == .string("on_server"), "\(queued)")
 
             let shown = try await h.call("getOrder", .object(["orderNumber": .number(1002)]))
             #expect(shown["order"]?["id"] == .string("ord_2"))
@@ -317,6 +318,35 @@ struct DaemonEndToEndTests {
             #expect(unknown.stderr.contains("ord_missing"))
             #expect(try await h.repairctl(["frobnicate"]).status == 64)
             #expect(try await h.repairctl(["queue", "order-teleported", "ord_1"]).status == 64)
+
+            // A message another program wrote, refused by the server: queueing it again says so and exits 1 — the
+            // message will not reach the server until someone retries or discards its change.
+            let message = "00000000-0000-4000-8000-00000000000a"
+            var configuration = Configuration()
+            configuration.busyMode = .timeout(5)
+            let queue = try DatabaseQueue(path: h.storePath, configuration: configuration)
+            try await queue.write { db in
+                try db.execute(
+                    sql: """
+                        INSERT INTO ticket_messages (id, ticket_id, content, sender_type, is_internal, created_at, updated_at, version)
+                        VALUES (?, 'tkt_1', 'Refused', 'staff', 0, '2026-11-23T10:00:00.000Z', '2026-11-23T10:00:00.000Z', 0)
+                        """, arguments: [message])
+            }
+            try queue.close()
+            _ = try await h.backend.send(
+                .POST, "/admin/faults/next",
+                json: #"{"kind":"422","method":"POST","path_prefix":"/api/v1/tickets/tkt_1/messages"}"#)
+            let first = try await h.repairctl(["queue", "ticket-message-created", message])
+            #expect(first.status == 0, "\(first)")
+            _ = try await h.repairctl(["sync", "--wait"])
+            let refused = try await h.repairctl(["queue", "ticket-message-created", message])
+            #expect(refused.status == 1, "\(refused)")
+            #expect(refused.stderr.contains("was refused by the server (change "), "\(refused)")
+            let refusedJSON = try await h.repairctl(["queue", "ticket-message-created", message, "--json"])
+            #expect(refusedJSON.status == 1, "\(refusedJSON)")
+            let answer = try JSONParser().parse(refusedJSON.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+            #expect(answer["outcome"] == .string("refused") && answer["queued"] == .bool(false), "\(answer)")
+            #expect(answer["seq"]?.intValue != nil, "the refused change, to retry or discard: \(answer)")
 
             h.kill(SIGTERM)
             #expect(await h.waitForExit() == 0)

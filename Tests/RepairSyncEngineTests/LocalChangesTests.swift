@@ -39,7 +39,7 @@ struct LocalChangesTests {
         try await EngineHarness.with { h in
             #expect(await h.engine.performFullSync().succeeded)
             let unchanged = try await h.engine.queueChange(.orderUpdated, id: "ord_1")
-            guard case .nothingChanged(let reason) = unchanged else {
+            guard case .nothingChanged(.onServer, let reason) = unchanged else {
                 Issue.record("\(unchanged)")
                 return
             }
@@ -120,10 +120,39 @@ struct LocalChangesTests {
             #expect(try await h.counter("messages_created") == created + 1)
             #expect(
                 try await h.serverRecord(TicketMessage.self, "ticket_messages", id).content == "From the counter app")
-            guard case .nothingChanged = try await h.engine.queueChange(.ticketMessageCreated, id: id) else {
+            guard case .nothingChanged(.onServer, _) = try await h.engine.queueChange(.ticketMessageCreated, id: id)
+            else {
                 Issue.record("a message from the server was queued")
                 return
             }
+        }
+    }
+
+    @Test("a message the server refused is not queued again: the answer says refused and names the dead change")
+    func queueChangeRefusedMessage() async throws {
+        try await EngineHarness.with { h in
+            #expect(await h.engine.performFullSync().succeeded)
+            let id = UUID().uuidString.lowercased()
+            try await h.store.write { db in
+                try db.execute(
+                    sql: """
+                        INSERT INTO ticket_messages (id, ticket_id, content, sender_type, is_internal, created_at, updated_at, version)
+                        VALUES (?, 'tkt_1', 'Refused', 'staff', 0, '2026-11-23T10:00:00.000Z', '2026-11-23T10:00:00.000Z', 0)
+                        """, arguments: [id])
+            }
+            guard case .queued(let seq, _) = try await h.engine.queueChange(.ticketMessageCreated, id: id) else {
+                Issue.record("not queued")
+                return
+            }
+            try await h.fault("422", method: "POST", path: "/api/v1/tickets/tkt_1/messages")
+            #expect(await h.engine.sync([]).dead == 1)
+            let again = try await h.engine.queueChange(.ticketMessageCreated, id: id)
+            guard case .nothingChanged(.refused(seq), let reason) = again else {
+                Issue.record("\(again)")
+                return
+            }
+            #expect(reason.contains("change \(seq)"), "\(reason)")
+            #expect(try h.engine.outboxEntries().map(\.seq) == [seq], "nothing new queued")
         }
     }
 

@@ -245,6 +245,23 @@ struct LocalCreatesTests {
             #expect(entries.dropFirst().allSatisfy { $0.lastError?.contains("clients \(Self.clientId)") == true })
             #expect(await h.engine.status.dead == 4)
             #expect(try await h.serverCounts()["orders"] == 30, "nothing of the booking reached the server")
+            // Queueing the rows again sends nothing: the answer says refused and names the change to retry or
+            // discard — the client's own, and for the order the client's it waits for.
+            let client = try #require(try h.engine.outboxEntries().first)
+            let order = try #require(try h.engine.outboxEntries().first { $0.recordId == Self.orderId })
+            let clientAgain = try await h.engine.queueChange(.clientCreated, id: Self.clientId)
+            guard case .nothingChanged(.refused(client.seq), let reason) = clientAgain else {
+                Issue.record("\(clientAgain)")
+                return
+            }
+            #expect(reason.contains("was refused by the server (change \(client.seq))"), "\(reason)")
+            let orderAgain = try await h.engine.queueChange(.orderCreated, id: Self.orderId)
+            guard case .nothingChanged(.refused(order.seq), let orderReason) = orderAgain else {
+                Issue.record("\(orderAgain)")
+                return
+            }
+            #expect(orderReason.contains("waits for clients:\(Self.clientId)"), "\(orderReason)")
+            #expect(try h.engine.outboxEntries().count == 4)
             // Still in the replica, still pending.
             #expect(try h.local(Order.self, Self.orderId)?.displayRef == "#pending")
             // A new edit of the order waits with it (into its create: never sent).
@@ -458,7 +475,7 @@ struct LocalCreatesTests {
             ) {
                 try await h.engine.queueChange(.orderCreated, id: "bbbbbbbb-0000-4000-8000-000000000009")
             }
-            guard case .nothingChanged = try await h.engine.queueChange(.orderCreated, id: "ord_1") else {
+            guard case .nothingChanged(.onServer, _) = try await h.engine.queueChange(.orderCreated, id: "ord_1") else {
                 Issue.record("a server record was queued as new")
                 return
             }
@@ -513,7 +530,8 @@ struct LocalCreatesTests {
             let report = await h.engine.sync([])
             #expect(report.pushed == 1, "\(report)")
             #expect(try await h.serverRecord(Client.self, "clients", Self.clientId).email == "till@example.com")
-            guard case .nothingChanged = try await h.engine.queueChange(.clientCreated, id: Self.clientId) else {
+            guard case .nothingChanged(.onServer, _) = try await h.engine.queueChange(.clientCreated, id: Self.clientId)
+            else {
                 Issue.record("queued again")
                 return
             }

@@ -590,6 +590,7 @@ struct HostileServerTests {
             // and the answer says why (docs/rpc.md, queueChange).
             #expect(queued["queued"] == .bool(false), "\(queued)")
             #expect(queued["reason"]?.stringValue?.contains("is the server's copy") == true, "\(queued)")
+            #expect(queued["outcome"] == .string("on_server"), "\(queued)")
             #expect(try s.outbox().isEmpty)
             try await s.sync()
             let server = try await s.serverRecord("orders", "ord_13")
@@ -622,6 +623,7 @@ struct HostileServerTests {
                 "queueChange", .object(["kind": .string("order-updated"), "id": .string("ord_16")]))
             #expect(queued["queued"] == .bool(true), "\(queued)")
             #expect(queued["reason"]?.stringValue == "already queued", "\(queued)")
+            #expect(queued["outcome"] == .string("already_queued"), "\(queued)")
             #expect(queued["seq"]?.intValue == before.first?.seq, "the change holding it: \(queued)")
             #expect(queued["fields"] == .array([.string("notes")]), "\(queued)")
             let after = try s.outboxEntries("orders", "ord_16")

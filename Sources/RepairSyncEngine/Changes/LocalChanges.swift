@@ -23,8 +23,18 @@ public struct LocalChanges: Sendable {
         /// sync run that found the row changed before this call came — in the change `seq` (the latest holding
         /// these fields). Nothing new was queued, and nothing needs to be: the change will reach the server.
         case alreadyQueued(seq: Int64, fields: [String])
-        /// Nothing to queue: the row is the server's copy (or its change may have reached the server already).
-        case nothingChanged(String)
+        /// Nothing to queue, why (`NothingToQueue`) and the same in words.
+        case nothingChanged(NothingToQueue, reason: String)
+    }
+
+    /// Why `queueChange` found nothing to queue.
+    public enum NothingToQueue: Sendable, Hashable {
+        /// The server has it: the row is the server's copy (also when a sync run found the edit first and has
+        /// pushed it), or the record came from the server — a message it sent, a record whose creation it has.
+        case onServer
+        /// The row's change was refused by the server: the change `seq` is dead, kept for a `retry` or a `discard`.
+        /// Queueing the row again would send what was refused.
+        case refused(seq: Int64)
     }
 
     // MARK: Mutations the engine performs
@@ -204,7 +214,7 @@ public struct LocalChanges: Sendable {
                 }) {
                     return (.alreadyQueued(seq: holding.seq, fields: pending), false)
                 }
-                return (.nothingChanged("\(R.collection.name) \(id) is the server's copy: nothing to queue"), false)
+                return (.nothingChanged(.onServer, reason: "\(R.collection.name) \(id) is the server's copy"), false)
             }
             let entry = try Outbox.enqueueUpdate(
                 db, collection: R.collection, id: id, fields: changed, now: now, entries: entries,
@@ -225,12 +235,13 @@ public struct LocalChanges: Sendable {
                 throw EngineError.unknownRecord(collection: "ticket_messages", id: id)
             }
             if (row["synced_at"] as String?) != nil {
-                return .nothingChanged("message \(id) came from the server")
+                return .nothingChanged(.onServer, reason: "message \(id) came from the server")
             }
             if let queued = try Outbox.entries(db, collection: .ticketMessages, id: id).first {
                 guard queued.isLive else {
                     return .nothingChanged(
-                        "message \(id) was refused by the server (change \(queued.seq)): retry or discard it")
+                        .refused(seq: queued.seq),
+                        reason: "message \(id) was refused by the server (change \(queued.seq)): retry or discard it")
                 }
                 return .alreadyQueued(seq: queued.seq, fields: ["content", "is_internal"])
             }

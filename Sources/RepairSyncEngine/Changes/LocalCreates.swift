@@ -112,7 +112,7 @@ extension LocalChanges {
                     db, sql: "SELECT synced_at FROM \(collection.name) WHERE id = ?", arguments: [id])
             else { throw EngineError.unknownRecord(collection: collection.name, id: id) }
             if (syncedAt[0] as String?) != nil {
-                return .nothingChanged("\(collection.name) \(id) came from the server")
+                return .nothingChanged(.onServer, reason: "\(collection.name) \(id) came from the server")
             }
             if let create = try Outbox.createEntry(db, collection: collection, id: id) {
                 guard !create.sent, create.state == .pending || create.state == .dead else {
@@ -124,9 +124,12 @@ extension LocalChanges {
                     .filter { (fields[$0] ?? nil) != (create.fields[$0] ?? nil) }
                 guard !changed.isEmpty else {
                     guard create.isLive else {
+                        let why =
+                            create.blockedBy.map { "waits for \($0), which the server refused" }
+                            ?? "was refused by the server"
                         return .nothingChanged(
-                            "\(collection.name) \(id) was refused by the server (change \(create.seq)): retry or discard it"
-                        )
+                            .refused(seq: create.seq),
+                            reason: "\(collection.name) \(id) \(why) (change \(create.seq)): retry or discard it")
                     }
                     return .alreadyQueued(seq: create.seq, fields: create.fields.keys.sorted())
                 }

@@ -9,7 +9,7 @@ struct Queue: ParsableCommand {
         abstract:
             "Queue a change another program made in the store (order-updated, device-updated, ticket-message-created, client-created, order-created, device-created).",
         discussion:
-            "Several ids of one kind are queued together (JSON-RPC batches of up to 100, whose changes share commits); one line each, and exit status 1 if any was refused."
+            "Several ids of one kind are queued together (JSON-RPC batches of up to 100, whose changes share commits); one line each. Exit status 1 if any call failed (an unknown id) or any row's change is one the server refused (retry or discard it: repairctl pending --failed)."
     )
 
     @OptionGroup var options: GlobalOptions
@@ -42,20 +42,31 @@ struct Queue: ParsableCommand {
         } else {
             for (id, outcome) in outcomes {
                 switch outcome {
+                case .success(let result) where result.outcome == .refused:
+                    Output.error(describe(result, id: id))
                 case .success(let result): Output.line(describe(result, id: id))
                 case .failure(let error): Output.error("\(id): \(error.message)")
                 }
             }
         }
-        if outcomes.contains(where: { if case .failure = $0.outcome { true } else { false } }) {
-            throw ExitCode.failure
+        let failed = outcomes.contains {
+            switch $0.outcome {
+            case .success(let result): result.outcome == .refused
+            case .failure: true
+            }
         }
+        if failed { throw ExitCode.failure }
     }
 
     private func queueOne(_ id: String) throws {
         let reply = try options.call(RPC.QueueChange.self, .init(kind: kind, id: id))
-        if options.printJSONIfAsked(reply.json) { return }
-        Output.line(describe(reply.result, id: id, alone: true))
+        let refused = reply.result.outcome == .refused
+        if !options.printJSONIfAsked(reply.json) {
+            let line = describe(reply.result, id: id, alone: true)
+            if refused { Output.error(line) } else { Output.line(line) }
+        }
+        // The row's change will not reach the server until someone retries or discards it: a script must notice.
+        if refused { throw ExitCode.failure }
     }
 
     private func describe(_ result: RPC.QueueChange.Result, id: String, alone: Bool = false) -> String {
@@ -64,6 +75,8 @@ struct Queue: ParsableCommand {
             return
                 "queued \(kind.rawValue) \(id) (\((result.fields ?? []).joined(separator: ", ")))\(already); \(result.pending) pending"
         }
-        return "\(alone ? "" : "\(id): ")nothing to queue: \(result.reason ?? "")"
+        // A refusal's reason names the change to retry or discard.
+        let what = result.outcome == .refused ? "" : "nothing to queue: "
+        return "\(alone ? "" : "\(id): ")\(what)\(result.reason ?? "")"
     }
 }

@@ -15,12 +15,16 @@ struct QueueChangeHandler: ControlHandler {
         let pending = status.pending + status.failed + status.held
         switch result {
         case .queued(let seq, let fields):
-            return RPC.QueueChange.Result(queued: true, seq: seq, fields: fields, pending: pending)
+            return RPC.QueueChange.Result(queued: true, outcome: .queued, seq: seq, fields: fields, pending: pending)
         case .alreadyQueued(let seq, let fields):
             return RPC.QueueChange.Result(
-                queued: true, seq: seq, fields: fields, reason: "already queued", pending: pending)
-        case .nothingChanged(let reason):
-            return RPC.QueueChange.Result(queued: false, reason: reason, pending: pending)
+                queued: true, outcome: .alreadyQueued, seq: seq, fields: fields, reason: "already queued",
+                pending: pending)
+        case .nothingChanged(.onServer, let reason):
+            return RPC.QueueChange.Result(queued: false, outcome: .onServer, reason: reason, pending: pending)
+        case .nothingChanged(.refused(let seq), let reason):
+            return RPC.QueueChange.Result(
+                queued: false, outcome: .refused, seq: seq, reason: reason, pending: pending)
         }
     }
 }

@@ -12,7 +12,8 @@ public enum RPC {
     /// outbox entries carry `dependsOn` and `blockedBy`.
     /// 5: outbox entries carry `priority` (critical, high, normal), the class they are pushed in; the status carries
     /// `events` / `eventsSince` (the server's change stream) and `link` (round trip, throughput, verdict).
-    public static let protocolVersion = 5
+    /// 6: `queueChange` answers `outcome` (queued, already_queued, on_server, refused) and a refusal's `seq`.
+    public static let protocolVersion = 6
 
     public static let methods: [any ControlMethod.Type] = [
         Ping.self, Version.self, Status.self, Subscribe.self, Stats.self, Doctor.self,

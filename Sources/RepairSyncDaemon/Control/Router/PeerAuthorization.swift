@@ -16,7 +16,7 @@ public struct PeerAuthorization: Sendable {
 
     public init(group: String?) {
         daemonUID = getuid()
-        groupID = group.flatMap { name in getgrnam(name).map { $0.pointee.gr_gid } } ?? getgid()
+        groupID = group.flatMap(Self.groupID(named:)) ?? getgid()
     }
 
     init(daemonUID: UInt32, groupID: UInt32) {
@@ -31,13 +31,63 @@ public struct PeerAuthorization: Sendable {
     /// Root, the daemon's user, or a member (primary or supplementary) of the group.
     func isTrusted(_ peer: ControlPeer) -> Bool {
         if peer.uid == 0 || peer.uid == daemonUID || peer.gid == groupID { return true }
-        guard let account = getpwuid(peer.uid), let name = account.pointee.pw_name else { return false }
+        guard let account = Self.account(uid: peer.uid) else { return false }
         var count: Int32 = 64
         var groups = [gid_t](repeating: 0, count: Int(count))
-        if getgrouplist(name, account.pointee.pw_gid, &groups, &count) < 0 {
+        if getgrouplist(account.name, account.gid, &groups, &count) < 0 {
             groups = [gid_t](repeating: 0, count: Int(count))
-            guard getgrouplist(name, account.pointee.pw_gid, &groups, &count) >= 0 else { return false }
+            guard getgrouplist(account.name, account.gid, &groups, &count) >= 0 else { return false }
         }
         return groups.prefix(Int(count)).contains(groupID)
+    }
+
+    /// A user's name and primary group, from the user database.
+    ///
+    /// With `getpwuid_r` and a buffer of this call's own: `getpwuid` answers in one buffer shared by every thread, and
+    /// requests are judged on several at once (each connection's task, each call of a batch) — one caller's look-up
+    /// could overwrite another's between the look-up and the use, and judge a stranger by a member's name.
+    static func account(uid: uid_t) -> (name: String, gid: gid_t)? {
+        lookUp(passwd.self) {
+            getpwuid_r(uid, $0, $1, $2, &$3)
+        } map: { entry in
+            entry.pw_name.map { (String(cString: $0), entry.pw_gid) }
+        }
+    }
+
+    /// A group's id from the group database (`getgrnam_r`, for the same reason).
+    static func groupID(named name: String) -> gid_t? {
+        lookUp(group.self) {
+            getgrnam_r(name, $0, $1, $2, &$3)
+        } map: {
+            $0.gr_gid
+        }
+    }
+
+    /// Runs a `get…_r` look-up with a buffer that grows while the entry does not fit (`ERANGE`), up to 1 MiB, and
+    /// maps the entry while its strings are still in the buffer. Nil when there is no such entry, or on an error.
+    private static func lookUp<Entry, Value>(
+        _ type: Entry.Type,
+        _ call: (UnsafeMutablePointer<Entry>, UnsafeMutablePointer<CChar>, Int, inout UnsafeMutablePointer<Entry>?) ->
+            Int32,
+        map: (Entry) -> Value?
+    ) -> Value? {
+        var size = 1024
+        while size <= 1 << 20 {
+            let answer: Value?? = withUnsafeTemporaryAllocation(of: CChar.self, capacity: size) { buffer in
+                let entry = UnsafeMutableRawPointer.allocate(
+                    byteCount: MemoryLayout<Entry>.size, alignment: MemoryLayout<Entry>.alignment)
+                defer { entry.deallocate() }
+                entry.initializeMemory(as: UInt8.self, repeating: 0, count: MemoryLayout<Entry>.size)
+                var result: UnsafeMutablePointer<Entry>?
+                guard let base = buffer.baseAddress else { return .some(nil) }
+                let code = call(entry.assumingMemoryBound(to: Entry.self), base, buffer.count, &result)
+                if code == ERANGE { return nil }
+                guard code == 0, let found = result else { return .some(nil) }
+                return .some(map(found.pointee))
+            }
+            if let answer { return answer }
+            size *= 2
+        }
+        return nil
     }
 }

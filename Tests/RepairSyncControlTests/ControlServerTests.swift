@@ -97,6 +97,23 @@ struct ControlServerTests {
         }
     }
 
+    @Test(
+        "a client that sends its requests and closes its side (echo … | socat) gets every reply, the last line's without its newline"
+    )
+    func halfClosedInput() async throws {
+        try await Self.withServer { path, _ in
+            let ping = #"{"jsonrpc":"2.0","method":"ping","id":1}"#
+            let echo = #"{"jsonrpc":"2.0","method":"echo","params":{"text":"last"},"id":2}"#
+            let answered = try await RawClient.sendThenCloseOutput(path, ping + "\n" + echo)
+            #expect(
+                answered == #"{"jsonrpc":"2.0","result":"pong","id":1}"# + "\n"
+                    + #"{"jsonrpc":"2.0","result":"last","id":2}"# + "\n")
+            #expect(
+                try await RawClient.sendThenCloseOutput(path, ping + "\n")
+                    == #"{"jsonrpc":"2.0","result":"pong","id":1}"# + "\n")
+        }
+    }
+
     @Test("100 concurrent clients each get their own replies")
     func concurrentClients() async throws {
         try await Self.withServer { path, _ in
@@ -238,6 +255,34 @@ enum LineClient {
     /// Connects, sends each line, and collects reply lines until every line is answered or the server closed.
     static func exchange(_ path: String, _ lines: [String]) async throws -> [String] {
         try await session(path) { try await $0.exchange(lines) }
+    }
+}
+
+/// A client on the C socket calls, for what NIO's client does not do: close its output and read on.
+enum RawClient {
+    /// Connects, sends `text`, closes its side of the connection (`shutdown(SHUT_WR)`), and reads until the server
+    /// closes (at most 10 s without a byte).
+    static func sendThenCloseOutput(_ path: String, _ text: String) async throws -> String {
+        try await Task.detached {
+            let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+            guard fd >= 0 else { throw POSIXError(.EMFILE) }
+            defer { close(fd) }
+            var timeout = timeval(tv_sec: 10, tv_usec: 0)
+            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+            guard UnixSocketAddress.with(path, { connect(fd, $0, $1) }) == 0 else { throw POSIXError(.ECONNREFUSED) }
+            let bytes = Array(text.utf8)
+            guard bytes.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == bytes.count
+            else { throw POSIXError(.EIO) }
+            shutdown(fd, Int32(SHUT_WR))
+            var received: [UInt8] = []
+            var chunk = [UInt8](repeating: 0, count: 4096)
+            while true {
+                let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+                guard count > 0 else { break }
+                received += chunk.prefix(count)
+            }
+            return String(decoding: received, as: UTF8.self)
+        }.value
     }
 }
 

@@ -109,8 +109,12 @@ public struct ControlServer: Sendable {
                     activity: activity)
             }
         }
-        let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton).serverChannelOption(
-            .backlog, value: 256)
+        // A client may close its side once it has sent (`echo … | socat - UNIX-CONNECT:…`): its input ends, every
+        // line it sent is still answered (the last one even without its newline), and then the connection closes.
+        // Without this NIO closes the whole connection at the end of input, before a single reply is written.
+        let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.backlog, value: 256)
+            .childChannelOption(.allowRemoteHalfClosure, value: true)
         let server: NIOAsyncChannel<AcceptedConnection, Never>
         if let inheritedDescriptor {
             // systemd made the socket (mode, owner, group, directory) and keeps it: serve it, remove nothing.

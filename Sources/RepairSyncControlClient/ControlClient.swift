@@ -236,6 +236,10 @@ public final class ControlClient {
                 case .success(let result): return result
                 case .failure(let error): throw .rpc(error)
                 }
+            case .response(.null, .failure(let error))?:
+                // The daemon's answer to a line it would not take (a connection over its limits, a line too long):
+                // the error has no id to carry (JSON-RPC 2.0, section 5), and it is the answer to this call.
+                throw .rpc(error)
             default:
                 continue
             }
@@ -246,10 +250,20 @@ public final class ControlClient {
         let bytes = Array((line + "\n").utf8)
         var sent = 0
         while sent < bytes.count {
-            let count = bytes[sent...].withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
+            // MSG_NOSIGNAL: a daemon that closed first is an error to report, not a SIGPIPE that kills the caller.
+            let count = bytes[sent...].withUnsafeBytes {
+                Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+            }
             if count < 0 {
-                if errno == EINTR { continue }
-                throw .protocolError("write: \(String(cString: strerror(errno)))")
+                let code = errno
+                if code == EINTR { continue }
+                // It may have said why before it closed (a connection over its limits): that is the answer.
+                if code == EPIPE || code == ECONNRESET, let refusal = try? readMessage(waitingFor: "refusal"),
+                    case .response(.null, .failure(let error))? = JSONRPCMessage.incoming(refusal)
+                {
+                    throw .rpc(error)
+                }
+                throw .protocolError("write: \(String(cString: strerror(code)))")
             }
             sent += count
         }

@@ -417,6 +417,21 @@ struct DaemonEndToEndTests {
             #expect(h.log().contains("control request refused"))
             #expect(h.log().contains("uid=65534"))
             #expect(h.log().contains("control change requested"))
+
+            // Refusals have the same allowance per caller as changes: a peer hammering methods it may not call
+            // cannot write past journald's rate limit and have the daemon's other messages dropped.
+            let burst = try await h.repairctl(["queue", "order-updated"] + (1...30).map { "ord_\($0)" }, asUID: 65534)
+            #expect(burst.status == 1)
+            let summary = "control requests refused beyond the audit allowance"
+            try await PushStack.waitUntil("the refusals' summary line", timeout: .seconds(30)) {
+                h.log().contains(summary)
+            }
+            let lines = h.log().split(separator: "\n")
+            let refused = lines.filter { $0.contains("control request refused") && $0.contains("method=queueChange") }
+            #expect(refused.count == 20, "\(refused.count) refused calls logged one line each")
+            let summaries = lines.filter { $0.contains(summary) }
+            #expect(summaries.count == 1 && summaries.first?.contains("calls=10") == true, "\(summaries)")
+            #expect(summaries.first?.contains("methods=queueChange=10") == true, "\(summaries)")
         }
     }
 

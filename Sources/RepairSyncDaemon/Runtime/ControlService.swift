@@ -5,16 +5,16 @@ internal import ServiceLifecycle
 
 /// The control socket as a service: listens until graceful shutdown (the first service to stop, so no request
 /// arrives while the engine winds down), and tells systemd the daemon is ready once the socket accepts connections.
-/// Its audit trail's summaries are written beside it, the last ones when it stops.
+/// Its audit trails' summaries (changes, refusals) are written beside it, the last ones when it stops.
 struct ControlService: Service {
     let server: ControlServer
-    let audit: ControlAudit
+    let audits: [ControlAudit]
     let logger: Logger
     let onReady: @Sendable () -> Void
 
     func run() async throws {
         try await withThrowingDiscardingTaskGroup { group in
-            group.addTask { await audit.run() }
+            for audit in audits { group.addTask { await audit.run() } }
             defer { group.cancelAll() }
             try await cancelWhenGracefulShutdown {
                 try await server.run {

@@ -138,12 +138,13 @@ public enum Daemon {
         let stopper = GroupStopper()
         let controlLogger = Logger(label: "repairsyncd.control")
         let audit = ControlAudit(logger: controlLogger)
+        let refusals = ControlAudit(logger: controlLogger, lines: .refusals)
         let router = ControlRouter(
             services: ControlServices(
                 engine: engine, scheduler: scheduler, metrics: metrics, logger: controlLogger,
                 configPath: configPath, configuration: { running.withLock { $0 } }, reload: reload,
                 shutdown: { await stopper.stop() }),
-            authorization: PeerAuthorization(group: configuration.control.group), audit: audit)
+            authorization: PeerAuthorization(group: configuration.control.group), audit: audit, refusals: refusals)
         let server = ControlServer(
             path: configuration.control.socket,
             limits: .init(
@@ -152,7 +153,7 @@ public enum Daemon {
             socketMode: configuration.control.publicStatus ? 0o666 : 0o660,
             inheritedDescriptor: SystemdService.inheritedSocket(),
             dispatcher: router.dispatcher)
-        let control = ControlService(server: server, audit: audit, logger: logger) {
+        let control = ControlService(server: server, audits: [audit, refusals], logger: logger) {
             if server.inheritedDescriptor == nil {
                 applyGroup(configuration.control.group, to: configuration.control.socket, logger: logger)
             } else {

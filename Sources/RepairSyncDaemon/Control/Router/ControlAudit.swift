@@ -2,23 +2,41 @@ internal import Logging
 internal import RepairSyncControlServer
 internal import Synchronization
 
-/// The audit trail of the control socket's mutating calls: one line per call (method, record, the caller's uid and
-/// pid), within each caller's allowance (`AuditAllowance`); beyond it, one line per caller and window that counts
-/// the calls it did not log, when the window ends — or when the daemon stops.
+/// The audit trail of the control socket's mutating calls (`changes`), or of its refused calls (`refusals`): one line
+/// per call (method, record, the caller's uid and pid), within each caller's allowance (`AuditAllowance`); beyond
+/// it, one line per caller and window that counts the calls it did not log, when the window ends — or when the
+/// daemon stops. So neither a bulk import nor a peer hammering methods it may not call can write past journald's
+/// rate limit and have the daemon's other messages dropped.
 final class ControlAudit: Sendable {
+    /// What a trail's lines say, and at which level.
+    struct Lines: Sendable {
+        let each: String
+        let beyond: String
+        let level: Logger.Level
+
+        static let changes = Lines(
+            each: "control change requested", beyond: "control changes requested beyond the audit allowance",
+            level: .notice)
+        static let refusals = Lines(
+            each: "control request refused", beyond: "control requests refused beyond the audit allowance",
+            level: .warning)
+    }
+
     private let logger: Logger
+    private let lines: Lines
     private let allowance: Mutex<AuditAllowance>
     /// A window started counting: a summary is due at its end.
     private let counting: AsyncStream<Void>.Continuation
     private let countingSignals: AsyncStream<Void>
 
-    init(logger: Logger, allowance: AuditAllowance = AuditAllowance()) {
+    init(logger: Logger, lines: Lines = .changes, allowance: AuditAllowance = AuditAllowance()) {
         self.logger = logger
+        self.lines = lines
         self.allowance = Mutex(allowance)
         (countingSignals, counting) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
-    /// Logs a mutating call, or counts it when its caller is beyond the allowance.
+    /// Logs a call, or counts it when its caller is beyond the allowance. `subject`: the record, if any.
     func record(method: String, subject: String, peer: ControlPeer) {
         let caller = AuditAllowance.Caller(uid: peer.uid, pid: peer.pid)
         let now = ContinuousClock.now
@@ -26,9 +44,9 @@ final class ControlAudit: Sendable {
         for summary in ended { log(summary) }
         switch decision {
         case .log:
-            logger.notice(
-                "control change requested",
-                metadata: ["method": "\(method)", "uid": "\(peer.uid)", "pid": "\(peer.pid)", "id": "\(subject)"])
+            var metadata: Logger.Metadata = ["method": "\(method)", "uid": "\(peer.uid)", "pid": "\(peer.pid)"]
+            if !subject.isEmpty { metadata["id"] = "\(subject)" }
+            logger.log(level: lines.level, "\(lines.each)", metadata: metadata)
         case .counted(let first):
             if first { counting.yield() }
         }
@@ -53,12 +71,14 @@ final class ControlAudit: Sendable {
     }
 
     private func log(_ summary: AuditAllowance.Summary) {
-        logger.notice(
-            "control changes requested beyond the audit allowance",
-            metadata: [
-                "uid": "\(summary.caller.uid)", "pid": "\(summary.caller.pid)", "calls": "\(summary.calls)",
-                "methods": "\(summary.methods.map { "\($0.name)=\($0.calls)" }.joined(separator: ","))",
-                "first_id": "\(summary.first)", "last_id": "\(summary.last)",
-            ])
+        var metadata: Logger.Metadata = [
+            "uid": "\(summary.caller.uid)", "pid": "\(summary.caller.pid)", "calls": "\(summary.calls)",
+            "methods": "\(summary.methods.map { "\($0.name)=\($0.calls)" }.joined(separator: ","))",
+        ]
+        if !summary.first.isEmpty || !summary.last.isEmpty {
+            metadata["first_id"] = "\(summary.first)"
+            metadata["last_id"] = "\(summary.last)"
+        }
+        logger.log(level: lines.level, "\(lines.beyond)", metadata: metadata)
     }
 }

@@ -17,16 +17,19 @@ struct ControlRouter: Sendable {
     let authorization: PeerAuthorization
     let logger: Logger
     let audit: ControlAudit
+    /// Calls refused for want of access, logged within the same allowance per caller as changes.
+    let refusals: ControlAudit
 
-    init(authorization: PeerAuthorization, logger: Logger, audit: ControlAudit) {
+    init(authorization: PeerAuthorization, logger: Logger, audit: ControlAudit, refusals: ControlAudit) {
         self.authorization = authorization
         self.logger = logger
         self.audit = audit
+        self.refusals = refusals
     }
 
     /// The router with every handler of `ControlHandlers.all`.
-    init(services: ControlServices, authorization: PeerAuthorization, audit: ControlAudit) {
-        self.init(authorization: authorization, logger: services.logger, audit: audit)
+    init(services: ControlServices, authorization: PeerAuthorization, audit: ControlAudit, refusals: ControlAudit) {
+        self.init(authorization: authorization, logger: services.logger, audit: audit, refusals: refusals)
         for handler in ControlHandlers.all { register(handler, services: services) }
     }
 
@@ -49,9 +52,7 @@ struct ControlRouter: Sendable {
         JSONRPCDispatcher { method, params, context in
             guard let route = routes[method] else { throw JSONRPCError.methodNotFound(method) }
             guard authorization.allows(route.access, for: context.peer) else {
-                logger.warning(
-                    "control request refused",
-                    metadata: ["method": "\(method)", "uid": "\(context.peer.uid)", "pid": "\(context.peer.pid)"])
+                refusals.record(method: method, subject: "", peer: context.peer)
                 throw JSONRPCError.unauthorizedPeer(
                     "\(method) is for root, the daemon's user and members of the socket's group; uid \(context.peer.uid) may read the status only"
                 )

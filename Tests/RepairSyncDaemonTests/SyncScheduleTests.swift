@@ -179,6 +179,45 @@ struct SyncScheduleTests {
         #expect(next.reason == .retry)
     }
 
+    @Test(
+        "a Retry-After of 0 (or a date already past) or 1 s again and again is not a tight loop: at least 1 s, then a growing backoff, back to the server's word after a success"
+    )
+    func rateLimitedWithoutAWait() {
+        var schedule = Schedule(policy: policy, now: .zero)
+        var waits: [Duration] = []
+        for _ in 1...12 {
+            let run = schedule.nextRun()!
+            schedule.runStarted(run)
+            let end = run.at.advanced(by: .milliseconds(50))
+            schedule.runFinished(run, outcome: .rateLimited(.zero), now: end, random: 1, nextChangeDue: .zero)
+            waits.append(end.duration(to: schedule.nextRun()!.at))
+        }
+        #expect(waits[0] == .seconds(1), "the first: the server's word, but not sooner than 1 s")
+        #expect(waits[1] == policy.retryBase, "the second: the base backoff")
+        #expect(zip(waits, waits.dropFirst()).allSatisfy { $0 <= $1 }, "\(waits)")
+        #expect(waits.last == policy.interval, "capped at the interval: \(waits)")
+        #expect(schedule.consecutiveRateLimits == 12 && schedule.consecutiveFailures == 0)
+        // A run that committed something before its rate limit: the server works, slowly — no growth.
+        let progressed = schedule.nextRun()!
+        schedule.runStarted(progressed)
+        schedule.runFinished(progressed, outcome: .rateLimited(.zero, progressed: true), now: progressed.at, random: 1)
+        #expect(schedule.nextRun()!.at == progressed.at.advanced(by: .seconds(1)))
+        #expect(schedule.consecutiveRateLimits == 1)
+        // A longer Retry-After still wins over the backoff.
+        let run = schedule.nextRun()!
+        schedule.runStarted(run)
+        schedule.runFinished(run, outcome: .rateLimited(policy.interval * 2), now: run.at, random: 0)
+        #expect(schedule.nextRun()!.at == run.at.advanced(by: policy.interval * 2))
+        #expect(schedule.consecutiveRateLimits == 2)
+        // Once a run gets through, the next rate limit is taken at the server's word again.
+        _ = runNext(&schedule, outcome: .succeeded)
+        #expect(schedule.consecutiveRateLimits == 0)
+        let after = schedule.nextRun()!
+        schedule.runStarted(after)
+        schedule.runFinished(after, outcome: .rateLimited(.seconds(3)), now: after.at, random: 0)
+        #expect(schedule.nextRun()!.at == after.at.advanced(by: .seconds(3)))
+    }
+
     @Test("a change waiting for its retry gets a push-only run when it is due, not at the next periodic run")
     func changeRetryIsScheduled() {
         var schedule = Schedule(policy: policy, now: .zero)

@@ -273,7 +273,9 @@ public final class SchedulerService: Service, Sendable {
     static func outcome(of report: SyncReport) -> SyncSchedule<ContinuousClock.Instant>.Outcome {
         if report.offline { return .offline }
         if report.succeeded { return .succeeded }
-        if let wait = report.retryAfterMilliseconds { return .rateLimited(.milliseconds(wait)) }
+        if let wait = report.retryAfterMilliseconds {
+            return .rateLimited(.milliseconds(wait), progressed: report.madeProgress)
+        }
         return report.madeProgress ? .failedAfterProgress : .failed
     }
 

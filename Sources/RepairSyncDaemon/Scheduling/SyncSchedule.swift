@@ -8,7 +8,8 @@ public import RepairSyncModels
 ///             start-up ──▶ [run due now]
 ///   run ends ok ──▶ next periodic = end + interval ± jitter        (resets after every full run)
 ///   run fails  ──▶ retry = end + min(interval, base·2^(n−1)) with jitter   (n = 1 when it committed something)
-///   429        ──▶ retry = end + the server's Retry-After (not a failure: no backoff growth)
+///   429        ──▶ retry = end + the server's Retry-After (not a failure), at least 1 s; the n-th in a row (n ≥ 2)
+///                    with nothing committed at least retryBase·2^(n−2) with jitter, capped at the interval
 ///   a change waits for its retry ──▶ push-only run when it is due
 ///   run offline ─▶ offline: nothing planned but what the probe brings
 ///   probe: online again ──▶ reconnect run now (push, then pull all)
@@ -32,8 +33,9 @@ public struct SyncSchedule<Instant: InstantProtocol>: Sendable where Instant.Dur
         case failed
         /// Failed, but committed something first: the server works, if badly — retry soon, without growing backoff.
         case failedAfterProgress
-        /// The server said 429: come back after its Retry-After.
-        case rateLimited(Duration)
+        /// The server said 429 (or 503 with `Retry-After`): come back after its Retry-After. `progressed`: the run
+        /// committed something first (the server works, if slowly — its rate limits do not grow the backoff).
+        case rateLimited(Duration, progressed: Bool = false)
         case offline
     }
 
@@ -50,6 +52,8 @@ public struct SyncSchedule<Instant: InstantProtocol>: Sendable where Instant.Dur
     public private(set) var paused = false
     public private(set) var online = true
     public private(set) var consecutiveFailures = 0
+    /// Runs stopped by a rate limit (429, or 503 with `Retry-After`) since the last run that succeeded.
+    public private(set) var consecutiveRateLimits = 0
 
     private var periodic: (at: Instant, reason: Reason)?
     private var manual: (at: Instant, collections: Set<SyncCollection>?)?
@@ -184,15 +188,26 @@ public struct SyncSchedule<Instant: InstantProtocol>: Sendable where Instant.Dur
         switch outcome {
         case .succeeded:
             consecutiveFailures = 0
+            consecutiveRateLimits = 0
             for collection in run.collections { lastPulled[collection] = now }
             if run.full || ![.localChange, .changeRetry, .serverChange].contains(run.reason) {
                 periodic = (now.advanced(by: jittered(policy.interval, random)), .periodic)
             } else if periodic == nil {
                 periodic = (now.advanced(by: jittered(policy.interval, random)), .periodic)
             }
-        case .rateLimited(let wait):
-            // Exactly when the server said, plus a little jitter so a shop's clients do not all come back at once.
-            let retry = now.advanced(by: wait + wait * (0.1 * min(max(random, 0), 1)))
+        case .rateLimited(let wait, let progressed):
+            // When the server said, plus a little jitter so a shop's clients do not all come back at once. Its
+            // Retry-After is the earliest, not the plan: a server that answers 0 (or a date already past), or 1 s
+            // again and again through an outage, must not get a request a second — at least 1 s, and from the second
+            // rate limit in a row on, at least the failures' backoff one step behind (retryBase·2^(n−2), capped at the
+            // interval, between half and all of it).
+            consecutiveRateLimits = progressed ? 1 : consecutiveRateLimits + 1
+            var floor = Duration.seconds(1)
+            if consecutiveRateLimits > 1 {
+                let exponent = min(consecutiveRateLimits - 2, 30)
+                floor = min(policy.interval, policy.retryBase * (1 << exponent)) * (0.5 + 0.5 * min(max(random, 0), 1))
+            }
+            let retry = now.advanced(by: max(wait + wait * (0.1 * min(max(random, 0), 1)), floor))
             periodic = (retry, .retry)
             // Nothing may be sent before then; a change retry would only meet the client's own gate.
             if let due = changeRetry, due < retry { changeRetry = retry }

@@ -200,6 +200,7 @@ struct Pusher {
         let reply = try await api.patch(
             R.collection, id: entry.recordId, fields: entry.fields, ifMatch: base?.version, key: entry.idempotencyKey)
         let record = try api.decode(R.self, reply.body)
+        try Self.checkAnswered(record, entry, "PATCH")
         events.emit(.accepted(seq: entry.seq, collection: entry.collection, id: entry.recordId))
         // Read before the acknowledgement, while this entry still heads its record's order key: no later change of
         // the record can be in flight while the copy is applied.
@@ -251,6 +252,11 @@ struct Pusher {
         let reply = try await api.postMessage(
             ticketId: ticketId, body: try encoder.encode(body), key: entry.idempotencyKey)
         let message = try api.decode(TicketMessage.self, reply.body)
+        try Self.checkAnswered(message, entry, "message create")
+        guard message.ticketId == ticketId else {
+            throw APIError.malformed(
+                "message create \(entry.recordId) on ticket \(ticketId) answered with a message of ticket \(message.ticketId)")
+        }
         events.emit(.accepted(seq: entry.seq, collection: entry.collection, id: entry.recordId))
         let now = clock.now()
         try await store.groupCommit.write { db in
@@ -290,12 +296,20 @@ struct Pusher {
         return .done
     }
 
-    /// A 2xx for a create must be the record asked for (a server answering with another record is not believed:
-    /// transient, the key is replayed).
-    private static func checkCreated(_ record: some SyncRecord, _ entry: OutboxEntry) throws(APIError) {
+    /// A 2xx must be about the record asked for: a server answering with another record is not believed (transient,
+    /// the key is replayed) — taken, it would settle this change with another record's copy, and lay that copy over
+    /// the other record without its conflicts judged.
+    private static func checkAnswered(_ record: some SyncRecord, _ entry: OutboxEntry, _ request: String)
+        throws(APIError)
+    {
         guard record.id == entry.recordId else {
-            throw APIError.malformed("\(entry.collection) create \(entry.recordId) answered with record \(record.id)")
+            throw APIError.malformed("\(entry.collection) \(request) \(entry.recordId) answered with record \(record.id)")
         }
+    }
+
+    /// A create's 2xx: the record asked for (`checkAnswered`), an order with its number.
+    private static func checkCreated(_ record: some SyncRecord, _ entry: OutboxEntry) throws(APIError) {
+        try checkAnswered(record, entry, "create")
         if let order = record as? Order, order.orderNumber == nil {
             throw APIError.malformed("orders create \(entry.recordId) answered without an order_number")
         }

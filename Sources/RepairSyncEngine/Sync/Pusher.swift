@@ -255,7 +255,8 @@ struct Pusher {
         try Self.checkAnswered(message, entry, "message create")
         guard message.ticketId == ticketId else {
             throw APIError.malformed(
-                "message create \(entry.recordId) on ticket \(ticketId) answered with a message of ticket \(message.ticketId)")
+                "message create \(entry.recordId) on ticket \(ticketId) answered with a message of ticket \(message.ticketId)"
+            )
         }
         events.emit(.accepted(seq: entry.seq, collection: entry.collection, id: entry.recordId))
         let now = clock.now()
@@ -303,7 +304,8 @@ struct Pusher {
         throws(APIError)
     {
         guard record.id == entry.recordId else {
-            throw APIError.malformed("\(entry.collection) \(request) \(entry.recordId) answered with record \(record.id)")
+            throw APIError.malformed(
+                "\(entry.collection) \(request) \(entry.recordId) answered with record \(record.id)")
         }
     }
 

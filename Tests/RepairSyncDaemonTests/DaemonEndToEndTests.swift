@@ -412,6 +412,11 @@ struct DaemonEndToEndTests {
             #expect(change.stderr.contains("may read the status only"), "\(change.stderr)")
             let records = try await h.repairctl(["orders"], asUID: 65534)
             #expect(records.status == 1, "the shop's records are not for everyone")
+            // Nor are the changes and conflicts, which carry the records' values.
+            for command in [["pending"], ["conflicts"]] {
+                let refused = try await h.repairctl(command, asUID: 65534)
+                #expect(refused.status == 1 && refused.stderr.contains("may read the status only"), "\(refused)")
+            }
             let allowed = try await h.repairctl(["order", "note", "ord_1", "allowed"])
             #expect(allowed.status == 0, "root may: \(allowed.stderr)")
             #expect(h.log().contains("control request refused"))

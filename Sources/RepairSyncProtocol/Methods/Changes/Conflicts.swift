@@ -1,9 +1,10 @@
 extension RPC {
-    /// The conflict audit log, newest first (`open`: only those waiting for a decision).
+    /// The conflict audit log, newest first (`open`: only those waiting for a decision). For the group: the entries
+    /// carry the records' local and server values.
     public enum Conflicts: ControlMethod {
         public typealias Result = [ConflictEntry]
         public static let name = "conflicts"
-        public static let access = Access.open
+        public static let access = Access.group
 
         public struct Params: ControlParams, Hashable {
             public var open: Bool?

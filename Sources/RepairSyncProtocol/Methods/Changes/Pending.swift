@@ -1,9 +1,10 @@
 extension RPC {
-    /// The outbox, oldest first: every local change not on the server yet, dead ones included (`state` filters).
+    /// The outbox, oldest first: every local change not on the server yet, dead ones included (`state` filters). For
+    /// the group: the changes carry the shop's records' values (a client's email and phone, an internal note).
     public enum Pending: ControlMethod {
         public typealias Result = [OutboxChange]
         public static let name = "pending"
-        public static let access = Access.open
+        public static let access = Access.group
 
         public struct Params: ControlParams, Hashable {
             public var state: ChangeState?

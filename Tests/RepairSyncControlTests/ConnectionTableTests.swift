@@ -73,6 +73,27 @@ struct ConnectionTableTests {
     }
 
     @Test(
+        "a connection whose client does not read what it asked for (a reply waiting 2 s to be written) makes room like an idle one; a reply being written does not"
+    )
+    func stalledWriterMakesRoom() throws {
+        let table = ConnectionTable(limits: limits)
+        let deaf = Connection()
+        _ = try #require(deaf.admit(to: table))
+        try deaf.receive()
+        deaf.activity.beginServing()
+        deaf.activity.beganWriting(at: .now)
+        let other = Connection()
+        #expect(other.admit(to: table) == nil, "a reply just being written is no stall")
+        deaf.activity.beganWriting(at: ContinuousClock.now.advanced(by: .zero - ConnectionActivity.stalledAfter))
+        #expect(deaf.activity.isStalled() && !deaf.activity.isIdle)
+        let admitted = try #require(other.admit(to: table))
+        deaf.pollOnce()
+        #expect(deaf.closed.isRaised, "the deaf connection made room")
+        #expect(table.count == 1)
+        table.release(admitted)
+    }
+
+    @Test(
         "a connection chosen to make room whose request the loop reads before it is closed stays open, and another idle one goes in its place"
     )
     func requestReadBeforeTheVerdictKeepsTheConnection() throws {

@@ -14,13 +14,14 @@ import Testing
 /// The control socket over a real Unix stream socket: framing, permissions, stale files, limits, many clients.
 @Suite("Control server", .timeLimit(.minutes(1)))
 struct ControlServerTests {
-    /// `ping` → "pong", `echo {text}` → text, `whoami` → the peer's uid, `count {to}` → true, then notifications
-    /// `tick {n}` for n in 1...to.
+    /// `ping` → "pong", `echo {text}` → text, `whoami` → the peer's uid, `fill` → 64 KiB of text, `count {to}` →
+    /// true, then notifications `tick {n}` for n in 1...to.
     static let dispatcher = JSONRPCDispatcher<ControlRequestContext> { method, params, context in
         switch method {
         case "ping": return .string("pong")
         case "echo": return .string(try EchoParams.decode(from: params).text)
         case "whoami": return .number(Int(context.peer.uid))
+        case "fill": return .string(String(repeating: "x", count: 64 * 1024))
         case "count":
             let to = try CountParams.decode(from: params).to ?? 3
             try context.subscribe(
@@ -111,6 +112,37 @@ struct ControlServerTests {
             #expect(
                 try await RawClient.sendThenCloseOutput(path, ping + "\n")
                     == #"{"jsonrpc":"2.0","result":"pong","id":1}"# + "\n")
+        }
+    }
+
+    @Test(
+        "clients that send and never read their replies do not lock their user out: once their replies have waited 2 s, a newcomer takes a place"
+    )
+    func deafClientsMakeRoom() async throws {
+        try await Self.withServer(limits: .init(maxConnections: 100, maxConnectionsPerUID: 3)) { path, _ in
+            // Three connections, each asking for 1 MiB of replies it never reads: the daemon's writes stall.
+            let line = #"{"jsonrpc":"2.0","method":"fill","id":1}"# + "\n"
+            var deaf: [Int32] = []
+            defer { for fd in deaf { close(fd) } }
+            for _ in 0..<3 {
+                let fd = try RawClient.connect(path)
+                deaf.append(fd)
+                let requests = Array(String(repeating: line, count: 16).utf8)
+                #expect(
+                    requests.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                        == requests.count)
+            }
+            // The same user keeps asking for its status: past 2 s, a deaf connection is closed to make room.
+            let deadline = ContinuousClock.now + .seconds(20)
+            var answered = 0
+            while ContinuousClock.now < deadline, !deaf.contains(where: RawClient.isClosedByPeer) {
+                let reply = try await RawClient.sendThenCloseOutput(path, #"{"jsonrpc":"2.0","method":"ping","id":1}"#)
+                if reply.contains(#""result":"pong""#) { answered += 1 }
+                try await Task.sleep(for: .milliseconds(200))
+            }
+            #expect(deaf.contains(where: RawClient.isClosedByPeer), "no deaf connection was closed to make room")
+            let reply = try await RawClient.sendThenCloseOutput(path, #"{"jsonrpc":"2.0","method":"ping","id":1}"#)
+            #expect(reply.contains(#""result":"pong""#), "the user is locked out by its own deaf connections: \(reply)")
         }
     }
 
@@ -263,13 +295,11 @@ enum RawClient {
     /// Connects, sends `text`, closes its side of the connection (`shutdown(SHUT_WR)`), and reads until the server
     /// closes (at most 10 s without a byte).
     static func sendThenCloseOutput(_ path: String, _ text: String) async throws -> String {
-        try await Task.detached {
-            let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-            guard fd >= 0 else { throw POSIXError(.EMFILE) }
+        try await onThread {
+            let fd = try connect(path)
             defer { close(fd) }
             var timeout = timeval(tv_sec: 10, tv_usec: 0)
             setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-            guard UnixSocketAddress.with(path, { connect(fd, $0, $1) }) == 0 else { throw POSIXError(.ECONNREFUSED) }
             let bytes = Array(text.utf8)
             guard bytes.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == bytes.count
             else { throw POSIXError(.EIO) }
@@ -282,7 +312,33 @@ enum RawClient {
                 received += chunk.prefix(count)
             }
             return String(decoding: received, as: UTF8.self)
-        }.value
+        }
+    }
+
+    /// Runs blocking socket calls on a thread of their own: on the cooperative pool (as many threads as cores) they
+    /// would starve the server's own tasks.
+    static func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
+        }
+    }
+
+    /// The server closed the connection (unread data may still wait in it).
+    static func isClosedByPeer(_ fd: Int32) -> Bool {
+        // POLLHUP comes whatever was asked for: a Unix socket's peer closed both ways.
+        var entry = pollfd(fd: fd, events: 0, revents: 0)
+        return poll(&entry, 1, 0) == 1 && entry.revents & Int16(POLLHUP) != 0
+    }
+
+    /// A connected socket (the caller closes it).
+    static func connect(_ path: String) throws -> Int32 {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw POSIXError(.EMFILE) }
+        guard UnixSocketAddress.with(path, { Glibc.connect(fd, $0, $1) }) == 0 else {
+            close(fd)
+            throw POSIXError(.ECONNREFUSED)
+        }
+        return fd
     }
 }
 

@@ -9,10 +9,46 @@ internal import Synchronization
 final class ConnectionActivity: Sendable {
     private let waiting = Atomic(0)
     private let serving = Atomic(false)
+    /// When the write under way began (nanoseconds of the monotonic clock), 0 when none is.
+    private let writingSince = Atomic<Int64>(0)
+
+    /// A write that has waited this long for its client to read: the client is not reading.
+    static let stalledAfter = Duration.seconds(2)
 
     /// No request received and waiting, none being served. The count is read first: a task taking the request
     /// marks itself serving before it takes the count down, so a count seen down comes with `serving` seen set.
     var isIdle: Bool { waiting.load(ordering: .acquiring) == 0 && !serving.load(ordering: .acquiring) }
+
+    /// A reply (or a streamed notification) has waited `stalledAfter` or more to be written: its client sends and
+    /// does not read. Such a connection serves nobody — it holds its place by being forever "serving" — and may be
+    /// closed to make room like an idle one.
+    func isStalled(at now: ContinuousClock.Instant = .now) -> Bool {
+        let since = writingSince.load(ordering: .acquiring)
+        return since != 0 && Self.nanoseconds(now) - since >= Self.nanoseconds(Self.stalledAfter)
+    }
+
+    /// Runs a write of the connection's, marked as under way while it waits for the client to read.
+    func writing<T>(_ write: () async throws -> T) async rethrows -> T {
+        writingSince.store(Self.nanoseconds(.now), ordering: .releasing)
+        defer { writingSince.store(0, ordering: .releasing) }
+        return try await write()
+    }
+
+    /// For tests: a write under way since `instant`.
+    func beganWriting(at instant: ContinuousClock.Instant) {
+        writingSince.store(Self.nanoseconds(instant), ordering: .releasing)
+    }
+
+    private static let origin = ContinuousClock.now
+
+    /// Nanoseconds since the process's first use of this type (never 0 for a later instant: 0 means "not writing").
+    private static func nanoseconds(_ instant: ContinuousClock.Instant) -> Int64 {
+        nanoseconds(origin.duration(to: instant)) + 1
+    }
+
+    private static func nanoseconds(_ duration: Duration) -> Int64 {
+        duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000
+    }
 
     /// The connection's task takes a received request: serving before it stops waiting, so the connection is never
     /// idle while a request is in hand.

@@ -6,9 +6,10 @@ internal import Synchronization
 /// When a limit is reached, a new connection does not simply bounce: the connection idle the longest — no request
 /// in progress, none received and waiting to be served, not subscribed, no complete request for the longest time
 /// (half-written lines count as idle) — is closed to make room, within the same uid when the per-uid limit is the
-/// one reached. Only when nothing is idle is the new connection refused. So idle or slow connections, even a
-/// thousand of them from the same user, can never lock anyone out of `status`; busy ones and subscriptions are
-/// bounded by the limits as before.
+/// one reached. A connection whose client does not read what it asked for (a reply waiting 2 s or more to be
+/// written) counts as idle: it serves nobody. Only when nothing is idle is the new connection refused. So idle, slow
+/// or deaf connections, even a thousand of them from the same user, can never lock anyone out of `status`; busy ones
+/// and subscriptions are bounded by the limits as before.
 ///
 /// The one chosen is not closed at once but on its event loop a moment later (`verdictDelay`): a request the kernel
 /// already holds for it — sent just after it connected, while a flood of newer connections was admitted ahead of the
@@ -25,7 +26,9 @@ final class ConnectionTable: Sendable {
         var activity: ConnectionActivity
         var channel: any Channel
 
-        var isIdle: Bool { !subscribed && activity.isIdle }
+        /// May be closed to make room: idle and not subscribed — or stalled, its client not reading what it asked for
+        /// (`ConnectionActivity.isStalled`), subscribed or not.
+        var mayMakeRoom: Bool { (!subscribed && activity.isIdle) || activity.isStalled() }
     }
 
     private struct State {
@@ -72,7 +75,7 @@ final class ConnectionTable: Sendable {
         var mine = state.entries.values.count { $0.uid == uid } + adding
         while total > limits.maxConnections || mine > limits.maxConnectionsPerUID {
             let perUIDFull = mine > limits.maxConnectionsPerUID
-            let idle = state.entries.filter { $0.value.isIdle && (!perUIDFull || $0.value.uid == uid) }
+            let idle = state.entries.filter { $0.value.mayMakeRoom && (!perUIDFull || $0.value.uid == uid) }
             guard let victim = idle.min(by: { $0.value.lastActivity < $1.value.lastActivity }) else {
                 return (chosen, false)
             }
@@ -91,7 +94,7 @@ final class ConnectionTable: Sendable {
             let keep = state.withLock { state in
                 // Gone meanwhile (its peer closed it): nothing to decide.
                 guard var kept = state.closing.removeValue(forKey: id) else { return false }
-                guard !kept.isIdle else { return false }
+                guard !kept.mayMakeRoom else { return false }
                 kept.lastActivity = .now
                 state.entries[id] = kept
                 others = Self.makeRoom(&state, for: kept.uid, adding: 0, limits: limits).chosen

@@ -176,13 +176,16 @@ public struct ControlServer: Sendable {
             let queued = NotificationCount()
             let state = ControlConnection(maxQueuedNotifications: limits.maxQueuedNotifications)
             let context = ControlRequestContext(peer: peer, connection: state)
-            state.streamSender.withLock { $0 = { line in try await outbound.write(ByteBuffer(string: line + "\n")) } }
+            state.streamSender.withLock {
+                $0 = { line in try await activity.writing { try await outbound.write(ByteBuffer(string: line + "\n")) }
+                }
+            }
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
                     for await text in notifications {
                         queued.count.withLock { $0 -= 1 }
                         // A failed write means the peer is gone: keep draining, so the queue's count stays true.
-                        try? await outbound.write(ByteBuffer(string: text + "\n"))
+                        try? await activity.writing { try await outbound.write(ByteBuffer(string: text + "\n")) }
                     }
                 }
                 group.addTask {
@@ -220,7 +223,7 @@ public struct ControlServer: Sendable {
                         if let reply = await dispatcher.reply(to: line.readableBytesView, context: context) {
                             // A peer gone before its reply changes nothing here: what it asked for ran, and its
                             // after-reply actions (a stop after `purge`) still run.
-                            try? await outbound.write(ByteBuffer(string: reply + "\n"))
+                            try? await activity.writing { try await outbound.write(ByteBuffer(string: reply + "\n")) }
                         }
                         for action in state.afterReply.withLock({ actions in
                             defer { actions = [] }

@@ -56,7 +56,7 @@ public struct HTTPTransport: APITransport {
         do {
             let response = try await http.execute(outgoing, timeout: .init(timeout))
             let headersArrived = ContinuousClock.now
-            let buffer = try await response.body.collect(upTo: maxResponseBytes)
+            let buffer = try await Self.collect(response.body, upTo: maxResponseBytes, before: sent + timeout)
             let wireBytes = response.headers.first(name: "Content-Length").flatMap { Int($0) } ?? buffer.readableBytes
             return TransportResponse(
                 status: Int(response.status.code), headers: response.headers.map { ($0.name, $0.value) },
@@ -72,6 +72,29 @@ public struct HTTPTransport: APITransport {
                 metadata: ["api": "\(baseURL)", "reason": "\(reason)"])
             throw .tls(reason)
         }
+    }
+
+    /// The body, read before `deadline` (the request's timeout, counted from when it was sent). AsyncHTTPClient's
+    /// own timeout ends when the headers arrive: a body that stalls after them — a proxy, a path that died
+    /// mid-download — was waited for forever, the run with it. Past the deadline the read is cancelled, which cancels
+    /// the request and closes its connection.
+    static func collect(_ body: HTTPClientResponse.Body, upTo limit: Int, before deadline: ContinuousClock.Instant)
+        async throws -> ByteBuffer
+    {
+        try await withThrowingTaskGroup(of: ByteBuffer?.self) { group in
+            group.addTask { try await body.collect(upTo: limit) }
+            group.addTask {
+                try await Task.sleep(until: deadline, clock: .continuous)
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let buffer = try await group.next() ?? nil else { throw BodyDeadlinePassed() }
+            return buffer
+        }
+    }
+
+    struct BodyDeadlinePassed: Error, CustomStringConvertible {
+        var description: String { "the answer's body did not arrive within the request's timeout (api.request_timeout)" }
     }
 
     /// What went wrong in the handshake, in words: for a refused certificate, the reason read from the chain the

@@ -1,0 +1,93 @@
+import AsyncHTTPClient
+import Foundation
+import RepairSyncEngine
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// An answer whose headers arrive and whose body then stops — a proxy, a Wi-Fi or NAT path that died mid-download —
+/// fails within the request's timeout instead of holding the run, and every run after it, forever.
+@Suite("A body that stalls", .timeLimit(.minutes(1)))
+struct StalledBodyTests {
+    @Test("headers, then 1 byte of a 1000-byte body, then silence: the request fails as interrupted within its timeout")
+    func bodyStallsAfterTheHeaders() async throws {
+        let server = try StallingServer()
+        defer { server.stop() }
+        let http = try TransportSettings().makeHTTPClient()
+        let transport = HTTPTransport(baseURL: "http://127.0.0.1:\(server.port)", http: http)
+        let started = ContinuousClock.now
+        do {
+            _ = try await transport.send(
+                TransportRequest(method: "GET", path: "/api/v1/orders/changes"), timeout: .seconds(1))
+            Issue.record("a body that never came was taken for an answer")
+        } catch {
+            guard case .interrupted(let reason) = error else {
+                Issue.record("\(error)")
+                return
+            }
+            #expect(reason.contains("did not arrive within the request's timeout"), "\(reason)")
+        }
+        let waited = ContinuousClock.now - started
+        #expect(waited < .seconds(5), "waited \(waited) for a 1 s timeout")
+        #expect(waited >= .milliseconds(900), "gave up before the timeout: \(waited)")
+        try await http.shutdown()
+    }
+}
+
+/// Accepts one connection on loopback, reads the request's head, answers the headers of a 1000-byte body and its
+/// first byte, and says nothing more until stopped.
+final class StallingServer: Sendable {
+    let port: UInt16
+    private let listener: Int32
+    private let stopped = DispatchSemaphore(value: 0)
+
+    init() throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard bound == 0, listen(fd, 4) == 0 else {
+            close(fd)
+            throw POSIXError(.EADDRINUSE)
+        }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        listener = fd
+        port = UInt16(bigEndian: address.sin_port)
+        let stopped = stopped
+        Thread.detachNewThread {
+            let connection = accept(fd, nil, nil)
+            guard connection >= 0 else { return }
+            defer { close(connection) }
+            var head: [UInt8] = []
+            var byte: UInt8 = 0
+            while !head.ends(with: Array("\r\n\r\n".utf8)), recv(connection, &byte, 1, 0) == 1 { head.append(byte) }
+            let answer = Array(
+                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{".utf8)
+            _ = answer.withUnsafeBytes { send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            stopped.wait()
+        }
+    }
+
+    func stop() {
+        stopped.signal()
+        shutdown(listener, Int32(SHUT_RDWR))
+        close(listener)
+    }
+}
+
+extension Array where Element: Equatable {
+    fileprivate func ends(with suffix: [Element]) -> Bool {
+        count >= suffix.count && Array(self.suffix(suffix.count)) == suffix
+    }
+}

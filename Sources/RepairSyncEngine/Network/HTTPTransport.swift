@@ -94,7 +94,9 @@ public struct HTTPTransport: APITransport {
     }
 
     struct BodyDeadlinePassed: Error, CustomStringConvertible {
-        var description: String { "the answer's body did not arrive within the request's timeout (api.request_timeout)" }
+        var description: String {
+            "the answer's body did not arrive within the request's timeout (api.request_timeout)"
+        }
     }
 
     /// What went wrong in the handshake, in words: for a refused certificate, the reason read from the chain the

@@ -9,24 +9,28 @@ import Testing
 /// settles nothing: the change stays in the outbox, retried under its key, and no other record's copy is taken from it.
 @Suite("Answers about another record", .timeLimit(.minutes(2)))
 struct ForeignAnswerTests {
-    /// The backend over HTTP, with `rewrite` applied to the body of each 2xx answer to a request that `matches`.
+    /// The backend over HTTP, with `rewrite` applied to the body of each 2xx answer to a request that `matches`;
+    /// `route` may send a request to another path first.
     final class RewritingTransport: APITransport {
         let inner: HTTPTransport
+        let route: @Sendable (TransportRequest) -> TransportRequest
         let matches: @Sendable (TransportRequest) -> Bool
         let rewrite: @Sendable (inout [String: Any]) -> Void
         let rewritten = Atomic<Int>(0)
 
         init(
-            inner: HTTPTransport, matches: @escaping @Sendable (TransportRequest) -> Bool,
+            inner: HTTPTransport, route: @escaping @Sendable (TransportRequest) -> TransportRequest = { $0 },
+            matches: @escaping @Sendable (TransportRequest) -> Bool,
             rewrite: @escaping @Sendable (inout [String: Any]) -> Void
         ) {
             self.inner = inner
+            self.route = route
             self.matches = matches
             self.rewrite = rewrite
         }
 
         func send(_ request: TransportRequest, timeout: Duration) async throws(TransportFailure) -> TransportResponse {
-            var response = try await inner.send(request, timeout: timeout)
+            var response = try await inner.send(route(request), timeout: timeout)
             guard matches(request), (200..<300).contains(response.status),
                 var object = (try? JSONSerialization.jsonObject(with: response.body)) as? [String: Any]
             else { return response }
@@ -74,6 +78,68 @@ struct ForeignAnswerTests {
             // The server got the write; the next push, answered truly, settles it (the key replayed).
             #expect(await h.engine.sync([]).pushed == 1)
             #expect(try await h.serverRecord(Order.self, "orders", "ord_1").notes == "ours")
+        }
+    }
+
+    @Test(
+        "a resync's check of a record the feed did not return, answered with another record: that record is untouched, the mark stays, the collection fails"
+    )
+    func resyncCheckAnsweredWithAnotherRecord() async throws {
+        try await EngineHarness.with { h in
+            #expect(await h.engine.performFullSync().succeeded)
+            try await ResyncTests.insertGhost(h)
+            let before = try #require(try h.local(Order.self, "ord_2"))
+            let transport = RewritingTransport(
+                inner: Self.http(h),
+                route: { request in
+                    guard request.method == "GET", request.path.hasSuffix("/orders/ord_ghost") else { return request }
+                    var other = request
+                    other.path = request.path.replacingOccurrences(of: "ord_ghost", with: "ord_2")
+                    return other
+                },
+                matches: { $0.path.hasSuffix("/orders/ord_ghost") },
+                rewrite: { object in
+                    object["notes"] = "an impostor"
+                    object["version"] = 99
+                })
+            let engine = try Self.engine(h, transport)
+            let report = await engine.resync([.orders])
+            #expect(transport.rewritten.load(ordering: .relaxed) >= 1)
+            #expect(!report.succeeded)
+            #expect(report.failedCollections["orders"]?.contains("answered with record ord_2") == true, "\(report)")
+            #expect(try h.local(Order.self, "ord_2")?.notes == before.notes, "ord_2 took nothing from the answer")
+            #expect(try h.local(Order.self, "ord_ghost") != nil, "not judged on another record's answer")
+            #expect(try h.integer("SELECT COUNT(*) FROM resync_marks WHERE record_id = 'ord_ghost'") == 1)
+        }
+    }
+
+    @Test(
+        "a feed page with one record twice (against the contract), the second copy older: refused whole, nothing of it taken"
+    )
+    func pageWithARecordTwice() async throws {
+        try await EngineHarness.with { h in
+            #expect(await h.engine.performFullSync().succeeded)
+            let before = try #require(try h.local(Client.self, "cli_1"))
+            _ = try await h.serverEdit("clients", "cli_1", #"{"first_name":"Newer"}"#)
+            let transport = RewritingTransport(
+                inner: Self.http(h), matches: { $0.method == "GET" && $0.path.contains("/clients/changes") },
+                rewrite: { page in
+                    guard var data = page["data"] as? [[String: Any]], var older = data.first,
+                        let version = older["version"] as? Int
+                    else { return }
+                    older["version"] = version - 1
+                    older["first_name"] = "Older"
+                    data.append(older)
+                    page["data"] = data
+                })
+            let engine = try Self.engine(h, transport)
+            let report = await engine.sync([.clients])
+            #expect(transport.rewritten.load(ordering: .relaxed) >= 1)
+            #expect(report.failedCollections["clients"]?.contains("appears twice in one page") == true, "\(report)")
+            #expect(try h.local(Client.self, "cli_1")?.version == before.version, "nothing of the page was taken")
+            // The server's page, as it is: the newer copy.
+            #expect(await h.engine.sync([.clients]).succeeded)
+            #expect(try h.local(Client.self, "cli_1")?.firstName == "Newer")
         }
     }
 

@@ -616,7 +616,8 @@ struct Puller {
             do throws(APIError) {
                 // Decoded as it arrives, outside the transaction below: a malformed answer is the server's, not the
                 // store's.
-                found.append((id, try DecodedRecord(try await api.record(collection, id: id).body, collection, api)))
+                found.append(
+                    (id, try DecodedRecord(try await api.record(collection, id: id).body, collection, id, api)))
             } catch {
                 if error.isFinalAnswer, error.status == 404, error.code == "not_found" {
                     gone.append(id)
@@ -666,14 +667,29 @@ struct Puller {
         case order(Order)
         case device(Device)
 
-        /// Throws `malformed` when `body` is not a record of `collection`.
-        init(_ body: Data, _ collection: SyncCollection, _ api: APIClient) throws(APIError) {
+        /// Throws `malformed` when `body` is not a record of `collection`, or not the record `id` asked for: taken,
+        /// another record's copy (a miskeyed cache, an alias) would be stored over that record, and the one asked
+        /// for counted as checked — kept, whatever the server holds, a ghost no later run looks at.
+        init(_ body: Data, _ collection: SyncCollection, _ id: String, _ api: APIClient) throws(APIError) {
             switch collection {
             case .clients: self = .client(try api.decode(Client.self, body))
             case .tickets: self = .ticket(try api.decode(Ticket.self, body))
             case .ticketMessages: self = .ticketMessage(try api.decode(TicketMessage.self, body))
             case .orders: self = .order(try api.decode(Order.self, body))
             case .devices: self = .device(try api.decode(Device.self, body))
+            }
+            guard self.id == id else {
+                throw APIError.malformed("\(collection) \(id): answered with record \(self.id)")
+            }
+        }
+
+        var id: String {
+            switch self {
+            case .client(let record): record.id
+            case .ticket(let record): record.id
+            case .ticketMessage(let record): record.id
+            case .order(let record): record.id
+            case .device(let record): record.id
             }
         }
     }

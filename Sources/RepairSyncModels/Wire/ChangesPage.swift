@@ -32,6 +32,14 @@ public struct ChangesPage<Record: SyncRecord>: Codable, Sendable {
         } else {
             nextCursor = String(try container.decode(Int64.self, forKey: .nextCursor))
         }
+        // "An id appears at most once per page, in `data` or in `deleted`" (docs/api.md 4.2). A page that breaks it
+        // is malformed: which of two copies is the record, or whether it is deleted, the page does not say — written
+        // in page order, an older copy could win and no feed would bring the newer one again.
+        var seen = Set<String>()
+        for id in data.map(\.id) + deleted.map(\.id) where !seen.insert(id).inserted {
+            throw DecodingError.dataCorruptedError(
+                forKey: .data, in: container, debugDescription: "\(id) appears twice in one page")
+        }
     }
 
     /// Entries in the page (records and tombstones).

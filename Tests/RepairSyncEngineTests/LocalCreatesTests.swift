@@ -539,6 +539,49 @@ struct LocalCreatesTests {
         }
     }
 
+    /// Retries an hour apart and the server's edits winning: a create in doubt stays so while the test edits.
+    static let serverWinsHourly = EngineConfiguration(
+        pageSize: 40, policies: [.orders: .serverWins],
+        retry: RetryPolicy(base: .seconds(3600), cap: .seconds(3600), maxAttempts: 10),
+        completedHold: .milliseconds(50),
+        random: { 1 })
+
+    @Test(
+        "a create in doubt, then another user's edit on the server and ours of the same field here: when the feed settles the create, the edit is judged against what the create asked for — not laid over the other user's",
+        arguments: [false, true])
+    func editAfterACreateInDoubtMeetsAnotherUsersEdit(settledByReply: Bool) async throws {
+        try await EngineHarness.with(configuration: Self.serverWinsHourly) { h in
+            #expect(await h.engine.performFullSync().succeeded)
+            try await h.fault("cut", method: "POST", path: "/api/v1/orders")
+            try await Self.bookIn(h.engine)
+            #expect(await h.engine.sync([]).pushFailures == 1, "the order's create is in doubt")
+            // Made after the create was sent: a change of its own, behind the create.
+            try await h.engine.update(.orders, id: Self.orderId, fields: ["notes": "ours"])
+            _ = try await h.serverEdit("orders", Self.orderId, #"{"notes":"theirs"}"#)
+            // Two hours on: the create's retry is due.
+            let later = try h.reopenedEngine(
+                configuration: Self.serverWinsHourly, clock: SystemEngineClock(skewMilliseconds: 7_200_000))
+            if settledByReply {
+                // Sent again once its key is forgotten: the server answers 200, the record as it is now.
+                let defects = try await h.backend.send(
+                    .PUT, "/admin/defects", json: #"{"defects":["forget_idempotency_keys"]}"#)
+                #expect(defects.status == 200)
+                _ = await later.sync([])
+                _ = try await h.backend.send(.DELETE, "/admin/defects")
+            } else {
+                // The feed shows the order first (its create's retry is not due on this engine's clock).
+                _ = await h.engine.sync([.orders])
+            }
+            #expect(try h.local(Order.self, Self.orderId)?.notes == "theirs", "the server's edit wins (server-wins)")
+            let log = try h.engine.conflicts()
+            #expect(log.count == 1 && log.first?.outcome == .keptRemote && log.first?.fields == ["notes"], "\(log)")
+            _ = await later.sync([])
+            #expect(try await h.serverRecord(Order.self, "orders", Self.orderId).notes == "theirs")
+            let left = try h.engine.outboxEntries()
+            #expect(left.isEmpty, "\(left)")
+        }
+    }
+
     @Test(
         "an order created here and acknowledged, then edited on the server while a local edit is pending: merged, both kept"
     )

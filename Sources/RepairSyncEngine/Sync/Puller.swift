@@ -375,8 +375,7 @@ struct Puller {
             // Records created here whose create was sent and whose reply never came: the server has them, so the
             // create is settled (as its replay would have told), and the copy is their first base.
             if !changed.isEmpty {
-                applied.settledCreates += try rebase.settleCreates(
-                    R.self, ids: page.data.map(\.id).filter(changed.contains), db)
+                applied.settledCreates += try rebase.settleCreates(page.data.filter { changed.contains($0.id) }, db)
             }
             // Rows reconciled here had any edit of another program queued first: the triggers' notes of them (its
             // edit's, and this very upsert's) need no second look.

@@ -282,12 +282,16 @@ struct Pusher {
             let order = try api.decode(Order.self, reply.body)
             try Self.checkCreated(order, entry)
             events.emit(.accepted(seq: entry.seq, collection: entry.collection, id: entry.recordId))
-            try await store.groupCommit.write { db in try rebase.acknowledgeCreate(entry, response: order, db) }
+            try await store.groupCommit.write { db in
+                try rebase.acknowledgeCreate(entry, response: order, asCreated: reply.status == 201, db)
+            }
         case .devices:
             let device = try api.decode(Device.self, reply.body)
             try Self.checkCreated(device, entry)
             events.emit(.accepted(seq: entry.seq, collection: entry.collection, id: entry.recordId))
-            try await store.groupCommit.write { db in try rebase.acknowledgeCreate(entry, response: device, db) }
+            try await store.groupCommit.write { db in
+                try rebase.acknowledgeCreate(entry, response: device, asCreated: reply.status == 201, db)
+            }
         default:
             let client = try api.decode(Client.self, reply.body)
             try Self.checkCreated(client, entry)

@@ -254,14 +254,26 @@ struct RecordRebase {
     /// done, the reply is the record's first server copy — its number, its derived fields — and the new base; edits
     /// made since the create was sent stay on top (and one another program wrote into the row meanwhile is queued
     /// first). A reply older than what the replica took since (a replay after a pull) teaches nothing.
-    func acknowledgeCreate<R: EditableRecord>(_ entry: OutboxEntry, response: R, _ db: Database) throws {
+    ///
+    /// `asCreated`: the answer is the record as the create made it (a `201`, first or replayed). A `200` is the record
+    /// as it is now (docs/api.md 4.7: the create was applied before, its key forgotten), which may carry another
+    /// user's edits since: edits made here after the create was sent are then judged against it by the policy
+    /// (`saveCreatedBase`), not laid over it.
+    func acknowledgeCreate<R: EditableRecord>(_ entry: OutboxEntry, response: R, asCreated: Bool = true, _ db: Database)
+        throws
+    {
         _ = try queueUnqueuedEdits(
             R.self, id: response.id, base: nil,
             entries: try Outbox.entries(db, collection: R.collection, id: response.id).filter { $0.kind == .update }, db
         )
+        if !asCreated { try saveCreatedBase(entry, copy: response, db) }
         try Outbox.remove(db, seq: entry.seq)
         try Outbox.unblock(db, key: entry.orderKey)
         try Self.markForSweep(R.collection, id: response.id, db)
+        if !asCreated {
+            try apply(response, db)
+            return
+        }
         let remaining = try Outbox.entries(db, collection: R.collection, id: response.id).filter {
             $0.kind == .update && $0.isLive
         }
@@ -285,14 +297,16 @@ struct RecordRebase {
     /// backup that has it). Its id is this workstation's own (a UUID made here), so the record is ours; what the
     /// create holds becomes an update on top of the server's copy (fields the copy already has are dropped by the
     /// rebase that follows), and what waited for the create goes. Returns how many creates it settled.
-    func settleCreates<R: EditableRecord>(_ type: R.Type, ids: [String], _ db: Database) throws -> Int {
+    func settleCreates<R: EditableRecord>(_ records: [R], _ db: Database) throws -> Int {
         var count = 0
-        for id in ids {
+        for record in records {
+            let id = record.id
             let entries = try Outbox.entries(db, collection: R.collection, id: id)
             guard entries.contains(where: { $0.kind == .create }) else { continue }
             _ = try queueUnqueuedEdits(R.self, id: id, base: nil, entries: entries.filter { $0.kind == .update }, db)
             guard let create = try Outbox.createEntry(db, collection: R.collection, id: id) else { continue }
             if create.sent {
+                try saveCreatedBase(create, copy: record, db)
                 count += try Outbox.settleCreates(db, collection: R.collection, ids: [id])
                 continue
             }
@@ -305,6 +319,20 @@ struct RecordRebase {
             count += 1
         }
         return count
+    }
+
+    /// The base of a record created here whose create the server has, before the server's copy of it is taken — a
+    /// copy that is the record as it is now (a page, a `200` to a create whose key was forgotten), not as created:
+    /// edits made here after the create was sent were made on top of what the create asked for, so that is what the
+    /// copy is compared with. Without it the copy was its own base: another user's edit since looked like no change,
+    /// and a local edit of the same field overwrote it with no conflict judged (found by review). The fields the
+    /// create did not name are the server's defaults, taken from the copy (no evidence of another edit). Version 0:
+    /// older than any copy. Nothing when the record has a base already.
+    private func saveCreatedBase<R: EditableRecord>(_ create: OutboxEntry, copy: R, _ db: Database) throws {
+        guard try BaseCopies.load(db, collection: R.collection, id: copy.id) == nil else { return }
+        var fields = copy.editableValues
+        for (field, value) in create.fields where R.editableFields.contains(field) { fields[field] = value }
+        try BaseCopies.save(db, collection: R.collection, id: copy.id, BaseCopy(version: 0, fields: fields))
     }
 
     /// A record the server created while its collection is being pulled again from the beginning (marked, to be

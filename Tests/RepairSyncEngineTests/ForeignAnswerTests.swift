@@ -42,12 +42,15 @@ struct ForeignAnswerTests {
         }
     }
 
-    static func engine(_ h: EngineHarness, _ transport: RewritingTransport) throws -> SyncEngine {
+    static func engine(
+        _ h: EngineHarness, _ transport: RewritingTransport,
+        configuration: EngineConfiguration = EngineHarness.configuration()
+    ) throws -> SyncEngine {
         let clock = SystemEngineClock()
         let api = APIClient(
             configuration: .init(baseURL: h.backend.baseURL, token: RunningBackend.token), clock: clock,
             transport: transport)
-        return try SyncEngine(store: h.store, api: api, configuration: EngineHarness.configuration(), clock: clock)
+        return try SyncEngine(store: h.store, api: api, configuration: configuration, clock: clock)
     }
 
     static func http(_ h: EngineHarness) -> HTTPTransport {
@@ -66,7 +69,8 @@ struct ForeignAnswerTests {
                     object["id"] = "ord_2"
                     object["notes"] = "not ord_2's notes"
                 })
-            let engine = try Self.engine(h, transport)
+            // One attempt per run (retries an hour apart): the change cannot use up its attempts here.
+            let engine = try Self.engine(h, transport, configuration: EngineHarness.hourlyRetries)
             try await engine.update(.orders, id: "ord_1", fields: ["notes": "ours"])
             let report = await engine.sync([])
             #expect(transport.rewritten.load(ordering: .relaxed) >= 1)
@@ -75,8 +79,11 @@ struct ForeignAnswerTests {
             #expect(entries.count == 1 && entries.first?.recordId == "ord_1", "\(entries)")
             #expect(entries.first?.lastError?.contains("answered with record ord_2") == true, "\(entries)")
             #expect(try h.local(Order.self, "ord_2")?.notes == other.notes, "ord_2 took nothing from the answer")
-            // The server got the write; the next push, answered truly, settles it (the key replayed).
-            #expect(await h.engine.sync([]).pushed == 1)
+            // The server got the write; the next push, answered truly, settles it (the key replayed) — once its retry
+            // is due: two hours on.
+            let later = try h.reopenedEngine(
+                configuration: EngineHarness.hourlyRetries, clock: SystemEngineClock(skewMilliseconds: 7_200_000))
+            #expect(await later.sync([]).pushed == 1)
             #expect(try await h.serverRecord(Order.self, "orders", "ord_1").notes == "ours")
         }
     }

@@ -56,13 +56,17 @@ struct CompressionTests {
         }
     }
 
-    @Test("a gzip bomb is that collection's named error: nothing of it committed, the others pull, the next run heals")
+    @Test(
+        "a gzip bomb, also when asked for uncompressed, is that collection's named error: nothing of it committed, the others pull, the next run heals"
+    )
     func bomb() async throws {
         try await RunningBackend.with(seed: SeedOptions(orders: 40)) { backend in
             let directory = try TemporaryDirectory(prefix: "compression")
             let (engine, store) = try Self.engine(backend, directory)
+            // Twice: the page, and the same page asked for again uncompressed (a bomb is sent whatever is accepted).
             let queued = try await backend.send(
-                .POST, "/admin/faults/next", json: #"{"kind":"gzip_bomb","path_prefix":"/api/v1/orders/changes"}"#)
+                .POST, "/admin/faults/next",
+                json: #"{"kind":"gzip_bomb","path_prefix":"/api/v1/orders/changes","count":2}"#)
             #expect(queued.status == 200)
             let report = await engine.performFullSync()
             #expect(!report.succeeded)
@@ -79,10 +83,26 @@ struct CompressionTests {
                 status.collections.first { $0.collection == .orders }?.lastError?.contains("compression bomb") == true)
             #expect(try Self.count(store, "clients") == 20)
             #expect(try Self.count(store, "tickets") == 20)
-            #expect((try await Self.counters(backend)["faults_injected"] as? [String: Int])?["gzip_bomb"] == 1)
+            #expect((try await Self.counters(backend)["faults_injected"] as? [String: Int])?["gzip_bomb"] == 2)
 
             let again = await engine.performFullSync()
             #expect(again.succeeded, "\(again)")
+            #expect(try Self.count(store, "orders") == 40)
+        }
+    }
+
+    @Test(
+        "an answer that inflates past the limit is asked for once more uncompressed: a page that compresses too well does not hold its collection back"
+    )
+    func inflatesTooFarThenPlain() async throws {
+        try await RunningBackend.with(seed: SeedOptions(orders: 40)) { backend in
+            let directory = try TemporaryDirectory(prefix: "compression")
+            let (engine, store) = try Self.engine(backend, directory)
+            _ = try await backend.send(
+                .POST, "/admin/faults/next", json: #"{"kind":"gzip_bomb","path_prefix":"/api/v1/orders/changes"}"#)
+            let report = await engine.performFullSync()
+            #expect(report.succeeded, "\(report)")
+            #expect((try await Self.counters(backend)["faults_injected"] as? [String: Int])?["gzip_bomb"] == 1)
             #expect(try Self.count(store, "orders") == 40)
         }
     }

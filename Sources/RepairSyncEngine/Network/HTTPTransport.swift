@@ -48,6 +48,43 @@ public struct HTTPTransport: APITransport {
 
     public func send(_ request: TransportRequest, timeout: Duration) async throws(TransportFailure) -> TransportResponse
     {
+        do throws(ExchangeFailure) {
+            return try await exchange(request, timeout: timeout)
+        } catch {
+            // A compressed answer past the inflation limit is a bomb — or an honest answer that compresses very well
+            // (a page of records sharing a long pasted text: 262 times was seen), which asking again the same way
+            // would meet every time, its collection stuck behind it. A GET (safe to repeat) is asked for once more
+            // uncompressed; that answer is bounded by the body limit like any other.
+            guard case .inflatesTooFar = error, request.method == "GET",
+                !request.headers.contains(where: { $0.name.lowercased() == "accept-encoding" })
+            else { throw error.failure }
+            logger?.notice(
+                "an answer inflated past the limit; asked again uncompressed", metadata: ["path": "\(request.path)"])
+            var plain = request
+            plain.headers.append(("Accept-Encoding", "identity"))
+            do throws(ExchangeFailure) {
+                return try await exchange(plain, timeout: timeout)
+            } catch {
+                throw error.failure
+            }
+        }
+    }
+
+    /// A failure of one exchange: the answer's compressed body inflating past the limit is told apart.
+    private enum ExchangeFailure: Error {
+        case inflatesTooFar(TransportFailure)
+        case other(TransportFailure)
+
+        var failure: TransportFailure {
+            switch self {
+            case .inflatesTooFar(let failure), .other(let failure): failure
+            }
+        }
+    }
+
+    private func exchange(_ request: TransportRequest, timeout: Duration) async throws(ExchangeFailure)
+        -> TransportResponse
+    {
         var outgoing = HTTPClientRequest(url: baseURL + request.path)
         outgoing.method = HTTPMethod(rawValue: request.method)
         for (name, value) in request.headers { outgoing.headers.add(name: name, value: value) }
@@ -65,12 +102,13 @@ public struct HTTPTransport: APITransport {
                     headers: headersArrived - sent, complete: ContinuousClock.now - sent, wireBytes: wireBytes))
         } catch {
             let failure = Self.classify(error)
-            guard case .tls(let handshakeError) = failure else { throw failure }
+            if case .limit? = error as? NIOHTTPDecompression.DecompressionError { throw .inflatesTooFar(failure) }
+            guard case .tls(let handshakeError) = failure else { throw .other(failure) }
             let reason = await explain(handshakeError, error)
             logger?.error(
                 "TLS to the API failed; nothing was sent, and nothing will be until this is fixed",
                 metadata: ["api": "\(baseURL)", "reason": "\(reason)"])
-            throw .tls(reason)
+            throw .other(.tls(reason))
         }
     }
 

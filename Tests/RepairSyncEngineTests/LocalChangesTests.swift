@@ -96,18 +96,24 @@ struct LocalChangesTests {
         }
     }
 
+    /// A message another program (a counter application) inserted and has not queued yet; its id.
+    static func insertMessage(_ h: EngineHarness, ticket: String, content: String) async throws -> String {
+        let id = UUID().uuidString.lowercased()
+        try await h.store.write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO ticket_messages (id, ticket_id, content, sender_type, is_internal, created_at, updated_at, version)
+                    VALUES (?, ?, ?, 'staff', 0, '2026-11-23T10:00:00.000Z', '2026-11-23T10:00:00.000Z', 0)
+                    """, arguments: [id, ticket, content])
+        }
+        return id
+    }
+
     @Test("a message another program inserted is queued once and created on the server once")
     func queueChangeMessage() async throws {
         try await EngineHarness.with { h in
             #expect(await h.engine.performFullSync().succeeded)
-            let id = UUID().uuidString.lowercased()
-            try await h.store.write { db in
-                try db.execute(
-                    sql: """
-                        INSERT INTO ticket_messages (id, ticket_id, content, sender_type, is_internal, created_at, updated_at, version)
-                        VALUES (?, 'tkt_3', 'From the counter app', 'staff', 0, '2026-11-23T10:00:00.000Z', '2026-11-23T10:00:00.000Z', 0)
-                        """, arguments: [id])
-            }
+            let id = try await Self.insertMessage(h, ticket: "tkt_3", content: "From the counter app")
             guard case .queued(let seq, _) = try await h.engine.queueChange(.ticketMessageCreated, id: id) else {
                 Issue.record("not queued")
                 return
@@ -132,14 +138,7 @@ struct LocalChangesTests {
     func queueChangeRefusedMessage() async throws {
         try await EngineHarness.with { h in
             #expect(await h.engine.performFullSync().succeeded)
-            let id = UUID().uuidString.lowercased()
-            try await h.store.write { db in
-                try db.execute(
-                    sql: """
-                        INSERT INTO ticket_messages (id, ticket_id, content, sender_type, is_internal, created_at, updated_at, version)
-                        VALUES (?, 'tkt_1', 'Refused', 'staff', 0, '2026-11-23T10:00:00.000Z', '2026-11-23T10:00:00.000Z', 0)
-                        """, arguments: [id])
-            }
+            let id = try await Self.insertMessage(h, ticket: "tkt_1", content: "Refused")
             guard case .queued(let seq, _) = try await h.engine.queueChange(.ticketMessageCreated, id: id) else {
                 Issue.record("not queued")
                 return

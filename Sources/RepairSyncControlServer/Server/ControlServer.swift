@@ -177,7 +177,8 @@ public struct ControlServer: Sendable {
             let state = ControlConnection(maxQueuedNotifications: limits.maxQueuedNotifications)
             let context = ControlRequestContext(peer: peer, connection: state)
             state.streamSender.withLock {
-                $0 = { line in try await activity.writing { try await outbound.write(ByteBuffer(string: line + "\n")) }
+                $0 = { line in
+                    try await activity.writing { try await outbound.write(ByteBuffer(string: line + "\n")) }
                 }
             }
             try await withThrowingTaskGroup(of: Void.self) { group in

@@ -6,6 +6,7 @@ internal import NIOHTTP1
 internal import NIOHTTPCompression
 internal import NIOPosix
 internal import NIOSSL
+internal import Synchronization
 
 /// `APITransport` over AsyncHTTPClient: requests go to `baseURL` + the request's path; bodies are read whole, up to
 /// `maxResponseBytes`. TLS and the proxy are the HTTP client's (`TransportSettings.makeHTTPClient()`).
@@ -93,7 +94,7 @@ public struct HTTPTransport: APITransport {
         do {
             let response = try await http.execute(outgoing, timeout: .init(timeout))
             let headersArrived = ContinuousClock.now
-            let buffer = try await Self.collect(response.body, upTo: maxResponseBytes, before: sent + timeout)
+            let buffer = try await Self.collect(response.body, upTo: maxResponseBytes, idle: timeout)
             let wireBytes = response.headers.first(name: "Content-Length").flatMap { Int($0) } ?? buffer.readableBytes
             return TransportResponse(
                 status: Int(response.status.code), headers: response.headers.map { ($0.name, $0.value) },
@@ -112,18 +113,33 @@ public struct HTTPTransport: APITransport {
         }
     }
 
-    /// The body, read before `deadline` (the request's timeout, counted from when it was sent). AsyncHTTPClient's
-    /// own timeout ends when the headers arrive: a body that stalls after them — a proxy, a path that died
-    /// mid-download — was waited for forever, the run with it. Past the deadline the read is cancelled, which cancels
+    /// The body, as long as it keeps coming: at most `idle` without a byte. AsyncHTTPClient's own timeout ends when
+    /// the headers arrive, so a body that stalled after them — a proxy, a path that died mid-download — was waited
+    /// for forever, the run with it. The wait is for progress, not for the whole body: on a slow link a large page
+    /// still arrives (and the link meter makes the next ones smaller). Past it the read is cancelled, which cancels
     /// the request and closes its connection.
-    static func collect(_ body: HTTPClientResponse.Body, upTo limit: Int, before deadline: ContinuousClock.Instant)
-        async throws -> ByteBuffer
-    {
-        try await withThrowingTaskGroup(of: ByteBuffer?.self) { group in
-            group.addTask { try await body.collect(upTo: limit) }
+    static func collect(_ body: HTTPClientResponse.Body, upTo limit: Int, idle: Duration) async throws -> ByteBuffer {
+        let progress = BodyProgress()
+        return try await withThrowingTaskGroup(of: ByteBuffer?.self) { group in
             group.addTask {
-                try await Task.sleep(until: deadline, clock: .continuous)
-                return nil
+                var buffer = ByteBuffer()
+                for try await var chunk in body {
+                    progress.arrived()
+                    guard buffer.readableBytes + chunk.readableBytes <= limit else {
+                        throw NIOTooManyBytesError(maxBytes: limit)
+                    }
+                    buffer.writeBuffer(&chunk)
+                }
+                return buffer
+            }
+            group.addTask {
+                var deadline = ContinuousClock.now + idle
+                while true {
+                    try await Task.sleep(until: deadline, clock: .continuous)
+                    let next = progress.last + idle
+                    guard next > ContinuousClock.now else { return nil }
+                    deadline = next
+                }
             }
             defer { group.cancelAll() }
             guard let buffer = try await group.next() ?? nil else { throw BodyDeadlinePassed() }
@@ -131,9 +147,23 @@ public struct HTTPTransport: APITransport {
         }
     }
 
+    /// When the body's last bytes arrived (the reading task writes, the watching task reads).
+    final class BodyProgress: Sendable {
+        private let origin = ContinuousClock.now
+        private let nanoseconds = Atomic<Int64>(0)
+
+        func arrived() {
+            let elapsed = origin.duration(to: .now).components
+            nanoseconds.store(
+                elapsed.seconds * 1_000_000_000 + elapsed.attoseconds / 1_000_000_000, ordering: .relaxed)
+        }
+
+        var last: ContinuousClock.Instant { origin + .nanoseconds(nanoseconds.load(ordering: .relaxed)) }
+    }
+
     struct BodyDeadlinePassed: Error, CustomStringConvertible {
         var description: String {
-            "the answer's body did not arrive within the request's timeout (api.request_timeout)"
+            "the answer's body stopped coming: nothing of it for the request's timeout (api.request_timeout)"
         }
     }
 

@@ -146,7 +146,7 @@ struct LocalChangesTests {
             try await h.fault("422", method: "POST", path: "/api/v1/tickets/tkt_1/messages")
             #expect(await h.engine.sync([]).dead == 1)
             let again = try await h.engine.queueChange(.ticketMessageCreated, id: id)
-            guard case .nothingChanged(.refused(seq), let reason) = again else {
+            guard case .nothingChanged(.dead(seq), let reason) = again else {
                 Issue.record("\(again)")
                 return
             }

@@ -245,22 +245,28 @@ struct LocalCreatesTests {
             #expect(entries.dropFirst().allSatisfy { $0.lastError?.contains("clients \(Self.clientId)") == true })
             #expect(await h.engine.status.dead == 4)
             #expect(try await h.serverCounts()["orders"] == 30, "nothing of the booking reached the server")
-            // Queueing the rows again sends nothing: the answer says refused and names the change to retry or
-            // discard — the client's own, and for the order the client's it waits for.
+            // Queueing the rows again sends nothing: the answer says dead and names the change to retry or discard
+            // — the client's own (with the server's reason), and for the order its own, waiting for the client's.
             let client = try #require(try h.engine.outboxEntries().first)
             let order = try #require(try h.engine.outboxEntries().first { $0.recordId == Self.orderId })
             let clientAgain = try await h.engine.queueChange(.clientCreated, id: Self.clientId)
-            guard case .nothingChanged(.refused(client.seq), let reason) = clientAgain else {
+            guard case .nothingChanged(.dead(client.seq), let reason) = clientAgain else {
                 Issue.record("\(clientAgain)")
                 return
             }
-            #expect(reason.contains("was refused by the server (change \(client.seq))"), "\(reason)")
+            #expect(reason.contains("is dead (") && reason.contains("(change \(client.seq))"), "\(reason)")
             let orderAgain = try await h.engine.queueChange(.orderCreated, id: Self.orderId)
-            guard case .nothingChanged(.refused(order.seq), let orderReason) = orderAgain else {
+            guard case .nothingChanged(.dead(order.seq), let orderReason) = orderAgain else {
                 Issue.record("\(orderAgain)")
                 return
             }
-            #expect(orderReason.contains("waits for clients:\(Self.clientId)"), "\(orderReason)")
+            #expect(orderReason.contains("waits for clients:\(Self.clientId), which is dead"), "\(orderReason)")
+            // Asked as an edit of the row (unchanged), the same: not "the server's copy" — the server has none.
+            let editAgain = try await h.engine.queueChange(.orderUpdated, id: Self.orderId)
+            guard case .nothingChanged(.dead(order.seq), _) = editAgain else {
+                Issue.record("\(editAgain)")
+                return
+            }
             #expect(try h.engine.outboxEntries().count == 4)
             // Still in the replica, still pending.
             #expect(try h.local(Order.self, Self.orderId)?.displayRef == "#pending")
@@ -466,6 +472,13 @@ struct LocalCreatesTests {
                 case .alreadyQueued(entries[0].seq, _) = try await h.engine.queueChange(.orderCreated, id: Self.orderId)
             else {
                 Issue.record("not answered as the order's create already queued")
+                return
+            }
+            // Asked as an edit of the unchanged row: its create holds it — not "the server's copy".
+            guard
+                case .alreadyQueued(entries[0].seq, _) = try await h.engine.queueChange(.orderUpdated, id: Self.orderId)
+            else {
+                Issue.record("an edit of a row created here, unchanged, not answered as its create")
                 return
             }
             #expect(try h.engine.outboxEntries().count == 2)

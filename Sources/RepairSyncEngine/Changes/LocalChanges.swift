@@ -32,9 +32,18 @@ public struct LocalChanges: Sendable {
         /// The server has it: the row is the server's copy (also when a sync run found the edit first and has
         /// pushed it), or the record came from the server — a message it sent, a record whose creation it has.
         case onServer
-        /// The row's change was refused by the server: the change `seq` is dead, kept for a `retry` or a `discard`.
-        /// Queueing the row again would send what was refused.
-        case refused(seq: Int64)
+        /// The row's creation is dead — refused by the server, given up on after its attempts, or waiting for a
+        /// create that is — in the change `seq`, kept for a `retry` or a `discard`. Queueing the row again would send
+        /// nothing new.
+        case dead(seq: Int64)
+    }
+
+    /// Why a row's change is dead, in words, naming it.
+    static func deadReason(_ what: String, _ entry: OutboxEntry) -> String {
+        let why =
+            entry.blockedBy.map { "waits for \($0), which is dead" }
+            ?? "is dead (\(entry.lastError ?? "refused by the server"))"
+        return "\(what) \(why) (change \(entry.seq)): retry or discard it"
     }
 
     // MARK: Mutations the engine performs
@@ -214,6 +223,14 @@ public struct LocalChanges: Sendable {
                 }) {
                     return (.alreadyQueued(seq: holding.seq, fields: pending), false)
                 }
+                // Created here and not acknowledged yet: the row is what its create holds, not a server copy.
+                if record.base == nil, let create = entries.first(where: { $0.kind == .create }) {
+                    guard create.isLive else {
+                        let what = "\(R.collection.name) \(id)'s creation"
+                        return (.nothingChanged(.dead(seq: create.seq), reason: Self.deadReason(what, create)), false)
+                    }
+                    return (.alreadyQueued(seq: create.seq, fields: create.fields.keys.sorted()), false)
+                }
                 return (.nothingChanged(.onServer, reason: "\(R.collection.name) \(id) is the server's copy"), false)
             }
             let entry = try Outbox.enqueueUpdate(
@@ -239,9 +256,7 @@ public struct LocalChanges: Sendable {
             }
             if let queued = try Outbox.entries(db, collection: .ticketMessages, id: id).first {
                 guard queued.isLive else {
-                    return .nothingChanged(
-                        .refused(seq: queued.seq),
-                        reason: "message \(id) was refused by the server (change \(queued.seq)): retry or discard it")
+                    return .nothingChanged(.dead(seq: queued.seq), reason: Self.deadReason("message \(id)", queued))
                 }
                 return .alreadyQueued(seq: queued.seq, fields: ["content", "is_internal"])
             }

@@ -116,6 +116,11 @@ extension LocalChanges {
             }
             if let create = try Outbox.createEntry(db, collection: collection, id: id) {
                 guard !create.sent, create.state == .pending || create.state == .dead else {
+                    // Given up on while in doubt: dead, waiting for a person, like a refused one.
+                    guard create.isLive else {
+                        return .nothingChanged(
+                            .dead(seq: create.seq), reason: LocalChanges.deadReason("\(collection.name) \(id)", create))
+                    }
                     // In flight or in doubt: it will reach the server (or has) with the values it left with.
                     return .alreadyQueued(seq: create.seq, fields: create.fields.keys.sorted())
                 }
@@ -124,12 +129,8 @@ extension LocalChanges {
                     .filter { (fields[$0] ?? nil) != (create.fields[$0] ?? nil) }
                 guard !changed.isEmpty else {
                     guard create.isLive else {
-                        let why =
-                            create.blockedBy.map { "waits for \($0), which the server refused" }
-                            ?? "was refused by the server"
                         return .nothingChanged(
-                            .refused(seq: create.seq),
-                            reason: "\(collection.name) \(id) \(why) (change \(create.seq)): retry or discard it")
+                            .dead(seq: create.seq), reason: LocalChanges.deadReason("\(collection.name) \(id)", create))
                     }
                     return .alreadyQueued(seq: create.seq, fields: create.fields.keys.sorted())
                 }

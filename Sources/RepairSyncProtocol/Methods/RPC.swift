@@ -12,7 +12,7 @@ public enum RPC {
     /// outbox entries carry `dependsOn` and `blockedBy`.
     /// 5: outbox entries carry `priority` (critical, high, normal), the class they are pushed in; the status carries
     /// `events` / `eventsSince` (the server's change stream) and `link` (round trip, throughput, verdict).
-    /// 6: `queueChange` answers `outcome` (queued, already_queued, on_server, refused) and a refusal's `seq`;
+    /// 6: `queueChange` answers `outcome` (queued, already_queued, on_server, dead) and a dead change's `seq`;
     /// `pending` and `conflicts` are `group` (they carry the records' values).
     public static let protocolVersion = 6
 

@@ -9,7 +9,7 @@ struct Queue: ParsableCommand {
         abstract:
             "Queue a change another program made in the store (order-updated, device-updated, ticket-message-created, client-created, order-created, device-created).",
         discussion:
-            "Several ids of one kind are queued together (JSON-RPC batches of up to 100, whose changes share commits); one line each. Exit status 1 if any call failed (an unknown id) or any row's change is one the server refused (retry or discard it: repairctl pending --failed)."
+            "Several ids of one kind are queued together (JSON-RPC batches of up to 100, whose changes share commits); one line each. Exit status 1 if any call failed (an unknown id) or any row's creation is dead, refused by the server or given up on (retry or discard it: repairctl pending --failed)."
     )
 
     @OptionGroup var options: GlobalOptions
@@ -42,7 +42,7 @@ struct Queue: ParsableCommand {
         } else {
             for (id, outcome) in outcomes {
                 switch outcome {
-                case .success(let result) where result.outcome == .refused:
+                case .success(let result) where result.outcome == .dead:
                     Output.error(describe(result, id: id))
                 case .success(let result): Output.line(describe(result, id: id))
                 case .failure(let error): Output.error("\(id): \(error.message)")
@@ -51,7 +51,7 @@ struct Queue: ParsableCommand {
         }
         let failed = outcomes.contains {
             switch $0.outcome {
-            case .success(let result): result.outcome == .refused
+            case .success(let result): result.outcome == .dead
             case .failure: true
             }
         }
@@ -60,13 +60,13 @@ struct Queue: ParsableCommand {
 
     private func queueOne(_ id: String) throws {
         let reply = try options.call(RPC.QueueChange.self, .init(kind: kind, id: id))
-        let refused = reply.result.outcome == .refused
+        let dead = reply.result.outcome == .dead
         if !options.printJSONIfAsked(reply.json) {
             let line = describe(reply.result, id: id, alone: true)
-            if refused { Output.error(line) } else { Output.line(line) }
+            if dead { Output.error(line) } else { Output.line(line) }
         }
         // The row's change will not reach the server until someone retries or discards it: a script must notice.
-        if refused { throw ExitCode.failure }
+        if dead { throw ExitCode.failure }
     }
 
     private func describe(_ result: RPC.QueueChange.Result, id: String, alone: Bool = false) -> String {
@@ -75,8 +75,8 @@ struct Queue: ParsableCommand {
             return
                 "queued \(kind.rawValue) \(id) (\((result.fields ?? []).joined(separator: ", ")))\(already); \(result.pending) pending"
         }
-        // A refusal's reason names the change to retry or discard.
-        let what = result.outcome == .refused ? "" : "nothing to queue: "
+        // A dead change's reason names it, to retry or discard.
+        let what = result.outcome == .dead ? "" : "nothing to queue: "
         return "\(alone ? "" : "\(id): ")\(what)\(result.reason ?? "")"
     }
 }

@@ -28,8 +28,8 @@ extension RPC {
             public var queued: Bool
             /// Which answer this is. Nil only from a daemon older than the field.
             public var outcome: Outcome?
-            /// The change's number, when queued (the change that already held it, when it was); the refused change's,
-            /// when `outcome` is `refused`.
+            /// The change's number, when queued (the change that already held it, when it was); the dead change's,
+            /// when `outcome` is `dead`.
             public var seq: Int64?
             /// The fields queued, when queued.
             public var fields: [String]?
@@ -60,19 +60,20 @@ extension RPC {
             /// Nothing to queue, the server has it: the row is its copy (also when a sync run found the edit first
             /// and has pushed it), or the record came from the server (`queued: false`).
             case onServer
-            /// Nothing queued, the server refused the row's change: `seq` is that change, dead, for `retry` or
-            /// `discard` (`queued: false`). Queueing the row again would send what was refused.
-            case refused
+            /// Nothing queued: the row's creation is dead — refused by the server, given up on after its attempts, or
+            /// waiting for a create that is — and `seq` is that change, for `retry` or `discard` (`queued: false`).
+            /// Queueing the row again would send nothing new.
+            case dead
             case unrecognized(String)
 
-            public static let known: [Outcome] = [.queued, .alreadyQueued, .onServer, .refused]
+            public static let known: [Outcome] = [.queued, .alreadyQueued, .onServer, .dead]
 
             public var rawValue: String {
                 switch self {
                 case .queued: "queued"
                 case .alreadyQueued: "already_queued"
                 case .onServer: "on_server"
-                case .refused: "refused"
+                case .dead: "dead"
                 case .unrecognized(let raw): raw
                 }
             }

@@ -22,9 +22,8 @@ struct QueueChangeHandler: ControlHandler {
                 pending: pending)
         case .nothingChanged(.onServer, let reason):
             return RPC.QueueChange.Result(queued: false, outcome: .onServer, reason: reason, pending: pending)
-        case .nothingChanged(.refused(let seq), let reason):
-            return RPC.QueueChange.Result(
-                queued: false, outcome: .refused, seq: seq, reason: reason, pending: pending)
+        case .nothingChanged(.dead(let seq), let reason):
+            return RPC.QueueChange.Result(queued: false, outcome: .dead, seq: seq, reason: reason, pending: pending)
         }
     }
 }

@@ -73,7 +73,7 @@ struct ConnectionTableTests {
     }
 
     @Test(
-        "a connection whose client does not read what it asked for (a reply waiting 2 s to be written) makes room like an idle one; a reply being written does not"
+        "a connection whose client does not read what it asked for (a reply waiting 10 s to be written) makes room like an idle one; a reply being written does not"
     )
     func stalledWriterMakesRoom() throws {
         let table = ConnectionTable(limits: limits)

@@ -116,7 +116,7 @@ struct ControlServerTests {
     }
 
     @Test(
-        "clients that send and never read their replies do not lock their user out: once their replies have waited 2 s, a newcomer takes a place"
+        "clients that send and never read their replies do not lock their user out: once their replies have waited 10 s, a newcomer takes a place"
     )
     func deafClientsMakeRoom() async throws {
         try await Self.withServer(limits: .init(maxConnections: 100, maxConnectionsPerUID: 3)) { path, _ in
@@ -132,8 +132,8 @@ struct ControlServerTests {
                     requests.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
                         == requests.count)
             }
-            // The same user keeps asking for its status: past 2 s, a deaf connection is closed to make room.
-            let deadline = ContinuousClock.now + .seconds(20)
+            // The same user keeps asking for its status: past 10 s, a deaf connection is closed to make room.
+            let deadline = ContinuousClock.now + .seconds(30)
             var answered = 0
             while ContinuousClock.now < deadline, !deaf.contains(where: RawClient.isClosedByPeer) {
                 let reply = try await RawClient.sendThenCloseOutput(path, #"{"jsonrpc":"2.0","method":"ping","id":1}"#)
@@ -301,8 +301,8 @@ enum RawClient {
             var timeout = timeval(tv_sec: 10, tv_usec: 0)
             setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
             let bytes = Array(text.utf8)
-            guard bytes.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == bytes.count
-            else { throw POSIXError(.EIO) }
+            // A server that refused the connection may have closed it already: what it said is still read below.
+            _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
             shutdown(fd, Int32(SHUT_WR))
             var received: [UInt8] = []
             var chunk = [UInt8](repeating: 0, count: 4096)

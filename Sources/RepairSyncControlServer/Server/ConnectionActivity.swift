@@ -12,8 +12,10 @@ final class ConnectionActivity: Sendable {
     /// When the write under way began (nanoseconds of the monotonic clock), 0 when none is.
     private let writingSince = Atomic<Int64>(0)
 
-    /// A write that has waited this long for its client to read: the client is not reading.
-    static let stalledAfter = Duration.seconds(2)
+    /// A write that has waited this long for its client to read: the client is not reading. Long beside a reply's
+    /// round trip, and beside a 256 KiB `backup` chunk read by a slow consumer (a USB stick, a pipe) — a connection
+    /// doing slow but real work should not be taken for a deaf one.
+    static let stalledAfter = Duration.seconds(10)
 
     /// No request received and waiting, none being served. The count is read first: a task taking the request
     /// marks itself serving before it takes the count down, so a count seen down comes with `serving` seen set.
@@ -27,10 +29,13 @@ final class ConnectionActivity: Sendable {
         return since != 0 && Self.nanoseconds(now) - since >= Self.nanoseconds(Self.stalledAfter)
     }
 
-    /// Runs a write of the connection's, marked as under way while it waits for the client to read.
+    /// Runs a write of the connection's, marked as under way while it waits for the client to read. With writes
+    /// under way together (a reply beside a subscription's notification), the earliest keeps the mark until it ends.
     func writing<T>(_ write: () async throws -> T) async rethrows -> T {
-        writingSince.store(Self.nanoseconds(.now), ordering: .releasing)
-        defer { writingSince.store(0, ordering: .releasing) }
+        let marked = writingSince.compareExchange(
+            expected: 0, desired: Self.nanoseconds(.now), ordering: .acquiringAndReleasing
+        ).exchanged
+        defer { if marked { writingSince.store(0, ordering: .releasing) } }
         return try await write()
     }
 

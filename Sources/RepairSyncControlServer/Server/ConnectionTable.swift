@@ -6,7 +6,7 @@ internal import Synchronization
 /// When a limit is reached, a new connection does not simply bounce: the connection idle the longest — no request
 /// in progress, none received and waiting to be served, not subscribed, no complete request for the longest time
 /// (half-written lines count as idle) — is closed to make room, within the same uid when the per-uid limit is the
-/// one reached. A connection whose client does not read what it asked for (a reply waiting 2 s or more to be
+/// one reached. A connection whose client does not read what it asked for (a reply waiting 10 s or more to be
 /// written) counts as idle: it serves nobody. Only when nothing is idle is the new connection refused. So idle, slow
 /// or deaf connections, even a thousand of them from the same user, can never lock anyone out of `status`; busy ones
 /// and subscriptions are bounded by the limits as before.

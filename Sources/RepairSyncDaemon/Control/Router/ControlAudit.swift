@@ -8,18 +8,21 @@ internal import Synchronization
 /// daemon stops. So neither a bulk import nor a peer hammering methods it may not call can write past journald's
 /// rate limit and have the daemon's other messages dropped.
 final class ControlAudit: Sendable {
-    /// What a trail's lines say, and at which level.
+    /// What a trail's lines say, at which level, and whose calls share an allowance.
     struct Lines: Sendable {
         let each: String
         let beyond: String
         let level: Logger.Level
+        /// One allowance per user, whatever its processes: refusals come from peers outside the group, who could
+        /// otherwise start a process per 20 lines a second.
+        let perUser: Bool
 
         static let changes = Lines(
             each: "control change requested", beyond: "control changes requested beyond the audit allowance",
-            level: .notice)
+            level: .notice, perUser: false)
         static let refusals = Lines(
             each: "control request refused", beyond: "control requests refused beyond the audit allowance",
-            level: .warning)
+            level: .warning, perUser: true)
     }
 
     private let logger: Logger
@@ -38,7 +41,7 @@ final class ControlAudit: Sendable {
 
     /// Logs a call, or counts it when its caller is beyond the allowance. `subject`: the record, if any.
     func record(method: String, subject: String, peer: ControlPeer) {
-        let caller = AuditAllowance.Caller(uid: peer.uid, pid: peer.pid)
+        let caller = AuditAllowance.Caller(uid: peer.uid, pid: lines.perUser ? 0 : peer.pid)
         let now = ContinuousClock.now
         let (decision, ended) = allowance.withLock { $0.admit(caller, method: method, subject: subject, at: now) }
         for summary in ended { log(summary) }
@@ -72,9 +75,10 @@ final class ControlAudit: Sendable {
 
     private func log(_ summary: AuditAllowance.Summary) {
         var metadata: Logger.Metadata = [
-            "uid": "\(summary.caller.uid)", "pid": "\(summary.caller.pid)", "calls": "\(summary.calls)",
+            "uid": "\(summary.caller.uid)", "calls": "\(summary.calls)",
             "methods": "\(summary.methods.map { "\($0.name)=\($0.calls)" }.joined(separator: ","))",
         ]
+        if !lines.perUser { metadata["pid"] = "\(summary.caller.pid)" }
         if !summary.first.isEmpty || !summary.last.isEmpty {
             metadata["first_id"] = "\(summary.first)"
             metadata["last_id"] = "\(summary.last)"

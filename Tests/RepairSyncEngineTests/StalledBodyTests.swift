@@ -30,7 +30,8 @@ struct StalledBodyTests {
             #expect(reason.contains("stopped coming"), "\(reason)")
         }
         let waited = ContinuousClock.now - started
-        #expect(waited < .seconds(5), "waited \(waited) for a 1 s timeout")
+        // Bounded, not timed: a loaded machine may take seconds to connect; without the deadline it never returns.
+        #expect(waited < .seconds(30), "waited \(waited) for a 1 s timeout")
         #expect(waited >= .milliseconds(900), "gave up before the timeout: \(waited)")
         try await http.shutdown()
     }

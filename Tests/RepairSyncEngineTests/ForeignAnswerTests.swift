@@ -9,32 +9,38 @@ import Testing
 /// settles nothing: the change stays in the outbox, retried under its key, and no other record's copy is taken from it.
 @Suite("Answers about another record", .timeLimit(.minutes(2)))
 struct ForeignAnswerTests {
-    /// The backend over HTTP, with `rewrite` applied to the body of each 2xx answer to a request that `matches`;
-    /// `route` may send a request to another path first.
+    /// The backend over HTTP, with `rewrite` applied to the body of each answer with a status in `statuses` (2xx
+    /// unless told) to a request that `matches`, marked as an idempotent replay when `replayed`; `route` may send a
+    /// request to another path first.
     final class RewritingTransport: APITransport {
         let inner: HTTPTransport
         let route: @Sendable (TransportRequest) -> TransportRequest
         let matches: @Sendable (TransportRequest) -> Bool
+        let statuses: Range<Int>
+        let replayed: Bool
         let rewrite: @Sendable (inout [String: Any]) -> Void
         let rewritten = Atomic<Int>(0)
 
         init(
             inner: HTTPTransport, route: @escaping @Sendable (TransportRequest) -> TransportRequest = { $0 },
-            matches: @escaping @Sendable (TransportRequest) -> Bool,
-            rewrite: @escaping @Sendable (inout [String: Any]) -> Void
+            matches: @escaping @Sendable (TransportRequest) -> Bool, statuses: Range<Int> = 200..<300,
+            replayed: Bool = false, rewrite: @escaping @Sendable (inout [String: Any]) -> Void
         ) {
             self.inner = inner
             self.route = route
             self.matches = matches
+            self.statuses = statuses
+            self.replayed = replayed
             self.rewrite = rewrite
         }
 
         func send(_ request: TransportRequest, timeout: Duration) async throws(TransportFailure) -> TransportResponse {
             var response = try await inner.send(route(request), timeout: timeout)
-            guard matches(request), (200..<300).contains(response.status),
+            guard matches(request), statuses.contains(response.status),
                 var object = (try? JSONSerialization.jsonObject(with: response.body)) as? [String: Any]
             else { return response }
             rewrite(&object)
+            if replayed { response.headers.append(("Idempotent-Replayed", "true")) }
             response.body = (try? JSONSerialization.data(withJSONObject: object)) ?? response.body
             response.headers.removeAll { $0.name.lowercased() == "content-length" }
             rewritten.add(1, ordering: .relaxed)
@@ -85,6 +91,77 @@ struct ForeignAnswerTests {
                 configuration: EngineHarness.hourlyRetries, clock: SystemEngineClock(skewMilliseconds: 7_200_000))
             #expect(await later.sync([]).pushed == 1)
             #expect(try await h.serverRecord(Order.self, "orders", "ord_1").notes == "ours")
+        }
+    }
+
+    @Test("a 412 to a PATCH of one order carrying another order's copy: the change stays, the other order is untouched")
+    func versionConflictCarryingAnotherRecord() async throws {
+        try await EngineHarness.with { h in
+            #expect(await h.engine.performFullSync().succeeded)
+            let other = try #require(try h.local(Order.self, "ord_2"))
+            // Another user's edit: ours goes out against the old version and is refused.
+            _ = try await h.serverEdit("orders", "ord_1", #"{"notes":"theirs"}"#)
+            let transport = RewritingTransport(
+                inner: Self.http(h), matches: { $0.method == "PATCH" && $0.path.hasSuffix("/orders/ord_1") },
+                statuses: 412..<413,
+                rewrite: { body in
+                    guard var current = body["current"] as? [String: Any] else { return }
+                    current["id"] = "ord_2"
+                    current["notes"] = "not ord_2's notes"
+                    current["version"] = 99
+                    body["current"] = current
+                })
+            let engine = try Self.engine(h, transport, configuration: EngineHarness.hourlyRetries)
+            try await engine.update(.orders, id: "ord_1", fields: ["status": "awaiting_parts"])
+            let report = await engine.sync([])
+            #expect(transport.rewritten.load(ordering: .relaxed) >= 1)
+            #expect(report.pushed == 0, "\(report)")
+            let entries = try engine.outboxEntries()
+            #expect(entries.map(\.recordId) == ["ord_1"], "\(entries)")
+            #expect(entries.first?.lastError?.contains("carried record ord_2") == true, "\(entries)")
+            let ord2 = try #require(try h.local(Order.self, "ord_2"))
+            #expect(ord2.notes == other.notes && ord2.version == other.version, "ord_2 took nothing from the 412")
+            // Answered truly two hours on, the change is rebased on the other user's edit and goes through.
+            let later = try h.reopenedEngine(
+                configuration: EngineHarness.hourlyRetries, clock: SystemEngineClock(skewMilliseconds: 7_200_000))
+            _ = await later.sync([])
+            let server = try await h.serverRecord(Order.self, "orders", "ord_1")
+            #expect(server.status == .awaitingParts && server.notes == "theirs", "\(server)")
+        }
+    }
+
+    @Test(
+        "a replayed PATCH answer, and the read of the record as it is now answered with another record: the replay settles the change, the other record is untouched"
+    )
+    func readAfterAReplayAnsweredWithAnotherRecord() async throws {
+        try await EngineHarness.with { h in
+            #expect(await h.engine.performFullSync().succeeded)
+            let other = try #require(try h.local(Order.self, "ord_2"))
+            // The PATCH's answer is marked a replay, so the record as it is now is read — and that read is answered
+            // with ord_2's copy, of another version.
+            let transport = RewritingTransport(
+                inner: Self.http(h),
+                route: { request in
+                    guard request.method == "GET", request.path.hasSuffix("/orders/ord_1") else { return request }
+                    var another = request
+                    another.path = request.path.replacingOccurrences(of: "ord_1", with: "ord_2")
+                    return another
+                },
+                matches: { $0.path.hasSuffix("/orders/ord_1") }, replayed: true,
+                rewrite: { object in
+                    guard object["id"] as? String == "ord_2" else { return }
+                    object["version"] = 1_000
+                    object["notes"] = "an impostor"
+                })
+            let engine = try Self.engine(h, transport)
+            try await engine.update(.orders, id: "ord_1", fields: ["notes": "ours"])
+            let report = await engine.sync([])
+            #expect(transport.rewritten.load(ordering: .relaxed) >= 2, "the PATCH and the read both went by")
+            #expect(report.pushed == 1, "\(report)")
+            #expect(try engine.outboxEntries().isEmpty)
+            #expect(try h.local(Order.self, "ord_1")?.notes == "ours")
+            let ord2 = try #require(try h.local(Order.self, "ord_2"))
+            #expect(ord2.notes == other.notes && ord2.version == other.version, "ord_2 took nothing from the read")
         }
     }
 

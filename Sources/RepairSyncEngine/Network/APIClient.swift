@@ -124,6 +124,25 @@ public final class APIClient: Sendable {
         try await send("GET", "/api/v1/\(collection.name)/\(Self.escape(id))")
     }
 
+    /// `GET /api/v1/{collection}/{id}`, decoded and checked (`decodeRecord`).
+    func currentRecord<R: SyncRecord>(_ type: R.Type, id: String) async throws(APIError) -> R {
+        try decodeRecord(R.self, try await record(R.collection, id: id).body, asked: id, by: "GET")
+    }
+
+    /// A record endpoint's answer (a GET, a PATCH's or a create's 2xx) must be the record asked for. A server that
+    /// answers with another one (a miskeyed cache, an alias, a proxy mixing up replies) is not believed: `malformed`,
+    /// transient. Taken, another record's copy would be laid over that record without its conflicts judged, settle
+    /// a change with the wrong record, or count the one asked for as checked — a ghost no later run looks at.
+    func decodeRecord<R: SyncRecord>(_ type: R.Type, _ body: Data, asked id: String, by request: String)
+        throws(APIError) -> R
+    {
+        let record = try decode(R.self, body)
+        guard record.id == id else {
+            throw .malformed("\(R.collection) \(request) \(id) answered with record \(record.id)")
+        }
+        return record
+    }
+
     public func patch(_ collection: SyncCollection, id: String, fields: FieldValues, ifMatch: Int?, key: String)
         async throws(APIError) -> Reply
     {

@@ -496,11 +496,7 @@ struct Puller {
         for record in older.prefix(configuration.maxVerificationsPerPage) {
             let local = versions[record.id] ?? 0
             do throws(APIError) {
-                let reply = try await api.record(R.collection, id: record.id)
-                let current = try api.decode(R.self, reply.body)
-                guard current.id == record.id else {
-                    throw APIError.malformed("\(R.collection) \(record.id): another record's id")
-                }
+                let current = try await api.currentRecord(R.self, id: record.id)
                 checks.verdicts[record.id] = current.version < local ? .rewound(current) : .fresher(current)
             } catch {
                 if error.isFinalAnswer, error.status == 404, error.code == "not_found" {
@@ -616,7 +612,7 @@ struct Puller {
                 // Decoded as it arrives, outside the transaction below: a malformed answer is the server's, not the
                 // store's.
                 found.append(
-                    (id, try DecodedRecord(try await api.record(collection, id: id).body, collection, id, api)))
+                    (id, try await DecodedRecord(collection, id, api)))
             } catch {
                 if error.isFinalAnswer, error.status == 404, error.code == "not_found" {
                     gone.append(id)
@@ -666,19 +662,15 @@ struct Puller {
         case order(Order)
         case device(Device)
 
-        /// Throws `malformed` when `body` is not a record of `collection`, or not the record `id` asked for: taken,
-        /// another record's copy (a miskeyed cache, an alias) would be stored over that record, and the one asked
-        /// for counted as checked — kept, whatever the server holds, a ghost no later run looks at.
-        init(_ body: Data, _ collection: SyncCollection, _ id: String, _ api: APIClient) throws(APIError) {
+        /// The record `id` of `collection` as the server has it now (`APIClient.currentRecord`: `malformed` when
+        /// the answer is another record).
+        init(_ collection: SyncCollection, _ id: String, _ api: APIClient) async throws(APIError) {
             switch collection {
-            case .clients: self = .client(try api.decode(Client.self, body))
-            case .tickets: self = .ticket(try api.decode(Ticket.self, body))
-            case .ticketMessages: self = .ticketMessage(try api.decode(TicketMessage.self, body))
-            case .orders: self = .order(try api.decode(Order.self, body))
-            case .devices: self = .device(try api.decode(Device.self, body))
-            }
-            guard self.id == id else {
-                throw APIError.malformed("\(collection) \(id): answered with record \(self.id)")
+            case .clients: self = .client(try await api.currentRecord(Client.self, id: id))
+            case .tickets: self = .ticket(try await api.currentRecord(Ticket.self, id: id))
+            case .ticketMessages: self = .ticketMessage(try await api.currentRecord(TicketMessage.self, id: id))
+            case .orders: self = .order(try await api.currentRecord(Order.self, id: id))
+            case .devices: self = .device(try await api.currentRecord(Device.self, id: id))
             }
         }
 

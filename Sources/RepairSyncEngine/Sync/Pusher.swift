@@ -199,8 +199,7 @@ struct Pusher {
         let base = try await store.read { db in try BaseCopies.load(db, collection: R.collection, id: entry.recordId) }
         let reply = try await api.patch(
             R.collection, id: entry.recordId, fields: entry.fields, ifMatch: base?.version, key: entry.idempotencyKey)
-        let record = try api.decode(R.self, reply.body)
-        try Self.checkAnswered(record, entry, "PATCH")
+        let record = try api.decodeRecord(R.self, reply.body, asked: entry.recordId, by: "PATCH")
         events.emit(.accepted(seq: entry.seq, collection: entry.collection, id: entry.recordId))
         // Read before the acknowledgement, while this entry still heads its record's order key: no later change of
         // the record can be in flight while the copy is applied.
@@ -230,7 +229,7 @@ struct Pusher {
     /// write is settled by the replay either way; a failure here is logged and the replayed copy stands.
     private func currentAfterReplay<R: EditableRecord>(_ replayed: R) async -> R? {
         do {
-            let current = try api.decode(R.self, try await api.record(R.collection, id: replayed.id).body)
+            let current = try await api.currentRecord(R.self, id: replayed.id)
             return current.version == replayed.version ? nil : current
         } catch {
             logger.info(
@@ -251,8 +250,7 @@ struct Pusher {
         encoder.outputFormatting = [.sortedKeys]
         let reply = try await api.postMessage(
             ticketId: ticketId, body: try encoder.encode(body), key: entry.idempotencyKey)
-        let message = try api.decode(TicketMessage.self, reply.body)
-        try Self.checkAnswered(message, entry, "message create")
+        let message = try api.decodeRecord(TicketMessage.self, reply.body, asked: entry.recordId, by: "message create")
         guard message.ticketId == ticketId else {
             throw APIError.malformed(
                 "message create \(entry.recordId) on ticket \(ticketId) answered with a message of ticket \(message.ticketId)"
@@ -279,46 +277,26 @@ struct Pusher {
         let rebase = recordRebase(entry.collection)
         switch entry.collection {
         case .orders:
-            let order = try api.decode(Order.self, reply.body)
-            try Self.checkCreated(order, entry)
+            let order = try api.decodeRecord(Order.self, reply.body, asked: entry.recordId, by: "create")
+            guard order.orderNumber != nil else {
+                throw APIError.malformed("orders create \(entry.recordId) answered without an order_number")
+            }
             events.emit(.accepted(seq: entry.seq, collection: entry.collection, id: entry.recordId))
             try await store.groupCommit.write { db in
                 try rebase.acknowledgeCreate(entry, response: order, asCreated: reply.status == 201, db)
             }
         case .devices:
-            let device = try api.decode(Device.self, reply.body)
-            try Self.checkCreated(device, entry)
+            let device = try api.decodeRecord(Device.self, reply.body, asked: entry.recordId, by: "create")
             events.emit(.accepted(seq: entry.seq, collection: entry.collection, id: entry.recordId))
             try await store.groupCommit.write { db in
                 try rebase.acknowledgeCreate(entry, response: device, asCreated: reply.status == 201, db)
             }
         default:
-            let client = try api.decode(Client.self, reply.body)
-            try Self.checkCreated(client, entry)
+            let client = try api.decodeRecord(Client.self, reply.body, asked: entry.recordId, by: "create")
             events.emit(.accepted(seq: entry.seq, collection: entry.collection, id: entry.recordId))
             try await store.groupCommit.write { db in try rebase.acknowledgeCreate(entry, plain: client, db) }
         }
         return .done
-    }
-
-    /// A 2xx must be about the record asked for: a server answering with another record is not believed (transient,
-    /// the key is replayed) — taken, it would settle this change with another record's copy, and lay that copy over
-    /// the other record without its conflicts judged.
-    private static func checkAnswered(_ record: some SyncRecord, _ entry: OutboxEntry, _ request: String)
-        throws(APIError)
-    {
-        guard record.id == entry.recordId else {
-            throw APIError.malformed(
-                "\(entry.collection) \(request) \(entry.recordId) answered with record \(record.id)")
-        }
-    }
-
-    /// A create's 2xx: the record asked for (`checkAnswered`), an order with its number.
-    private static func checkCreated(_ record: some SyncRecord, _ entry: OutboxEntry) throws(APIError) {
-        try checkAnswered(record, entry, "create")
-        if let order = record as? Order, order.orderNumber == nil {
-            throw APIError.malformed("orders create \(entry.recordId) answered without an order_number")
-        }
     }
 
     private func recordRebase(_ collection: SyncCollection) -> RecordRebase {
@@ -395,14 +373,14 @@ struct Pusher {
                 switch entry.collection {
                 case .orders:
                     let (current, replayed) = await currentAfterRefusal(
-                        try JSONDecoder().decode(VersionConflictBody<Order>.self, from: failure.body).current,
+                        try Self.refusalsCurrent(Order.self, failure, entry),
                         replayed: failure.replayed)
                     return try await store.write { db in
                         try Self.take(current, for: entry, replayed: replayed, rebase, db)
                     }
                 default:
                     let (current, replayed) = await currentAfterRefusal(
-                        try JSONDecoder().decode(VersionConflictBody<Device>.self, from: failure.body).current,
+                        try Self.refusalsCurrent(Device.self, failure, entry),
                         replayed: failure.replayed)
                     return try await store.write { db in
                         try Self.take(current, for: entry, replayed: replayed, rebase, db)
@@ -427,6 +405,18 @@ struct Pusher {
                 "collection": "\(entry.collection)", "id": "\(entry.recordId)", "conflict": "\(outcome.conflict)",
             ])
         return .rebased(conflict: outcome.conflict)
+    }
+
+    /// A 412's `current`, which must be the record the PATCH was for: another record's copy, taken, would be laid
+    /// over that record unjudged and rebase this change on it.
+    private static func refusalsCurrent<R: EditableRecord>(_ type: R.Type, _ failure: HTTPFailure, _ entry: OutboxEntry)
+        throws -> R
+    {
+        let current = try JSONDecoder().decode(VersionConflictBody<R>.self, from: failure.body).current
+        guard current.id == entry.recordId else {
+            throw APIError.malformed("\(entry.collection) 412 for \(entry.recordId) carried record \(current.id)")
+        }
+        return current
     }
 
     /// A replayed 412's `current` is the record as it was when the write was first refused, which may be long ago —

@@ -71,6 +71,7 @@ public final class RecordingTransport: APITransport {
                 switch error {
                 case .unreachable(let text): "unreachable: \(text)"
                 case .interrupted(let text): "interrupted: \(text)"
+                case .tooLarge(let text): "too large: \(text)"
                 case .tls(let text): "TLS refused: \(text)"
                 }
             log.withLock {

@@ -209,6 +209,7 @@ public final class APIClient: Sendable {
             switch error {
             case .unreachable(let detail): throw .unreachable(detail)
             case .interrupted(let detail): throw .interrupted(detail)
+            case .tooLarge(let detail): throw .tooLarge(detail)
             case .tls(let reason): throw .tls(reason)
             }
         }

@@ -7,6 +7,9 @@ public enum APIError: Error, Sendable, CustomStringConvertible {
     /// The request may have been sent but its outcome is unknown (connection cut, read timeout): retry with the
     /// same key.
     case interrupted(String)
+    /// As `interrupted`, for an answer over the size limit for one answer (`TransportFailure.tooLarge`): a page
+    /// asked for again with fewer records may fit.
+    case tooLarge(String)
     /// An HTTP error status, from the API or from something in front of it.
     case http(HTTPFailure)
     /// A 2xx whose body is not what the contract says (e.g. truncated JSON, a portal's page): nothing of it is applied.
@@ -19,6 +22,7 @@ public enum APIError: Error, Sendable, CustomStringConvertible {
         switch self {
         case .unreachable(let detail): "API unreachable: \(detail)"
         case .interrupted(let detail): "request interrupted: \(detail)"
+        case .tooLarge(let detail): "answer too large: \(detail)"
         case .http(let failure): failure.description
         case .malformed(let detail): "malformed response: \(detail)"
         case .tls(let reason): reason
@@ -29,7 +33,7 @@ public enum APIError: Error, Sendable, CustomStringConvertible {
     /// is not the API's JSON error (a proxy, a captive portal or a deploy answered, not the API).
     public var isTransient: Bool {
         switch self {
-        case .unreachable, .interrupted, .malformed: true
+        case .unreachable, .interrupted, .tooLarge, .malformed: true
         case .tls: false
         case .http(let failure):
             failure.status == 408 || failure.status == 429 || failure.status >= 500 || !failure.isAPIAnswer

@@ -49,8 +49,11 @@ public enum TransportFailure: Error, Sendable {
     /// Nothing was sent: no connection could be made (refused, no route, DNS, connect timeout).
     case unreachable(String)
     /// The request may have reached the server, but no complete response came back (reset, read timeout, a body
-    /// cut short, a body over the size limit, a compressed body that is corrupt or inflates past the limit).
+    /// cut short, a compressed body that is corrupt or inflates past the limit).
     case interrupted(String)
+    /// As `interrupted`, for an answer whose body is over the size limit for one answer: asking for less (a smaller
+    /// page) may get through where asking again the same way never will.
+    case tooLarge(String)
     /// Nothing was sent: the TLS handshake failed — the server's certificate was refused (expired, unknown CA, another
     /// host's) or no TLS version both sides accept. The text says which, for the admin; retrying will not fix it.
     case tls(String)

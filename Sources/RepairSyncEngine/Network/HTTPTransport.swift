@@ -231,7 +231,7 @@ public struct HTTPTransport: APITransport {
             return .interrupted("the answer's compressed body is corrupt (\(extra)): nothing of it was used")
         }
         if error is NIOTooManyBytesError {
-            return .interrupted("the answer is larger than the limit for one answer: refused, nothing of it was used")
+            return .tooLarge("the answer is larger than the limit for one answer: refused, nothing of it was used")
         }
         return nil
     }

@@ -152,16 +152,29 @@ struct Puller {
     }
 
     /// Requests the page after `cursor` and decodes it (off the writer: decoding page n+1 overlaps applying page n).
-    private func fetch(_ collection: SyncCollection, cursor: String?) async -> Fetched {
+    /// At most `cap` records; the cap that holds after it — smaller when the page was over the size limit for one
+    /// answer and asked for again with half as many records, as often as that takes (records within the contract's
+    /// string limits can make a page of the configured size weigh hundreds of MiB). Bounded: one request more per
+    /// halving, down to one record.
+    private func fetch(_ collection: SyncCollection, cursor: String?, cap: Int) async -> (Fetched, cap: Int) {
         let reply: APIClient.Reply
         // On a slow link, pages small enough to arrive within the meter's target time (the cursor is opaque and
         // independent of the limit).
-        let limit = api.link.pageSize(for: collection.name, configured: configuration.pageSize)
-        do {
-            reply = try await api.changes(collection, cursor: cursor, limit: limit)
-        } catch {
-            return .requestFailed(error)
+        var limit = min(cap, api.link.pageSize(for: collection.name, configured: configuration.pageSize))
+        while true {
+            do {
+                reply = try await api.changes(collection, cursor: cursor, limit: limit)
+                break
+            } catch .tooLarge(let detail) where limit > 1 {
+                limit /= 2
+                logger.warning(
+                    "a changes page was over the size limit for one answer; asking for fewer records",
+                    metadata: ["collection": "\(collection)", "records": "\(limit)", "error": "\(detail)"])
+            } catch {
+                return (.requestFailed(error), cap)
+            }
         }
+        let cap = min(cap, limit)
         let page: DecodedPage
         do {
             switch collection {
@@ -172,10 +185,10 @@ struct Puller {
             case .devices: page = .devices(try api.decode(ChangesPage<Device>.self, reply.body))
             }
         } catch {
-            return .malformed(error)
+            return (.malformed(error), cap)
         }
         api.link.recordPage(collection: collection.name, wireBytes: reply.wireBytes, records: page.count)
-        return .page(page)
+        return (.page(page), cap)
     }
 
     /// Follows one collection's feed to its end. While page n is applied (in its transaction, with its cursor), page
@@ -186,6 +199,8 @@ struct Puller {
     ) async throws(SyncStop) {
         var restarted = false
         var pages = 0
+        // Records per page at most, for the rest of this pull: lowered when a page was over the size limit.
+        var cap = Int.max
         resync: while true {
             try stopFlag.check()
             let (cursor, sweeping): (String?, Bool)
@@ -214,7 +229,8 @@ struct Puller {
             var requested = cursor
             var seen: Set<String> = cursor.map { [$0] } ?? []
             var stalled = 0
-            var fetched = await fetch(collection, cursor: cursor)
+            var fetched: Fetched
+            (fetched, cap) = await fetch(collection, cursor: cursor, cap: cap)
             while true {
                 let page: DecodedPage
                 switch fetched {
@@ -260,12 +276,12 @@ struct Puller {
                 requested = page.nextCursor
                 let applied: Applied
                 if page.hasMore && !stopFlag.isSet && configuration.pullAhead {
-                    async let ahead = fetch(collection, cursor: page.nextCursor)
+                    async let ahead = fetch(collection, cursor: page.nextCursor, cap: cap)
                     applied = try await handle(collection, page, sweeping: sweeping)
-                    fetched = await ahead
+                    (fetched, cap) = await ahead
                 } else {
                     applied = try await handle(collection, page, sweeping: sweeping)
-                    if page.hasMore { fetched = await fetch(collection, cursor: page.nextCursor) }
+                    if page.hasMore { (fetched, cap) = await fetch(collection, cursor: page.nextCursor, cap: cap) }
                 }
                 report.records[collection, default: 0] += applied.records
                 report.deleted += applied.deleted

@@ -552,6 +552,43 @@ struct LocalCreatesTests {
         }
     }
 
+    @Test(
+        "an id in capitals is refused for a new record, a new message and a row another program inserted, naming its lowercase form: a server keeping UUIDs in lowercase would answer another id"
+    )
+    func idsInCapitalsAreRefused() async throws {
+        try await EngineHarness.with { h in
+            #expect(await h.engine.performFullSync().succeeded)
+            let capitals = Self.clientId.uppercased()
+            func expectRefused(_ call: () async throws -> Void) async {
+                do {
+                    try await call()
+                    Issue.record("an id in capitals was taken")
+                } catch EngineError.invalidValue(let field, let reason) {
+                    #expect(field == "id" && reason.contains(Self.clientId), "\(field): \(reason)")
+                } catch {
+                    Issue.record("\(error)")
+                }
+            }
+            await expectRefused { _ = try await h.engine.createClient(.init(id: capitals, fields: ["email": "a@b.c"])) }
+            await expectRefused {
+                _ = try await h.engine.createTicketMessage(ticketId: "tkt_1", content: "Ready", id: capitals)
+            }
+            try await h.store.write { db in
+                try db.execute(
+                    sql: """
+                        INSERT INTO clients (id, email, created_at, updated_at, version)
+                        VALUES (?, 'till@example.com', '2026-11-22T10:00:00.000Z', '2026-11-22T10:00:00.000Z', 0)
+                        """, arguments: [capitals])
+            }
+            await expectRefused { _ = try await h.engine.queueChange(.clientCreated, id: capitals) }
+            #expect(try h.engine.outboxEntries().isEmpty, "nothing queued")
+            #expect(try h.local(Client.self, Self.clientId) == nil)
+            // The lowercase form is taken.
+            _ = try await h.engine.createClient(.init(id: Self.clientId, fields: ["email": "a@b.c"]))
+            #expect(try h.engine.outboxEntries().map(\.recordId) == [Self.clientId])
+        }
+    }
+
     /// Retries an hour apart and the server's edits winning: a create in doubt stays so while the test edits.
     static let serverWinsHourly = EngineConfiguration(
         pageSize: 40, policies: [.orders: .serverWins],

@@ -142,9 +142,8 @@ public struct LocalChanges: Sendable {
         guard !content.allSatisfy(\.isWhitespace) else {
             throw EngineError.invalidValue(field: "content", reason: "a message cannot be blank")
         }
-        guard Self.isMessageId(id) else {
-            throw EngineError.invalidValue(
-                field: "id", reason: "a message id is a UUID (8-4-4-4-12 hexadecimal digits)")
+        guard NewRecordShape.isNewId(id) else {
+            throw EngineError.invalidValue(field: "id", reason: NewRecordShape.newIdProblem(id))
         }
         let now = clock.now()
         let message = TicketMessage(
@@ -166,12 +165,6 @@ public struct LocalChanges: Sendable {
             try Outbox.enqueueMessage(db, message: message, now: now)
             return message
         }
-    }
-
-    /// 8-4-4-4-12 hexadecimal digits, as the API requires of a message id.
-    static func isMessageId(_ id: String) -> Bool {
-        let groups = id.split(separator: "-", omittingEmptySubsequences: false)
-        return groups.map(\.count) == [8, 4, 4, 4, 12] && groups.allSatisfy { $0.allSatisfy(\.isHexDigit) }
     }
 
     // MARK: Changes another program made
@@ -260,8 +253,8 @@ public struct LocalChanges: Sendable {
                 }
                 return .alreadyQueued(seq: queued.seq, fields: ["content", "is_internal"])
             }
-            guard UUID(uuidString: id) != nil else {
-                throw EngineError.invalidValue(field: "id", reason: "a new message needs a UUID id, not \(id)")
+            guard NewRecordShape.isNewId(id) else {
+                throw EngineError.invalidValue(field: "id", reason: NewRecordShape.newIdProblem(id))
             }
             let entry = try Outbox.enqueueMessage(db, message: message, now: now)
             return .queued(seq: entry.seq, fields: ["content", "is_internal"])

@@ -192,8 +192,8 @@ extension LocalChanges {
         guard let shape = NewRecordShape.of(collection) else {
             throw EngineError.invalidValue(field: "kind", reason: "\(collection.name) cannot be created here")
         }
-        guard NewRecordShape.isClientId(id) else {
-            throw EngineError.invalidValue(field: "id", reason: "a record created here needs a UUID id, not \(id)")
+        guard NewRecordShape.isNewId(id) else {
+            throw EngineError.invalidValue(field: "id", reason: NewRecordShape.newIdProblem(id))
         }
         let extra = collection == .orders ? ", order_number" : ""
         guard
@@ -273,9 +273,8 @@ extension LocalChanges {
 
     static func newId(_ given: String?) throws -> String {
         let id = given ?? UUID().uuidString.lowercased()
-        guard NewRecordShape.isClientId(id) else {
-            throw EngineError.invalidValue(
-                field: "id", reason: "a new record's id is a UUID (8-4-4-4-12 hexadecimal digits)")
+        guard NewRecordShape.isNewId(id) else {
+            throw EngineError.invalidValue(field: "id", reason: NewRecordShape.newIdProblem(id))
         }
         return id
     }

@@ -46,9 +46,26 @@ public struct NewRecordShape: Sendable, Hashable {
         }
     }
 
-    /// 8-4-4-4-12 hexadecimal digits: what the API takes as a client-generated id (records and messages alike).
+    /// 8-4-4-4-12 hexadecimal digits (ASCII): what the API takes as a client-generated id (records and messages
+    /// alike).
     public static func isClientId(_ id: String) -> Bool {
         let groups = id.split(separator: "-", omittingEmptySubsequences: false)
-        return groups.map(\.count) == [8, 4, 4, 4, 12] && groups.allSatisfy { $0.allSatisfy(\.isHexDigit) }
+        return groups.map(\.count) == [8, 4, 4, 4, 12]
+            && groups.allSatisfy { $0.allSatisfy { $0.isASCII && $0.isHexDigit } }
+    }
+
+    /// An id this client gives a record or a message it creates: a client id (`isClientId`) in lowercase. The
+    /// contract does not say that a server keeps an id's letter case, and one that stores UUIDs as such (a
+    /// PostgreSQL `uuid` column) answers and announces them in lowercase: an id sent in capitals would come back as
+    /// another record's — its answer not believed, its feed copy a second row beside the first.
+    public static func isNewId(_ id: String) -> Bool {
+        isClientId(id) && !id.contains { $0.isUppercase }
+    }
+
+    /// Why `id` cannot name a new record or message, for an `invalidValue` on `id`.
+    public static func newIdProblem(_ id: String) -> String {
+        isClientId(id)
+            ? "a new id is a UUID in lowercase (\(id.lowercased())): a server may keep UUIDs in lowercase only"
+            : "a new id is a UUID (8-4-4-4-12 hexadecimal digits), not \(id)"
     }
 }

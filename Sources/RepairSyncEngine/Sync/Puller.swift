@@ -152,12 +152,14 @@ struct Puller {
     }
 
     /// Requests the page after `cursor` and decodes it (off the writer: decoding page n+1 overlaps applying page n).
-    /// At most `cap` records; the cap that holds after it — smaller when the page was over the size limit for one
+    /// At most `cap` records; the cap that holds after it — lowered when the page was over the size limit for one
     /// answer and asked for again with half as many records, as often as that takes (records within the contract's
     /// string limits can make a page of the configured size weigh hundreds of MiB). Bounded: one request more per
-    /// halving, down to one record.
+    /// halving, down to one record, none once the engine is asked to stop. The link meter's size is not a cap: it
+    /// grows again when the link does.
     private func fetch(_ collection: SyncCollection, cursor: String?, cap: Int) async -> (Fetched, cap: Int) {
         let reply: APIClient.Reply
+        var cap = cap
         // On a slow link, pages small enough to arrive within the meter's target time (the cursor is opaque and
         // independent of the limit).
         var limit = min(cap, api.link.pageSize(for: collection.name, configured: configuration.pageSize))
@@ -165,8 +167,9 @@ struct Puller {
             do {
                 reply = try await api.changes(collection, cursor: cursor, limit: limit)
                 break
-            } catch .tooLarge(let detail) where limit > 1 {
+            } catch .tooLarge(let detail) where limit > 1 && !stopFlag.isSet {
                 limit /= 2
+                cap = limit
                 logger.warning(
                     "a changes page was over the size limit for one answer; asking for fewer records",
                     metadata: ["collection": "\(collection)", "records": "\(limit)", "error": "\(detail)"])
@@ -174,7 +177,6 @@ struct Puller {
                 return (.requestFailed(error), cap)
             }
         }
-        let cap = min(cap, limit)
         let page: DecodedPage
         do {
             switch collection {

@@ -581,8 +581,25 @@ struct LocalCreatesTests {
                         """, arguments: [capitals])
             }
             await expectRefused { _ = try await h.engine.queueChange(.clientCreated, id: capitals) }
+            // Nor does the next run pick the row up: it is left as it is (and logged).
+            _ = await h.engine.sync([])
             #expect(try h.engine.outboxEntries().isEmpty, "nothing queued")
             #expect(try h.local(Client.self, Self.clientId) == nil)
+            // A message row written in capitals before ids had to be lowercase: queueing it is refused, but a call
+            // repeated with its id and values still answers it (a repeat is always safe).
+            try await h.store.write { db in
+                try db.execute(
+                    sql: """
+                        INSERT INTO ticket_messages (id, ticket_id, content, sender_type, is_internal, created_at,
+                            updated_at, version)
+                        VALUES (?, 'tkt_1', 'Written before', 'staff', 0, '2026-11-22T10:00:00.000Z',
+                            '2026-11-22T10:00:00.000Z', 0)
+                        """, arguments: [capitals])
+            }
+            await expectRefused { _ = try await h.engine.queueChange(.ticketMessageCreated, id: capitals) }
+            let again = try await h.engine.createTicketMessage(
+                ticketId: "tkt_1", content: "Written before", id: capitals)
+            #expect(again.id == capitals && again.content == "Written before")
             // The lowercase form is taken.
             _ = try await h.engine.createClient(.init(id: Self.clientId, fields: ["email": "a@b.c"]))
             #expect(try h.engine.outboxEntries().map(\.recordId) == [Self.clientId])

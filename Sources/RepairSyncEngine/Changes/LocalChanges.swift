@@ -142,7 +142,7 @@ public struct LocalChanges: Sendable {
         guard !content.allSatisfy(\.isWhitespace) else {
             throw EngineError.invalidValue(field: "content", reason: "a message cannot be blank")
         }
-        guard NewRecordShape.isNewId(id) else {
+        guard NewRecordShape.isClientId(id) else {
             throw EngineError.invalidValue(field: "id", reason: NewRecordShape.newIdProblem(id))
         }
         let now = clock.now()
@@ -158,6 +158,9 @@ public struct LocalChanges: Sendable {
                 }
                 return existing
             }
+            // Checked once the message is known to be new: a call repeated with an id from before ids had to be
+            // lowercase still answers the message it made.
+            try Self.requireNewId(id)
             guard try Ticket.fetchOne(db, key: ticketId) != nil else {
                 throw EngineError.unknownRecord(collection: "tickets", id: ticketId)
             }
@@ -253,9 +256,7 @@ public struct LocalChanges: Sendable {
                 }
                 return .alreadyQueued(seq: queued.seq, fields: ["content", "is_internal"])
             }
-            guard NewRecordShape.isNewId(id) else {
-                throw EngineError.invalidValue(field: "id", reason: NewRecordShape.newIdProblem(id))
-            }
+            try Self.requireNewId(id)
             let entry = try Outbox.enqueueMessage(db, message: message, now: now)
             return .queued(seq: entry.seq, fields: ["content", "is_internal"])
         }

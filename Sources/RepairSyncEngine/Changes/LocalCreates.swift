@@ -34,6 +34,7 @@ extension LocalChanges {
                 try sameRecord(.client, id: id, given: fields, db)
                 return existing
             }
+            try Self.requireNewId(id)
             try Self.insertClient(id: id, fields, now: now, db)
             try Outbox.enqueueCreate(db, collection: .clients, id: id, fields: fields, dependsOn: nil, now: now)
             return try Client.fetchOne(db, key: id)!
@@ -64,6 +65,8 @@ extension LocalChanges {
                 try sameRecord(.order, id: id, given: fields, db)
                 return (try Order.fetchOne(db, key: id)!, try Self.devices(ofOrder: id, db))
             }
+            try Self.requireNewId(id)
+            for deviceId in deviceIds { try Self.requireNewId(deviceId) }
             let dependsOn = try parentKey(.order, fields, db)
             try Self.insertOrder(id: id, fields, now: now, db)
             try Outbox.enqueueCreate(db, collection: .orders, id: id, fields: fields, dependsOn: dependsOn, now: now)
@@ -90,6 +93,7 @@ extension LocalChanges {
                 try sameRecord(.device, id: id, given: fields, db)
                 return existing
             }
+            try Self.requireNewId(id)
             try insertDevice(id: id, fields, now: now, db)
             if let orderId = fields["order_id"] ?? nil { try Self.refreshLocalOrder(orderId, db) }
             return try Device.fetchOne(db, key: id)!
@@ -163,6 +167,7 @@ extension LocalChanges {
         guard let shape = NewRecordShape.of(collection) else {
             throw EngineError.invalidValue(field: "kind", reason: "\(collection.name) cannot be created here")
         }
+        try requireNewId(id)
         let fields = try createFields(fromRow: collection, id: id, cipher: cipher, db)
         var dependsOn: String?
         // A parent the replica does not hold (deleted on the server after the row was written, or never there) is
@@ -192,7 +197,7 @@ extension LocalChanges {
         guard let shape = NewRecordShape.of(collection) else {
             throw EngineError.invalidValue(field: "kind", reason: "\(collection.name) cannot be created here")
         }
-        guard NewRecordShape.isNewId(id) else {
+        guard NewRecordShape.isClientId(id) else {
             throw EngineError.invalidValue(field: "id", reason: NewRecordShape.newIdProblem(id))
         }
         let extra = collection == .orders ? ", order_number" : ""
@@ -271,12 +276,23 @@ extension LocalChanges {
         return fields
     }
 
+    /// The caller's id (or a new one) when it is a UUID. Whether it may name a new record (`requireNewId`) is asked
+    /// once the replica shows it is new: a call repeated with an id from before ids had to be lowercase still
+    /// answers the record it made.
     static func newId(_ given: String?) throws -> String {
         let id = given ?? UUID().uuidString.lowercased()
-        guard NewRecordShape.isNewId(id) else {
+        guard NewRecordShape.isClientId(id) else {
             throw EngineError.invalidValue(field: "id", reason: NewRecordShape.newIdProblem(id))
         }
         return id
+    }
+
+    /// Refuses an id a new record or message may not have (`NewRecordShape.isNewId`: capitals), naming its
+    /// lowercase form.
+    static func requireNewId(_ id: String) throws {
+        guard NewRecordShape.isNewId(id) else {
+            throw EngineError.invalidValue(field: "id", reason: NewRecordShape.newIdProblem(id))
+        }
     }
 
     /// A repeated create with an id already in the replica: the same values (those the shop cannot change later) —

@@ -57,7 +57,7 @@ extension RPC {
         /// Money: decimal text or a number.
         public var price: String?
         public var assignedUserId: String?
-        /// The device's id (a UUID); the daemon makes one when absent.
+        /// The device's id (a lowercase UUID); the daemon makes one when absent.
         public var id: String?
 
         public init(

@@ -18,7 +18,7 @@ extension RPC {
             public var assignedUserId: String?
             /// The order's devices, booked in with it.
             public var devices: [NewDevice]?
-            /// The order's id (a UUID); the daemon makes one when absent.
+            /// The order's id (a lowercase UUID); the daemon makes one when absent.
             public var id: String?
 
             public init(

@@ -1,8 +1,9 @@
 public import RepairSyncModels
 
 extension RPC {
-    /// Write a new message on a ticket and queue it. `id`, a UUID the caller chooses, makes the call safe to repeat:
-    /// the same id with the same content answers the message already written; with other content it is -32002.
+    /// Write a new message on a ticket and queue it. `id`, a lowercase UUID the caller chooses, makes the call safe to
+    /// repeat: the same id with the same content answers the message already written; with other content it is
+    /// -32002.
     public enum ReplyToTicket: ControlMethod {
         public typealias Result = TicketMessage
         public static let name = "replyToTicket"

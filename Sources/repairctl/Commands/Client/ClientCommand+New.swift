@@ -9,7 +9,7 @@ extension ClientCommand {
             commandName: "new", abstract: "Create a client here; it reaches the server with the next push.",
             discussion: """
                 Works while the API is unreachable: the client is in the local replica at once and queued. With \
-                --client-id (a UUID you choose), running the same command again is safe.
+                --client-id (a lowercase UUID you choose), running the same command again is safe.
                 """)
         @OptionGroup var options: GlobalOptions
         @OptionGroup var client: ClientFields

@@ -15,7 +15,7 @@ struct ClientFields: ParsableArguments {
     @Option(
         name: .customLong("client-id"),
         help: ArgumentHelp(
-            "The client's id, a UUID (makes a repeated command safe); made by the daemon when absent.",
+            "The client's id, a lowercase UUID (makes a repeated command safe); made by the daemon when absent.",
             valueName: "uuid"))
     var id: String?
 

@@ -18,7 +18,8 @@ extension DeviceCommand {
         @Option var issue: String?
         @Option var price: String?
         @Option var status: String?
-        @Option(help: ArgumentHelp("The device's id, a UUID (makes a repeated command safe).", valueName: "uuid"))
+        @Option(
+            help: ArgumentHelp("The device's id, a lowercase UUID (makes a repeated command safe).", valueName: "uuid"))
         var id: String?
 
         func run() throws {

@@ -25,7 +25,8 @@ extension OrderCommand {
         @Option(help: "Deposit taken, e.g. 20 or 19.99.") var deposit: String?
         @Option(help: "Location id.") var location: String?
         @Option(help: "Assigned user id.") var assignedUser: String?
-        @Option(help: ArgumentHelp("The order's id, a UUID (makes a repeated command safe).", valueName: "uuid"))
+        @Option(
+            help: ArgumentHelp("The order's id, a lowercase UUID (makes a repeated command safe).", valueName: "uuid"))
         var id: String?
 
         func validate() throws {

@@ -9,14 +9,15 @@ extension TicketCommand {
             commandName: "reply",
             abstract: "Add a message to a ticket.",
             discussion: """
-                With --id (a UUID you choose), running the same command again is safe: the message is written once. \
+                With --id (a lowercase UUID you choose), running the same command again is safe: the message is written once. \
                 The same id with other text is refused.
                 """)
         @OptionGroup var options: GlobalOptions
         @Argument var ticketId: String
         @Argument var text: String
         @Flag(help: "A note for staff only.") var `internal` = false
-        @Option(help: ArgumentHelp("The message's id, a UUID (makes a repeated reply safe).", valueName: "uuid"))
+        @Option(
+            help: ArgumentHelp("The message's id, a lowercase UUID (makes a repeated reply safe).", valueName: "uuid"))
         var id: String?
 
         func run() throws {

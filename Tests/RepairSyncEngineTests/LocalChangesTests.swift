@@ -134,6 +134,22 @@ struct LocalChangesTests {
         }
     }
 
+    @Test(
+        "a message another program inserted and never queued (it died before queueChange) is sent by the next run, once"
+    )
+    func unqueuedMessageIsPickedUp() async throws {
+        try await EngineHarness.with { h in
+            #expect(await h.engine.performFullSync().succeeded)
+            let id = try await Self.insertMessage(h, ticket: "tkt_3", content: "Left unqueued")
+            let created = try await h.counter("messages_created")
+            #expect(await h.engine.sync([]).pushed == 1)
+            #expect(try await h.serverRecord(TicketMessage.self, "ticket_messages", id).content == "Left unqueued")
+            #expect(await h.engine.sync([]).pushed == 0)
+            #expect(try await h.counter("messages_created") == created + 1)
+            #expect(try h.engine.outboxEntries().isEmpty)
+        }
+    }
+
     @Test("a message the server refused is not queued again: the answer says refused and names the dead change")
     func queueChangeRefusedMessage() async throws {
         try await EngineHarness.with { h in

@@ -6,6 +6,7 @@ import RepairSyncEngine
 import RepairSyncModels
 import RepairSyncStore
 import RepairSyncTestSupport
+import Synchronization
 import Testing
 
 /// Issue 23: clients, orders and devices created here — in the replica at once, pushed parent-first, settled exactly
@@ -398,6 +399,45 @@ struct LocalCreatesTests {
                 devices: [.init(fields: ["type": "phone"])])
             #expect(order == sameOrder && devices == sameDevices, "no second device")
             #expect(try h.engine.outboxEntries().count == 3)
+        }
+    }
+
+    @Test(
+        "a create repeated after the server stored its values its own way (trimmed, in lower case) still answers the record; another booking under the id is refused"
+    )
+    func repeatedCreateAfterTheServerNormalised() async throws {
+        try await EngineHarness.with { h in
+            #expect(await h.engine.performFullSync().succeeded)
+            let transport = ForeignAnswerTests.RewritingTransport(
+                inner: ForeignAnswerTests.http(h), matches: { $0.method == "POST" },
+                rewrite: { object in
+                    for key in ["email", "first_name", "content"] {
+                        if let text = object[key] as? String {
+                            object[key] = text.trimmingCharacters(in: .whitespaces).lowercased()
+                        }
+                    }
+                })
+            let engine = try ForeignAnswerTests.engine(h, transport)
+            let asked: FieldValues = ["email": "Walk.In@Example.com", "first_name": "  Walk "]
+            let messageId = UUID().uuidString.lowercased()
+            _ = try await engine.createClient(.init(id: Self.clientId, fields: asked))
+            _ = try await engine.createTicketMessage(ticketId: "tkt_1", content: "Ready Friday ", id: messageId)
+            #expect(await engine.sync([]).pushed == 2)
+            #expect(transport.rewritten.load(ordering: .relaxed) == 2)
+            #expect(try h.local(Client.self, Self.clientId)?.email == "walk.in@example.com", "the server's copy")
+            // The caller whose replies were lost calls again, as it first did.
+            let again = try await engine.createClient(.init(id: Self.clientId, fields: asked))
+            #expect(again.email == "walk.in@example.com")
+            let message = try await engine.createTicketMessage(
+                ticketId: "tkt_1", content: "Ready Friday ", id: messageId)
+            #expect(message.content == "ready friday")
+            await #expect(throws: EngineError.self, "another booking under the same id") {
+                try await engine.createClient(.init(id: Self.clientId, fields: ["email": "someone.else@example.com"]))
+            }
+            await #expect(throws: EngineError.self, "another message under the same id") {
+                try await engine.createTicketMessage(ticketId: "tkt_1", content: "Collected", id: messageId)
+            }
+            #expect(try engine.outboxEntries().isEmpty, "nothing created twice")
         }
     }
 

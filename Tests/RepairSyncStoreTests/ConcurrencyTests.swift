@@ -90,7 +90,7 @@ import Testing
                 "v1-replica", "v2-engine", "v3-in-doubt-and-resync", "v4-local-creates",
                 "v5-list-indexes-and-outbox-counts", "v6-push-priority", "v7-discarded-in-doubt",
                 "v8-children-by-their-own-tombstones", "v9-status-generation", "v10-push-priority-by-join",
-                "v11-outbox-checks-without-lists",
+                "v11-outbox-checks-without-lists", "v12-inserted-messages",
             ])
         #expect(try reopened.read { db in try Order.fetchCount(db) } == 10)
         #expect(try reopened.read { db in try SyncMetadata.fetchOne(db, key: "orders")?.cursor } == "c-10")

@@ -41,10 +41,10 @@ import Testing
         try Self.v3Store(at: path)
         let store = try ReplicaStore.open(at: path)
         #expect(
-            try store.appliedMigrations().suffix(8) == [
+            try store.appliedMigrations().suffix(9) == [
                 "v4-local-creates", "v5-list-indexes-and-outbox-counts", "v6-push-priority", "v7-discarded-in-doubt",
                 "v8-children-by-their-own-tombstones", "v9-status-generation", "v10-push-priority-by-join",
-                "v11-outbox-checks-without-lists",
+                "v11-outbox-checks-without-lists", "v12-inserted-messages",
             ])
         #expect(try store.integrityProblems().isEmpty)
         try store.write { db in

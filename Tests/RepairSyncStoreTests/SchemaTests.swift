@@ -14,7 +14,7 @@ import Testing
                 "v1-replica", "v2-engine", "v3-in-doubt-and-resync", "v4-local-creates",
                 "v5-list-indexes-and-outbox-counts", "v6-push-priority", "v7-discarded-in-doubt",
                 "v8-children-by-their-own-tombstones", "v9-status-generation", "v10-push-priority-by-join",
-                "v11-outbox-checks-without-lists",
+                "v11-outbox-checks-without-lists", "v12-inserted-messages",
             ])
         let tables = try store.read { db in
             try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")

@@ -151,7 +151,13 @@ public struct LocalChanges: Sendable {
             isInternal: isInternal, createdAt: now, updatedAt: now, version: 0)
         return { db in
             if let existing = try TicketMessage.fetchOne(db, key: id) {
-                guard existing.ticketId == ticketId, existing.content == content, existing.isInternal == isInternal
+                // The server's copy may hold the content as the server stored it (`sameRecord`).
+                let syncedAt = try String?.fetchOne(
+                    db, sql: "SELECT synced_at FROM ticket_messages WHERE id = ?", arguments: [id])
+                let onServer = syncedAt.flatMap { $0 } != nil
+                let sameContent =
+                    onServer ? Self.loosely(existing.content) == Self.loosely(content) : existing.content == content
+                guard existing.ticketId == ticketId, sameContent, existing.isInternal == isInternal
                 else {
                     throw EngineError.invalidValue(
                         field: "id", reason: "message \(id) already exists with another ticket, content or visibility")
@@ -256,9 +262,16 @@ public struct LocalChanges: Sendable {
                 }
                 return .alreadyQueued(seq: queued.seq, fields: ["content", "is_internal"])
             }
-            try Self.requireNewId(id)
-            let entry = try Outbox.enqueueMessage(db, message: message, now: now)
+            let entry = try Self.queueInsertedMessage(message, now: now, db)
             return .queued(seq: entry.seq, fields: ["content", "is_internal"])
         }
+    }
+
+    /// Queues a message row another program inserted (not from the server, not queued yet): by `queueChange`, or
+    /// by the next run when the program never called it.
+    @discardableResult
+    static func queueInsertedMessage(_ message: TicketMessage, now: Timestamp, _ db: Database) throws -> OutboxEntry {
+        try requireNewId(message.id)
+        return try Outbox.enqueueMessage(db, message: message, now: now)
     }
 }

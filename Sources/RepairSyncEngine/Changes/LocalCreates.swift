@@ -307,9 +307,14 @@ extension LocalChanges {
         let names = shape.fields.filter { !editable.contains($0) }
         guard
             let row = try Row.fetchOne(
-                db, sql: "SELECT \(names.joined(separator: ", ")) FROM \(shape.collection.name) WHERE id = ?",
+                db,
+                sql: "SELECT \(names.joined(separator: ", ")), synced_at FROM \(shape.collection.name) WHERE id = ?",
                 arguments: [id])
         else { return }
+        // Once the server has made the record, the row is its copy, and a server may store a value as it likes it
+        // (trimmed, in lower case): what was sent is compared loosely then, so that a call repeated after a lost
+        // reply still answers the record, and only another booking under the same id is refused.
+        let onServer = (row["synced_at"] as String?) != nil
         for name in names {
             var stored = row[name] as String?
             var wanted = given[name] ?? nil
@@ -318,11 +323,23 @@ extension LocalChanges {
                 wanted = cipher?.open(wanted)
             }
             if shape.money.contains(name) { stored = stored.flatMap { Money(exactly: $0)?.canonicalText } ?? stored }
+            if onServer {
+                stored = Self.loosely(stored)
+                wanted = Self.loosely(wanted)
+            }
             guard stored == wanted else {
                 throw EngineError.invalidValue(
                     field: "id", reason: "\(shape.collection.singular) \(id) already exists with another \(name)")
             }
         }
+    }
+
+    /// A value as a server might have stored it: its words separated by single spaces, in lower case; nil when
+    /// there are none.
+    static func loosely(_ value: String?) -> String? {
+        guard let value else { return nil }
+        let words = value.split(whereSeparator: \.isWhitespace)
+        return words.isEmpty ? nil : words.joined(separator: " ").lowercased()
     }
 
     /// The order key a new child's create waits for: its parent's create, when the parent was created here and the

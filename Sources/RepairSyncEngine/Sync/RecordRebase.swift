@@ -74,13 +74,20 @@ struct RecordRebase {
             let id: String = row["record_id"]
             let collection = SyncCollection(rawValue: row["collection"]) ?? .orders
             let before = try Outbox.entries(db, collection: collection, id: id)
-            if collection != .ticketMessages, collection != .tickets, !before.contains(where: { $0.kind == .create }),
+            if collection != .tickets, !before.contains(where: { $0.kind == .create }),
                 try String?.fetchOne(db, sql: "SELECT synced_at FROM \(collection.name) WHERE id = ?", arguments: [id])
                     == .some(nil)
             {
                 do {
                     try db.inSavepoint {
-                        try LocalChanges.queueCreateFromRow(collection, id: id, cipher: cipher, now: now, db)
+                        if collection == .ticketMessages {
+                            // A message row inserted and never queued (its program died before `queueChange`).
+                            if let message = try TicketMessage.fetchOne(db, key: id) {
+                                try LocalChanges.queueInsertedMessage(message, now: now, db)
+                            }
+                        } else {
+                            try LocalChanges.queueCreateFromRow(collection, id: id, cipher: cipher, now: now, db)
+                        }
                         return .commit
                     }
                 } catch let error as EngineError {

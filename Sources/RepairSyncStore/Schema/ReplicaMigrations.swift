@@ -21,6 +21,7 @@ enum ReplicaMigrations {
         migrator.registerMigration("v9-status-generation", migrate: StatusGenerationMigration.migrate)
         migrator.registerMigration("v10-push-priority-by-join", migrate: PushPriorityJoinMigration.migrate)
         migrator.registerMigration("v11-outbox-checks-without-lists", migrate: OutboxChecksMigration.migrate)
+        migrator.registerMigration("v12-inserted-messages", migrate: InsertedMessagesMigration.migrate)
         return migrator
     }
 

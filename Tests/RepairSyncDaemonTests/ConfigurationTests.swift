@@ -149,6 +149,99 @@ struct ConfigurationTests {
         }
     }
 
+    @Test(
+        "a user or password in the API URL, or a fragment, is refused: the URL is printed in the start-up line, doctor and TLS errors"
+    )
+    func baseURLWithCredentials() async throws {
+        for url in [
+            "https://buser:BASESECRET@api.example", "http://buser:BASESECRET@127.0.0.1:8080",
+            "https://api.example#frag",
+        ] {
+            let files = try Files("api:\n  base_url: \(url)\n  token_file: TOKEN_FILE")
+            do {
+                _ = try await files.load()
+                Issue.record("accepted \(url)")
+            } catch {
+                #expect(error.key == "api.base_url")
+                #expect(!error.description.contains("BASESECRET"), "\(error)")
+            }
+        }
+    }
+
+    @Test(
+        "a token with a control character, a space or a line break (file or environment) is refused without being shown; a byte order mark is dropped"
+    )
+    func tokenCharacters() async throws {
+        for token in ["SECRET\u{01}TOKEN", "SECRET\u{7F}TOKEN", "SECRET TOKEN"] {
+            let files = try Files(Self.minimal, token: token)
+            do {
+                _ = try await files.load()
+                Issue.record("accepted \(token.debugDescription)")
+            } catch {
+                #expect(error.key == "api.token_file")
+                #expect(!error.description.contains("SECRET"), "\(error)")
+            }
+        }
+        let bom = try Files(Self.minimal, token: "\u{FEFF}s3cr3t-token\n")
+        #expect(try await bom.load().token.value == "s3cr3t-token")
+        let files = try Files("api:\n  base_url: https://x.example\n")
+        for token in ["ENVSECRET\r\nX-Evil: 1", "ENV\u{01}SECRET"] {
+            do {
+                _ = try await ConfigurationLoader.load(
+                    path: files.configPath, environment: ["REPAIRSYNCD_API_TOKEN": token])
+                Issue.record("accepted \(token.debugDescription)")
+            } catch {
+                #expect(error.key == "api.token")
+                #expect(!error.description.contains("SECRET"), "\(error)")
+            }
+        }
+    }
+
+    @Test(
+        "YAML errors name the line, never quote it (a proxy's password); a file of aliases that expands past 10,000 keys, or over 1 MiB, is refused at once"
+    )
+    func hostileFiles() async throws {
+        let duplicate = try Files(
+            "api:\n  base_url: https://x.example\n  proxy: http://puser:PROXYSECRET@proxy.lan:3128\n  proxy: none\n  token_file: TOKEN_FILE"
+        )
+        do {
+            _ = try await duplicate.load()
+            Issue.record("a duplicated key was accepted")
+        } catch {
+            #expect(error.description.contains("line"), "\(error)")
+            #expect(!error.description.contains("PROXYSECRET"), "\(error)")
+        }
+        let badProxy = try Files(
+            "api:\n  base_url: https://x.example\n  proxy: http://puser:PROXYSECRET@:3128\n  token_file: TOKEN_FILE")
+        do {
+            _ = try await badProxy.load()
+            Issue.record("a proxy without a host was accepted")
+        } catch {
+            #expect(error.key == "api.proxy")
+            #expect(!error.description.contains("PROXYSECRET") && error.description.contains("puser"), "\(error)")
+        }
+        // Five levels of ten aliases each: 10^5 keys from 600 bytes (minutes of CPU before the bound).
+        var bomb = "m0: &m0 {k: v}\n"
+        for level in 1...5 {
+            let keys = (0..<10).map { "k\($0): *m\(level - 1)" }.joined(separator: ", ")
+            bomb += "m\(level): &m\(level) {\(keys)}\n"
+        }
+        let aliases = try Files(bomb)
+        do {
+            _ = try await aliases.load()
+            Issue.record("an alias bomb was accepted")
+        } catch {
+            #expect(error.message.contains("10000 keys"), "\(error)")
+        }
+        let large = try Files("# " + String(repeating: "x", count: 1 << 20) + "\n" + Self.minimal)
+        do {
+            _ = try await large.load()
+            Issue.record("a 1 MiB file was accepted")
+        } catch {
+            #expect(error.message.contains("a configuration is a few KiB"), "\(error)")
+        }
+    }
+
     @Test("a missing, empty or unreadable token file, and a file that is not YAML, are clear errors")
     func badFiles() async throws {
         let missing = try Files(Self.minimal, token: nil)

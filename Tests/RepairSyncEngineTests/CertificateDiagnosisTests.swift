@@ -44,4 +44,18 @@ struct CertificateDiagnosisTests {
             CertificateDiagnosis(chain: [], host: "api.example", now: Date()).reason
                 == "the server at api.example presented no certificate")
     }
+
+    @Test(
+        "reading the certificate of a host that refuses the connection fails with the reason (doctor against an API that is down)"
+    )
+    func refusedConnection() async throws {
+        // A port nothing listens on (as RunAndStatusTests' offline engine).
+        let port = 9
+        do {
+            _ = try await ServerCertificate.fetch(baseURL: "https://127.0.0.1:\(port)", settings: TransportSettings())
+            Issue.record("a certificate from a closed port")
+        } catch {
+            #expect("\(error)".contains("cannot connect to 127.0.0.1:\(port)"), "\(error)")
+        }
+    }
 }

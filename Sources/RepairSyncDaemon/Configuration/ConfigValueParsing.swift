@@ -56,6 +56,17 @@ enum ConfigValueParsing {
             throw ConfigurationError(
                 key: key, "expected an http(s) URL such as https://api.example.com, got \"\(text)\"")
         }
+        // Credentials in the URL would be printed wherever the URL is (the start-up line, doctor, TLS errors), and
+        // the API takes its token as a header; a fragment would swallow every request's path.
+        guard url.user == nil, url.password == nil else {
+            throw ConfigurationError(
+                key: key,
+                "must not hold a user or password (they would be printed wherever the URL is); the API's token goes in api.token_file"
+            )
+        }
+        guard url.fragment == nil, !trimmed.contains("#") else {
+            throw ConfigurationError(key: key, "must not hold a fragment (#…): every request's path would follow it")
+        }
         let loopback = ["localhost", "127.0.0.1", "::1", "[::1]"].contains(host.lowercased())
         if scheme == "http", !loopback, !allowInsecure {
             throw ConfigurationError(

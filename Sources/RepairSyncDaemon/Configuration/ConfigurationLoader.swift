@@ -124,6 +124,11 @@ public enum ConfigurationLoader {
     /// The dotted paths of the leaves of the YAML file (to report unknown keys), validating that it is YAML and a
     /// mapping.
     static func keysInFile(_ path: String) throws(ConfigurationError) -> Set<String> {
+        // A configuration is a few KiB: a larger file is not one (and parsing it would hold up the daemon's reload).
+        if let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int, size > maxFileBytes {
+            throw ConfigurationError(
+                key: "(file \(path))", "is \(size) bytes: a configuration is a few KiB (at most \(maxFileBytes))")
+        }
         let text: String
         do {
             text = try String(contentsOfFile: path, encoding: .utf8)
@@ -134,7 +139,7 @@ public enum ConfigurationLoader {
         do {
             node = try Yams.compose(yaml: text)
         } catch {
-            throw ConfigurationError(key: "(file \(path))", "is not valid YAML: \(error)")
+            throw ConfigurationError(key: "(file \(path))", "is not valid YAML: \(describeYAML(error))")
         }
         guard let node else { return [] }
         guard let mapping = node.mapping else {
@@ -142,8 +147,17 @@ public enum ConfigurationLoader {
         }
         var keys = Set<String>()
         var queue: [(String, Node)] = mapping.map { ($0.key.string ?? "?", $0.value) }
-        while !queue.isEmpty {
-            let (prefix, value) = queue.removeFirst()
+        var next = 0
+        while next < queue.count {
+            // Aliases of aliases multiply a small file into billions of keys ("billion laughs"): counted, bounded.
+            guard queue.count <= maxKeys else {
+                throw ConfigurationError(
+                    key: "(file \(path))",
+                    "holds more than \(maxKeys) keys once its aliases (*name) are expanded: a configuration has a few dozen"
+                )
+            }
+            let (prefix, value) = queue[next]
+            next += 1
             if let nested = value.mapping {
                 queue += nested.map { (prefix + "." + ($0.key.string ?? "?"), $0.value) }
             } else {
@@ -151,6 +165,29 @@ public enum ConfigurationLoader {
             }
         }
         return keys
+    }
+
+    static let maxFileBytes = 1 << 20
+    static let maxKeys = 10_000
+
+    /// A YAML error as the place and the problem, quoting nothing of the file: the line quoted could be the one with
+    /// a proxy's password.
+    static func describeYAML(_ error: any Error) -> String {
+        guard let yaml = error as? YamlError else { return "it could not be parsed" }
+        switch yaml {
+        case .scanner(_, let problem, let mark, _), .parser(_, let problem, let mark, _),
+            .composer(_, let problem, let mark, _):
+            return "\(problem) at line \(mark.line), column \(mark.column)"
+        case .duplicatedKeysInMapping(let duplicates, let context):
+            return
+                "a key appears twice in one mapping (\(duplicates.joined(separator: ", "))) at line \(context.mark.line)"
+        case .reader(let problem, _, _, _):
+            return problem
+        case .dataCouldNotBeDecoded:
+            return "it is not UTF-8 text"
+        default:
+            return "it could not be parsed"
+        }
     }
 
     /// Reads a key as text: nil when absent, an error when present but not a single value.
@@ -207,7 +244,14 @@ public enum ConfigurationLoader {
             !fromEnvironment.isEmpty
         {
             tokenFile = "(environment REPAIRSYNCD_API_TOKEN)"
-            token = Secret(fromEnvironment.trimmingCharacters(in: .whitespacesAndNewlines))
+            let trimmed = fromEnvironment.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard Self.isPrintable(trimmed) else {
+                throw ConfigurationError(
+                    key: "api.token",
+                    "REPAIRSYNCD_API_TOKEN holds a character that is not a printable ASCII letter, digit or sign (a space, a line break, a control character): the token cannot be sent as it is"
+                )
+            }
+            token = Secret(trimmed)
         } else {
             tokenFile = try values.withDefault("api.token_file")
             token = try readToken(tokenFile, checkOwnership: true)
@@ -358,10 +402,25 @@ public enum ConfigurationLoader {
         else {
             throw ConfigurationError(key: key, "the \(what) file \(path) is not readable by this user")
         }
-        let secret = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !secret.isEmpty, !secret.contains("\n"), secret.allSatisfy({ $0.isASCII && !$0.isWhitespace }) else {
+        var text = String(decoding: data, as: UTF8.self)
+        if text.hasPrefix("\u{FEFF}") { text.removeFirst() }  // an editor's byte order mark
+        let secret = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !secret.isEmpty, !secret.contains("\n") else {
             throw ConfigurationError(key: key, "\(path) must hold the \(what) alone on one line")
         }
+        guard Self.isPrintable(secret) else {
+            throw ConfigurationError(
+                key: key,
+                "\(path) holds a character that is not a printable ASCII letter, digit or sign (a space, a control character, a non-ASCII letter): the \(what) cannot be sent as it is"
+            )
+        }
         return Secret(secret)
+    }
+
+    /// Printable ASCII without space (`!` to `~`): what an HTTP header value may carry as a token without being
+    /// refused, or split, on its way — and nothing that, refused by the HTTP client, would come back quoted in its
+    /// error, the token with it, into `status` and the journal.
+    static func isPrintable(_ secret: String) -> Bool {
+        secret.utf8.allSatisfy { (0x21...0x7E).contains($0) }
     }
 }

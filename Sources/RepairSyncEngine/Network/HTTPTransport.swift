@@ -240,6 +240,12 @@ public struct HTTPTransport: APITransport {
     /// A failed TLS handshake also means nothing was sent, and is named apart: retrying will not fix it.
     static func classify(_ error: any Error) -> TransportFailure {
         let text = String(describing: error)
+        // AsyncHTTPClient quotes the refused header in its error — the token, when it is the `Authorization` header
+        // — and the error's text goes to `status` and the journal.
+        if text.contains("invalidHeaderField") {
+            return .interrupted(
+                "a request header held a character HTTP does not allow (its value is not repeated here)")
+        }
         if let failure = compressionFailure(error) { return failure }
         if let sslError = error as? NIOSSLError {
             // A handshake that failed sent nothing; a TLS error later (an unclean shutdown) cut a request short.

@@ -62,7 +62,10 @@ enum PeerCertificates {
         do {
             channel = try await bootstrap.connect(host: connectTo.host, port: connectTo.port).get()
         } catch {
-            throw Failure(description: "cannot connect to \(connectTo.host):\(connectTo.port): \(error)")
+            let failure = Failure(description: "cannot connect to \(connectTo.host):\(connectTo.port): \(error)")
+            // The promise is the capture's: left pending, NIO traps on it when it is released (debug builds).
+            capture.fail(failure)
+            throw failure
         }
         defer { channel.close(promise: nil) }
         return try await capture.chain.get().map { try $0.toDERBytes() }

@@ -37,7 +37,7 @@ public struct ProxyServer: Sendable, Equatable, CustomStringConvertible {
             let host = components.host, !host.isEmpty
         else {
             throw TransportSettingsError(
-                "expected a proxy URL such as http://proxy.example:3128 or socks5://proxy.example:1080, got \"\(text)\""
+                "expected a proxy URL such as http://proxy.example:3128 or socks5://proxy.example:1080, got \"\(Self.redacted(text))\""
             )
         }
         switch scheme {
@@ -51,7 +51,7 @@ public struct ProxyServer: Sendable, Equatable, CustomStringConvertible {
             throw TransportSettingsError("proxy scheme \(scheme) is not supported; use http:// (CONNECT) or socks5://")
         }
         guard components.path.isEmpty || components.path == "/", components.query == nil else {
-            throw TransportSettingsError("a proxy URL has no path or query, got \"\(text)\"")
+            throw TransportSettingsError("a proxy URL has no path or query, got \"\(Self.redacted(text))\"")
         }
         self.host = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
         port = components.port ?? (kind == .http ? 80 : 1080)
@@ -62,6 +62,15 @@ public struct ProxyServer: Sendable, Equatable, CustomStringConvertible {
             throw TransportSettingsError(
                 "SOCKS proxies with a user name and password are not supported; use an HTTP proxy")
         }
+    }
+
+    /// `text` with the password of its user information (`user:PASSWORD@`) replaced: for error messages about a
+    /// proxy URL that does not parse, which quote what was written.
+    static func redacted(_ text: String) -> String {
+        guard let at = text.lastIndex(of: "@") else { return text }
+        let start = text.range(of: "://")?.upperBound ?? text.startIndex
+        guard start <= at, let colon = text[start..<at].firstIndex(of: ":") else { return text }
+        return String(text[...colon]) + "<redacted>" + String(text[at...])
     }
 
     public var description: String {
@@ -87,6 +96,15 @@ extension ProxyServer {
         case configuration
         /// An environment variable, named.
         case environment(String)
+
+        /// `text` with the password of its user information (`user:PASSWORD@`) replaced: for error messages about a
+        /// proxy URL that does not parse, which quote what was written.
+        static func redacted(_ text: String) -> String {
+            guard let at = text.lastIndex(of: "@") else { return text }
+            let start = text.range(of: "://")?.upperBound ?? text.startIndex
+            guard start <= at, let colon = text[start..<at].firstIndex(of: ":") else { return text }
+            return String(text[...colon]) + "<redacted>" + String(text[at...])
+        }
 
         public var description: String {
             switch self {

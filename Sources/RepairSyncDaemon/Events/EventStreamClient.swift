@@ -93,6 +93,8 @@ public final class EventStreamClient: Sendable {
     private let mailbox = Mailbox<Bool>()
     private let state: Mutex<Snapshot>
     private let online = Mutex(true)
+    /// When a reset was last logged.
+    private let resetLogged = Mutex<ContinuousClock.Instant?>(nil)
     private let observers = Mutex<[UUID: AsyncStream<State>.Continuation]>([:])
 
     public init(
@@ -137,7 +139,6 @@ public final class EventStreamClient: Sendable {
 
     public func run() async {
         var failures = 0
-        var first = true
         while !Task.isCancelled {
             if !online.withLock({ $0 }) {
                 if snapshot.state != .unavailable { set(.connecting) }
@@ -149,8 +150,9 @@ public final class EventStreamClient: Sendable {
                 try? await Task.sleep(for: wait)
                 continue
             }
-            let outcome = await connectOnce(fresh: first)
-            first = false
+            // Every stream opened without Last-Event-ID is a fresh one (docs/api.md): not only the first — after a
+            // refused attempt, a 404's recheck, or a server that sends no ids, nothing says what changed meanwhile.
+            let outcome = await connectOnce(fresh: true)
             guard !Task.isCancelled else { return }
             var wait: Duration
             switch outcome {
@@ -297,7 +299,11 @@ public final class EventStreamClient: Sendable {
         watched.withLock { $0.lastByte = .now }
         let contentType = response.headers.first(name: "Content-Type")?.lowercased() ?? ""
         guard response.status == .ok, contentType.hasPrefix("text/event-stream") else {
-            let retryAfter = response.headers.first(name: "Retry-After").flatMap(Int.init).map { Duration.seconds($0) }
+            // Seconds or an HTTP date, the date measured against the answer's own Date header, as the engine does.
+            let serverDate = response.headers.first(name: "Date").flatMap(HTTPDates.parse)
+            let retryAfter = response.headers.first(name: "Retry-After").flatMap {
+                HTTPDates.retryAfter($0, now: serverDate ?? Date())
+            }
             // At once, before anything else: the engine's requests must stop now, not after this answer is read.
             if let retryAfter, [429, 503].contains(response.status.code) { gate?.holdRequests(for: retryAfter) }
             watched.withLock {
@@ -345,8 +351,22 @@ public final class EventStreamClient: Sendable {
             }
         case "reset":
             remember(event.id)
-            state.withLock { $0.resets += 1 }
-            logger.info("the server cannot replay what was missed: pulling every collection")
+            // Logged once a minute at most: a server sending resets by the hundred a second would fill the journal
+            // past its rate limit and have the daemon's other messages dropped (the pulls are debounced anyway).
+            let resets = state.withLock { snapshot in
+                snapshot.resets += 1
+                return snapshot.resets
+            }
+            let log = resetLogged.withLock { last -> Bool in
+                guard last.map({ ContinuousClock.now - $0 >= .seconds(60) }) ?? true else { return false }
+                last = .now
+                return true
+            }
+            if log {
+                logger.info(
+                    "the server cannot replay what was missed: pulling every collection",
+                    metadata: ["resets_so_far": "\(resets)"])
+            }
             await notify(.everything)
         default:
             // Unknown types are for newer clients.
@@ -354,8 +374,21 @@ public final class EventStreamClient: Sendable {
         }
     }
 
+    /// Takes an event's id as the one to resume after. An empty `id:` forgets it (as the SSE standard says: the
+    /// next stream opens fresh); one that could not be sent back as a header — a control character, a space, a
+    /// non-ASCII letter, more than 256 bytes — is ignored: remembered, it made every later connection fail on this
+    /// side before anything was sent, and server push stopped for good.
     private func remember(_ id: String?) {
-        guard let id, !id.isEmpty, id.utf8.count <= 256 else { return }
+        guard let id else { return }
+        if id.isEmpty {
+            state.withLock { $0.lastEventID = nil }
+            return
+        }
+        guard id.utf8.count <= 256, id.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
+            logger.debug(
+                "an event id that cannot be sent back as a header ignored", metadata: ["bytes": "\(id.utf8.count)"])
+            return
+        }
         state.withLock { $0.lastEventID = id }
     }
 
@@ -370,16 +403,17 @@ public final class EventStreamClient: Sendable {
         for observer in observers.withLock({ Array($0.values) }) { observer.yield(value) }
     }
 
-    /// `{"heartbeat_ms": N}` within 10 ms … 1 h.
+    /// `{"heartbeat_ms": N}` from 10 ms, at most 15 s (the contract's longest interval: a server announcing an hour
+    /// would have a dead stream taken for a quiet one for three).
     static func heartbeat(in data: String) -> Duration? {
         struct Ready: Decodable {
             var heartbeatMs: Int64?
             enum CodingKeys: String, CodingKey { case heartbeatMs = "heartbeat_ms" }
         }
         guard let milliseconds = (try? JSONDecoder().decode(Ready.self, from: Data(data.utf8)))?.heartbeatMs,
-            (10...3_600_000).contains(milliseconds)
+            milliseconds >= 10
         else { return nil }
-        return .milliseconds(milliseconds)
+        return .milliseconds(min(milliseconds, 15_000))
     }
 
     /// `{"collection": "orders"}`.

@@ -1,0 +1,186 @@
+import AsyncHTTPClient
+import Foundation
+import Logging
+import RepairSyncEngine
+import Synchronization
+import Testing
+
+@testable import RepairSyncDaemon
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The change-stream client against a server that answers what the tests script, connection by connection: ids that
+/// cannot be sent back, a refusal before a fresh stream, a Retry-After given as a date, a storm of resets.
+@Suite("Event stream: a hostile server", .timeLimit(.minutes(2)))
+struct EventStreamHostileServerTests {
+    static func events(_ text: String) -> String {
+        "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n" + text
+    }
+
+    /// `Sun, 29 Nov 2026 10:04:40 GMT`.
+    static func httpDate(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        return formatter.string(from: date)
+    }
+
+    /// What the client asked the engine to pull.
+    final class Notices: Sendable {
+        private let list = Mutex<[EventStreamClient.Notice]>([])
+        func append(_ notice: EventStreamClient.Notice) { list.withLock { $0.append(notice) } }
+        func contains(_ notice: EventStreamClient.Notice) -> Bool { list.withLock { $0.contains(notice) } }
+    }
+
+    static func client(_ server: ScriptedServer, gate: APIClient? = nil, log: CapturedLog? = nil)
+        -> (EventStreamClient, Notices)
+    {
+        let notices = Notices()
+        let captured = log ?? CapturedLog()
+        let client = EventStreamClient(
+            settings: PushStack.fastSettings, http: HTTPClient.shared, baseURL: "http://127.0.0.1:\(server.port)",
+            token: "t", gate: gate, logger: Logger(label: "test.events") { _ in captured },
+            notify: { notice in notices.append(notice) })
+        return (client, notices)
+    }
+
+    @Test("an event id that cannot be sent back as a header is not kept: the client keeps reconnecting")
+    func unsendableEventId() async throws {
+        let server = try ScriptedServer([
+            Self.events("event: ready\ndata: {}\n\nevent: change\nid: 12\u{1}3\ndata: {\"collection\":\"orders\"}\n\n")
+        ])
+        defer { server.stop() }
+        let (client, _) = Self.client(server)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await client.run() }
+            defer { group.cancelAll() }
+            try await PushStack.waitUntil("three connections") { server.heads.count >= 3 }
+        }
+        #expect(server.heads.allSatisfy { !$0.lowercased().contains("last-event-id") }, "\(server.heads)")
+        #expect(client.snapshot.lastEventID == nil)
+    }
+
+    @Test("a stream opened without Last-Event-ID after a refused attempt is fresh: every collection is pulled")
+    func freshAfterARefusal() async throws {
+        let server = try ScriptedServer([
+            "HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+            Self.events("event: ready\ndata: {}\n\n"),
+        ])
+        defer { server.stop() }
+        let (client, notices) = Self.client(server)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await client.run() }
+            defer { group.cancelAll() }
+            try await PushStack.waitUntil("a pull of every collection") {
+                notices.contains(.everything)
+            }
+        }
+    }
+
+    @Test("a Retry-After given as an HTTP date holds the engine's requests until then, measured on the server's clock")
+    func retryAfterAsADate() async throws {
+        let now = Date()
+        let server = try ScriptedServer([
+            "HTTP/1.1 503 Service Unavailable\r\nDate: \(Self.httpDate(now))\r\n"
+                + "Retry-After: \(Self.httpDate(now.addingTimeInterval(120)))\r\nContent-Length: 0\r\n"
+                + "Connection: close\r\n\r\n"
+        ])
+        defer { server.stop() }
+        let gate = APIClient(configuration: .init(baseURL: "http://127.0.0.1:\(server.port)", token: "t"))
+        let (client, _) = Self.client(server, gate: gate)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await client.run() }
+            defer { group.cancelAll() }
+            try await PushStack.waitUntil("the engine held for about two minutes") {
+                (gate.remainingWait ?? .zero) > .seconds(60)
+            }
+        }
+        #expect(server.heads.count == 1, "no second attempt before the time")
+    }
+
+    @Test("a storm of resets is pulled for, and logged once, not once per reset")
+    func resetStorm() async throws {
+        let resets = (1...200).map { "event: reset\nid: \($0)\ndata: {}\n\n" }.joined()
+        let server = try ScriptedServer([Self.events("event: ready\ndata: {}\n\n" + resets)])
+        defer { server.stop() }
+        let log = CapturedLog()
+        let (client, _) = Self.client(server, log: log)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await client.run() }
+            defer { group.cancelAll() }
+            try await PushStack.waitUntil("the 200 resets read") { client.snapshot.resets >= 200 }
+        }
+        let lines = log.entries.filter { $0.message.contains("cannot replay") }
+        #expect(lines.count == 1, "\(lines.count) lines")
+    }
+
+    @Test("a heartbeat announced longer than the contract's 15 s is taken as 15 s")
+    func heartbeatClamped() {
+        #expect(EventStreamClient.heartbeat(in: #"{"heartbeat_ms": 3600000}"#) == .seconds(15))
+        #expect(EventStreamClient.heartbeat(in: #"{"heartbeat_ms": 5000}"#) == .seconds(5))
+        #expect(EventStreamClient.heartbeat(in: #"{"heartbeat_ms": 1}"#) == nil)
+    }
+}
+
+/// Accepts connections on loopback one after another; to the n-th it answers `answers[n]` (the last one again once
+/// they run out) after reading its request head, which it keeps, and closes it.
+final class ScriptedServer: Sendable {
+    let port: UInt16
+    private let listener: Int32
+    private final class Heads: Sendable {
+        let list = Mutex<[String]>([])
+    }
+    private let received = Heads()
+    var heads: [String] { received.list.withLock { $0 } }
+
+    init(_ answers: [String]) throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard bound == 0, listen(fd, 16) == 0 else {
+            close(fd)
+            throw POSIXError(.EADDRINUSE)
+        }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        listener = fd
+        port = UInt16(bigEndian: address.sin_port)
+        let received = received
+        Thread.detachNewThread {
+            var served = 0
+            while true {
+                let connection = accept(fd, nil, nil)
+                guard connection >= 0 else { return }
+                var head: [UInt8] = []
+                var byte: UInt8 = 0
+                while head.count < 65536, !head.suffix(4).elementsEqual("\r\n\r\n".utf8),
+                    recv(connection, &byte, 1, 0) == 1
+                {
+                    head.append(byte)
+                }
+                received.list.withLock { $0.append(String(decoding: head, as: UTF8.self)) }
+                let answer = Array(answers[min(served, answers.count - 1)].utf8)
+                served += 1
+                _ = answer.withUnsafeBytes { send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                close(connection)
+            }
+        }
+    }
+
+    func stop() {
+        shutdown(listener, Int32(SHUT_RDWR))
+        close(listener)
+    }
+}

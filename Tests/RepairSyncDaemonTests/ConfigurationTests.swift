@@ -242,6 +242,34 @@ struct ConfigurationTests {
         }
     }
 
+    @Test(
+        "a mapping where a value belongs, and a socket path too long for a Unix socket, are errors naming the key; a token file linked into place is judged by its target"
+    )
+    func shapesAndPaths() async throws {
+        let mapping = try Files(Self.minimal + "\nsync:\n  interval: {a: 1}")
+        do {
+            _ = try await mapping.load()
+            Issue.record("a mapping was taken for sync.interval")
+        } catch {
+            #expect(error.key == "sync.interval" && error.message.contains("mapping"), "\(error)")
+        }
+        let long = "/run/" + String(repeating: "s", count: 110) + ".sock"
+        let socket = try Files(Self.minimal + "\ncontrol:\n  socket: \(long)")
+        do {
+            _ = try await socket.load()
+            Issue.record("a socket path of \(long.utf8.count) bytes was accepted")
+        } catch {
+            #expect(error.key == "control.socket", "\(error)")
+        }
+        let linked = try Files(Self.minimal.replacingOccurrences(of: "TOKEN_FILE", with: "LINKED"))
+        try FileManager.default.createSymbolicLink(
+            atPath: linked.directory.path("linked"), withDestinationPath: linked.tokenPath)
+        let text = try String(contentsOfFile: linked.configPath, encoding: .utf8)
+            .replacingOccurrences(of: "LINKED", with: linked.directory.path("linked"))
+        try text.write(toFile: linked.configPath, atomically: true, encoding: .utf8)
+        #expect(try await linked.load().token.value == "s3cr3t-token")
+    }
+
     @Test("a missing, empty or unreadable token file, and a file that is not YAML, are clear errors")
     func badFiles() async throws {
         let missing = try Files(Self.minimal, token: nil)

@@ -104,6 +104,17 @@ enum ConfigValueParsing {
         return text
     }
 
+    /// An absolute path a Unix socket can have: at most 107 bytes (`sun_path` holds 108 with its terminating NUL).
+    static func socketPath(_ text: String, key: String) throws(ConfigurationError) -> String {
+        let path = try absolutePath(text, key: key)
+        guard path.utf8.count <= 107 else {
+            throw ConfigurationError(
+                key: key,
+                "is \(path.utf8.count) bytes long: a Unix socket's path is at most 107 bytes; choose a shorter one")
+        }
+        return path
+    }
+
     /// A group that exists in the group database (a typo would otherwise leave the socket to the daemon's group).
     static func existingGroup(_ text: String?, key: String) throws(ConfigurationError) -> String? {
         guard let text else { return nil }

@@ -200,6 +200,11 @@ public enum ConfigurationLoader {
         func text(_ key: String) throws(ConfigurationError) -> String? {
             if let value = reader.string(forKey: ConfigKey(key)) { return value }
             if present.contains(key) { throw ConfigurationError(key: key, "expected a single value, not a list") }
+            // `interval: {a: 1}`: the key is there, as a mapping (its keys would be reported as unknown and the
+            // default used without a word about the key itself).
+            if present.contains(where: { $0.hasPrefix(key + ".") }) {
+                throw ConfigurationError(key: key, "expected a single value, not a mapping")
+            }
             return ConfigurationLoader.keys.first { $0.key == key }?.defaultValue
         }
 
@@ -292,7 +297,7 @@ public enum ConfigurationLoader {
                 groupReadable: try P.boolean(values.withDefault("store.group_readable"), key: "store.group_readable"),
                 groupWritable: try P.boolean(values.withDefault("store.group_writable"), key: "store.group_writable")),
             control: .init(
-                socket: try P.absolutePath(values.withDefault("control.socket"), key: "control.socket"),
+                socket: try P.socketPath(values.withDefault("control.socket"), key: "control.socket"),
                 group: try P.existingGroup(try values.text("control.group"), key: "control.group"),
                 publicStatus: try P.boolean(values.withDefault("control.public_status"), key: "control.public_status"),
                 maxConnections: try P.integer(

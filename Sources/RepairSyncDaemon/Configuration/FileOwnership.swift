@@ -8,9 +8,11 @@ struct FileOwnership {
     /// The permission bits (e.g. 0o600).
     let mode: Int
 
-    /// The file's own attributes (a symlink is not followed); nil when it does not exist or cannot be read.
+    /// The attributes of the file `path` leads to — a symlink is followed, as reading it does (a credential linked
+    /// into place is judged by the file that holds it); nil when it does not exist or cannot be read.
     init?(path: String) {
-        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+        let target = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: target),
             let owner = attributes[.ownerAccountID] as? NSNumber,
             let permissions = attributes[.posixPermissions] as? NSNumber
         else { return nil }

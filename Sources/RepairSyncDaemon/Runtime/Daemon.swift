@@ -39,7 +39,8 @@ public enum Daemon {
             return try await serve(
                 configuration, configPath: configPath, environment: environment, level: level, logger: logger)
         } catch {
-            logger.critical("stopping: \(error)")
+            // The store's own words when it is the store's failure (a full disk says to free space).
+            logger.critical("stopping: \(StoreFailure.classify(error).map { "\($0)" } ?? "\(error)")")
             return 1
         }
     }
@@ -83,12 +84,20 @@ public enum Daemon {
                 baseURL: configuration.api.baseURL, http: http, settings: transport, logger: apiLogger),
             link: link)
         let metrics = SyncMetrics(textfile: configuration.metricsTextfile)
-        let engine = try SyncEngine(
-            store: store, api: api, configuration: configuration.engineConfiguration,
-            logger: Logger(label: "repairsyncd.engine"),
-            events: EngineEvents { event in
-                if case .runFinished(let report) = event { metrics.record(report) }
-            })
+        let engine: SyncEngine
+        do {
+            engine = try SyncEngine(
+                store: store, api: api, configuration: configuration.engineConfiguration,
+                logger: Logger(label: "repairsyncd.engine"),
+                events: EngineEvents { event in
+                    if case .runFinished(let report) = event { metrics.record(report) }
+                })
+        } catch {
+            // (Its opening write fails on a full disk.) The client is shut down before the error goes up: left
+            // running it traps in debug builds and hides the error.
+            try? await http.shutdown()
+            throw error
+        }
         // The probe's health checks have their own client: a short timeout, and no Retry-After gate shared with
         // the engine's requests.
         let probeAPI = APIClient(

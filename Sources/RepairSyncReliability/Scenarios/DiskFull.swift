@@ -17,6 +17,14 @@ public struct DiskFull: Sendable {
     /// Why the scenario cannot run here, if it cannot.
     public static var unavailable: String? { getuid() == 0 ? nil : "mounting a small tmpfs needs root" }
 
+    /// Writes `path` until the filesystem holding it has no room left.
+    static func fill(_ path: String) {
+        let fd = open(path, O_WRONLY | O_CREAT, 0o600)
+        let chunk = [UInt8](repeating: 0xA5, count: 65536)
+        while chunk.withUnsafeBytes({ write(fd, $0.baseAddress, $0.count) }) > 0 {}
+        close(fd)
+    }
+
     public func run() async throws -> ScenarioReport {
         try await Workspace.with("disk-full") { workspace in
             try await ScenarioReport.measure("disk full") { report in
@@ -34,10 +42,7 @@ public struct DiskFull: Sendable {
 
                     // Fill the filesystem.
                     let filler = state + "/filler"
-                    let fd = open(filler, O_WRONLY | O_CREAT, 0o600)
-                    let chunk = [UInt8](repeating: 0xA5, count: 65536)
-                    while chunk.withUnsafeBytes({ write(fd, $0.baseAddress, $0.count) }) > 0 {}
-                    close(fd)
+                    Self.fill(filler)
 
                     var acknowledged: [Int] = []
                     var refused: [Int] = []
@@ -72,6 +77,26 @@ public struct DiskFull: Sendable {
                     _ = try await daemon.call("resume")
                     _ = try await daemon.call("sync", .object(["wait": .bool(true)]))
                     let alive = daemon.process?.isRunning == true
+
+                    // A restart while the disk is full again: the daemon starts, or says the disk is full and exits
+                    // — never a crash (it trapped on its HTTP client, left running, and hid the reason); with space
+                    // back it starts.
+                    Self.fill(filler)
+                    await daemon.stop()
+                    var startRefusal: String?
+                    do {
+                        try await daemon.start()
+                    } catch {
+                        startRefusal = "\(error)"
+                    }
+                    unlink(filler)
+                    let startWhileFull =
+                        startRefusal.map {
+                            $0.contains("disk holding the store is full") && !$0.contains("Fatal error")
+                        }
+                        ?? true
+                    if let startRefusal, !startWhileFull { report.notes.append("start while full: \(startRefusal)") }
+                    if startRefusal != nil { try await daemon.start() }
                     await daemon.stop()
                     let orders = try await server.admin.allRecords("orders")
                     let lost = acknowledged.filter { orders["ord_\($0)"]?["notes"] as? String != "disk full \($0)" }
@@ -94,6 +119,8 @@ public struct DiskFull: Sendable {
                     report.add(
                         .count("changes refused after space returned", changes - changes / 2 - afterSpace, mustBe: 0))
                     report.add(.check("daemon up throughout, store sound", alive && integrity == "ok", integrity))
+                    report.add(Figure("a start while full", startRefusal == nil ? "started" : "refused, saying why"))
+                    report.add(.check("a start while full starts, or says the disk is full and exits", startWhileFull))
                 }
             }
         }

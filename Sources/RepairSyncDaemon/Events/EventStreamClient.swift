@@ -211,6 +211,11 @@ public final class EventStreamClient: Sendable {
         var description: String
     }
 
+    /// A 200 that is not an event stream (a captive portal's page, a proxy's, JSON): refused, not a silence.
+    private struct NotAStream: Error, CustomStringConvertible {
+        var description: String
+    }
+
     /// One connection: open it, read events until it ends, fails or falls silent.
     func connectOnce(fresh: Bool) async -> Outcome {
         var request = HTTPClientRequest(url: baseURL + settings.path)
@@ -262,6 +267,9 @@ public final class EventStreamClient: Sendable {
         guard let opened = seen.opened else {
             if let status = seen.status {
                 if [404, 405, 501].contains(status) { return .unavailable }
+                if case .failure(let error) = result, error is NotAStream {
+                    return .refused(retryAfter: seen.retryAfter, reason: "\(error)")
+                }
                 return .refused(retryAfter: seen.retryAfter, reason: "HTTP \(status)")
             }
             switch result {
@@ -310,11 +318,12 @@ public final class EventStreamClient: Sendable {
                 $0.status = Int(response.status.code)
                 $0.retryAfter = retryAfter
             }
+            if response.status == .ok {
+                // Not read: it may never end (the connection is closed with the request).
+                throw NotAStream(description: "HTTP 200 with Content-Type \(contentType), not text/event-stream")
+            }
             // Read a little of the answer (for the connection's sake), never all of it.
             _ = try? await response.body.collect(upTo: 16 << 10)
-            if response.status == .ok {
-                throw Dead(description: "200 with Content-Type \(contentType), not text/event-stream")
-            }
             return
         }
         watched.withLock { $0.opened = .now }

@@ -117,6 +117,25 @@ struct EventStreamHostileServerTests {
         #expect(lines.count == 1, "\(lines.count) lines")
     }
 
+    @Test("a 200 that is not an event stream (a portal's page) is a refusal naming its type, not a silence")
+    func notAnEventStream() async throws {
+        let server = try ScriptedServer([
+            "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nConnection: close\r\n\r\n<html>Log in to the Wi-Fi</html>"
+        ])
+        defer { server.stop() }
+        let log = CapturedLog()
+        let (client, _) = Self.client(server, log: log)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await client.run() }
+            defer { group.cancelAll() }
+            try await PushStack.waitUntil("two refusals logged") {
+                log.entries.filter { $0.metadata.contains("text/html") }.count >= 2
+            }
+        }
+        #expect(client.snapshot.silences == 0)
+        #expect(!log.entries.contains { $0.message.contains("silent") }, "\(log.entries)")
+    }
+
     @Test("a heartbeat announced longer than the contract's 15 s is taken as 15 s")
     func heartbeatClamped() {
         #expect(EventStreamClient.heartbeat(in: #"{"heartbeat_ms": 3600000}"#) == .seconds(15))

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import RepairSyncEngine
+import RepairSyncTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -61,26 +62,9 @@ final class StallingServer: Sendable {
     private let stopped = DispatchSemaphore(value: 0)
 
     init(trickling: Bool = false) throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard bound == 0, listen(fd, 4) == 0 else {
-            close(fd)
-            throw POSIXError(.EADDRINUSE)
-        }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
+        let (fd, port) = try LoopbackListener.open(backlog: 4)
         listener = fd
-        port = UInt16(bigEndian: address.sin_port)
+        self.port = port
         let stopped = stopped
         Thread.detachNewThread {
             let connection = accept(fd, nil, nil)

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import Logging
 import RepairSyncEngine
+import RepairSyncTestSupport
 import Synchronization
 import Testing
 
@@ -35,6 +36,17 @@ struct EventStreamHostileServerTests {
         func contains(_ notice: EventStreamClient.Notice) -> Bool { list.withLock { $0.contains(notice) } }
     }
 
+    /// Runs `client` until `condition` holds (failing the test when it never does), then stops it.
+    static func run(
+        _ client: EventStreamClient, until what: String, _ condition: @escaping @Sendable () async throws -> Bool
+    ) async throws {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await client.run() }
+            defer { group.cancelAll() }
+            try await PushStack.waitUntil(what, condition)
+        }
+    }
+
     static func client(_ server: ScriptedServer, gate: APIClient? = nil, log: CapturedLog? = nil)
         -> (EventStreamClient, Notices)
     {
@@ -54,11 +66,7 @@ struct EventStreamHostileServerTests {
         ])
         defer { server.stop() }
         let (client, _) = Self.client(server)
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { await client.run() }
-            defer { group.cancelAll() }
-            try await PushStack.waitUntil("three connections") { server.heads.count >= 3 }
-        }
+        try await Self.run(client, until: "three connections") { server.heads.count >= 3 }
         #expect(server.heads.allSatisfy { !$0.lowercased().contains("last-event-id") }, "\(server.heads)")
         #expect(client.snapshot.lastEventID == nil)
     }
@@ -71,12 +79,8 @@ struct EventStreamHostileServerTests {
         ])
         defer { server.stop() }
         let (client, notices) = Self.client(server)
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { await client.run() }
-            defer { group.cancelAll() }
-            try await PushStack.waitUntil("a pull of every collection") {
-                notices.contains(.everything)
-            }
+        try await Self.run(client, until: "a pull of every collection") {
+            notices.contains(.everything)
         }
     }
 
@@ -91,12 +95,8 @@ struct EventStreamHostileServerTests {
         defer { server.stop() }
         let gate = APIClient(configuration: .init(baseURL: "http://127.0.0.1:\(server.port)", token: "t"))
         let (client, _) = Self.client(server, gate: gate)
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { await client.run() }
-            defer { group.cancelAll() }
-            try await PushStack.waitUntil("the engine held for about two minutes") {
-                (gate.remainingWait ?? .zero) > .seconds(60)
-            }
+        try await Self.run(client, until: "the engine held for about two minutes") {
+            (gate.remainingWait ?? .zero) > .seconds(60)
         }
         #expect(server.heads.count == 1, "no second attempt before the time")
     }
@@ -108,11 +108,7 @@ struct EventStreamHostileServerTests {
         defer { server.stop() }
         let log = CapturedLog()
         let (client, _) = Self.client(server, log: log)
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { await client.run() }
-            defer { group.cancelAll() }
-            try await PushStack.waitUntil("the 200 resets read") { client.snapshot.resets >= 200 }
-        }
+        try await Self.run(client, until: "the 200 resets read") { client.snapshot.resets >= 200 }
         let lines = log.entries.filter { $0.message.contains("cannot replay") }
         #expect(lines.count == 1, "\(lines.count) lines")
     }
@@ -125,12 +121,8 @@ struct EventStreamHostileServerTests {
         defer { server.stop() }
         let log = CapturedLog()
         let (client, _) = Self.client(server, log: log)
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { await client.run() }
-            defer { group.cancelAll() }
-            try await PushStack.waitUntil("two refusals logged") {
-                log.entries.filter { $0.metadata.contains("text/html") }.count >= 2
-            }
+        try await Self.run(client, until: "two refusals logged") {
+            log.entries.filter { $0.metadata.contains("text/html") }.count >= 2
         }
         #expect(client.snapshot.silences == 0)
         #expect(!log.entries.contains { $0.message.contains("silent") }, "\(log.entries)")
@@ -156,26 +148,9 @@ final class ScriptedServer: Sendable {
     var heads: [String] { received.list.withLock { $0 } }
 
     init(_ answers: [String]) throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard bound == 0, listen(fd, 16) == 0 else {
-            close(fd)
-            throw POSIXError(.EADDRINUSE)
-        }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
+        let (fd, port) = try LoopbackListener.open()
         listener = fd
-        port = UInt16(bigEndian: address.sin_port)
+        self.port = port
         let received = received
         Thread.detachNewThread {
             var served = 0

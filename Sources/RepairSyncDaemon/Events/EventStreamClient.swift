@@ -152,7 +152,7 @@ public final class EventStreamClient: Sendable {
             }
             // Every stream opened without Last-Event-ID is a fresh one (docs/api.md): not only the first — after a
             // refused attempt, a 404's recheck, or a server that sends no ids, nothing says what changed meanwhile.
-            let outcome = await connectOnce(fresh: true)
+            let outcome = await connectOnce()
             guard !Task.isCancelled else { return }
             var wait: Duration
             switch outcome {
@@ -217,7 +217,7 @@ public final class EventStreamClient: Sendable {
     }
 
     /// One connection: open it, read events until it ends, fails or falls silent.
-    func connectOnce(fresh: Bool) async -> Outcome {
+    func connectOnce() async -> Outcome {
         var request = HTTPClientRequest(url: baseURL + settings.path)
         request.method = .GET
         request.headers.add(name: "Accept", value: "text/event-stream")
@@ -237,7 +237,7 @@ public final class EventStreamClient: Sendable {
         let result: Result<Void, any Error> = await withTaskGroup(of: Result<Void, any Error>?.self) { group in
             group.addTask {
                 do {
-                    try await self.stream(outgoing, fresh: fresh && lastID == nil, watched: watched)
+                    try await self.stream(outgoing, fresh: lastID == nil, watched: watched)
                     return .success(())
                 } catch {
                     return .failure(error)

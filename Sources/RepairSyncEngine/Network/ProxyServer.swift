@@ -97,15 +97,6 @@ extension ProxyServer {
         /// An environment variable, named.
         case environment(String)
 
-        /// `text` with the password of its user information (`user:PASSWORD@`) replaced: for error messages about a
-        /// proxy URL that does not parse, which quote what was written.
-        static func redacted(_ text: String) -> String {
-            guard let at = text.lastIndex(of: "@") else { return text }
-            let start = text.range(of: "://")?.upperBound ?? text.startIndex
-            guard start <= at, let colon = text[start..<at].firstIndex(of: ":") else { return text }
-            return String(text[...colon]) + "<redacted>" + String(text[at...])
-        }
-
         public var description: String {
             switch self {
             case .configuration: "api.proxy"

@@ -34,10 +34,19 @@ struct StoreAccess {
         }
     }
 
-    /// Creates the store's directory if needed and gives it its mode and group.
+    /// Creates the store's directory if needed and gives it its mode and group — when it is the store's own.
     func prepareDirectory(for storePath: String, logger: Logger) throws {
         let directory = (storePath as NSString).deletingLastPathComponent
+        let existed = FileManager.default.fileExists(atPath: directory)
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        // A directory the store shares is left as it is: made 0700 it would lock every other user and service out
+        // (store.path /replica.sqlite made `/` 0700, and no other user's program could load its libraries).
+        guard !existed || Self.isStoresOwn(directory, storePath: storePath) else {
+            logger.notice(
+                "the store's directory holds other files: its mode and group are left as they are (the store's own files get theirs)",
+                metadata: ["directory": "\(directory)"])
+            return
+        }
         if let groupID, chown(directory, UInt32.max, groupID) != 0 {
             logger.error(
                 "cannot give the store's directory to its group",
@@ -52,6 +61,16 @@ struct StoreAccess {
                 "the store's directory cannot be setgid here (RestrictSUIDSGID?); it is 0770 and the daemon gives the store's files to the group itself",
                 metadata: ["directory": "\(directory)"])
         }
+    }
+
+    /// A directory that is the store's alone: named after the daemon (systemd's `StateDirectory=repairsyncd`), or
+    /// holding nothing but the store's files — the database, its `-wal`, `-shm` and lock, copies kept aside, a
+    /// backup being made.
+    static func isStoresOwn(_ directory: String, storePath: String) -> Bool {
+        if (directory as NSString).lastPathComponent == "repairsyncd" { return true }
+        let name = (storePath as NSString).lastPathComponent
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return false }
+        return entries.allSatisfy { $0.hasPrefix(name) || ($0.hasPrefix("backup-") && $0.hasSuffix(".sqlite")) }
     }
 
     /// Gives the database, its WAL and shared-memory files their mode and group.

@@ -250,7 +250,7 @@ public enum ConfigurationLoader {
         {
             tokenFile = "(environment REPAIRSYNCD_API_TOKEN)"
             let trimmed = fromEnvironment.trimmingCharacters(in: .whitespacesAndNewlines)
-            guard Self.isPrintable(trimmed) else {
+            guard HeaderSafeText.isToken(trimmed) else {
                 throw ConfigurationError(
                     key: "api.token",
                     "REPAIRSYNCD_API_TOKEN holds a character that is not a printable ASCII letter, digit or sign (a space, a line break, a control character): the token cannot be sent as it is"
@@ -413,19 +413,12 @@ public enum ConfigurationLoader {
         guard !secret.isEmpty, !secret.contains("\n") else {
             throw ConfigurationError(key: key, "\(path) must hold the \(what) alone on one line")
         }
-        guard Self.isPrintable(secret) else {
+        guard HeaderSafeText.isToken(secret) else {
             throw ConfigurationError(
                 key: key,
                 "\(path) holds a character that is not a printable ASCII letter, digit or sign (a space, a control character, a non-ASCII letter): the \(what) cannot be sent as it is"
             )
         }
         return Secret(secret)
-    }
-
-    /// Printable ASCII without space (`!` to `~`): what an HTTP header value may carry as a token without being
-    /// refused, or split, on its way — and nothing that, refused by the HTTP client, would come back quoted in its
-    /// error, the token with it, into `status` and the journal.
-    static func isPrintable(_ secret: String) -> Bool {
-        secret.utf8.allSatisfy { (0x21...0x7E).contains($0) }
     }
 }

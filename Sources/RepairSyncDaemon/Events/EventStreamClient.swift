@@ -393,7 +393,7 @@ public final class EventStreamClient: Sendable {
             state.withLock { $0.lastEventID = nil }
             return
         }
-        guard id.utf8.count <= 256, id.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
+        guard id.utf8.count <= 256, HeaderSafeText.isToken(id) else {
             logger.debug(
                 "an event id that cannot be sent back as a header ignored", metadata: ["bytes": "\(id.utf8.count)"])
             return

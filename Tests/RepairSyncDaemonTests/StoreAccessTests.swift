@@ -18,7 +18,7 @@ struct StoreAccessTests {
     func onlyTheStoresOwnDirectory() throws {
         let root = try TemporaryDirectory(prefix: "store-access")
         let access = StoreAccess(
-            DaemonConfiguration.Store(path: "", groupReadable: false, groupWritable: false), controlGroup: nil)
+            DaemonConfiguration.Store(path: "", groupReadable: false, groupWritable: false), group: nil)
         let logger = Logger(label: "test.store-access")
 
         let shared = root.path("shared")

@@ -72,4 +72,49 @@ struct SystemdTests {
             )
         }
     }
+
+    @Test(
+        "socket activation without control.group: the socket file's group (the unit's SocketGroup=) may read records and queue changes, other users the status only"
+    )
+    func socketActivationTrustsTheSocketsGroup() async throws {
+        let activator = "/usr/bin/systemd-socket-activate"
+        guard FileManager.default.isExecutableFile(atPath: activator) else {
+            print("skipping the socket's group: \(activator) is missing (package systemd)")
+            try Test.cancel("systemd-socket-activate is not installed")
+        }
+        guard getuid() == 0 else {
+            print("skipping the socket's group: giving the socket another group and calling as another user needs root")
+            try Test.cancel("needs root")
+        }
+        // The shop's group, as systemd's SocketGroup=repair gives it to the socket: not the daemon's own group.
+        let shopGroup: gid_t = 4242
+        try await DaemonHarness.with { h in
+            try FileManager.default.createDirectory(
+                atPath: (h.socketPath as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            var environment = ProcessInfo.processInfo.environment
+            environment["NOTIFY_SOCKET"] = h.notify.path
+            environment.removeValue(forKey: "JOURNAL_STREAM")
+            let activated = try ChildProcess(
+                [
+                    activator, "-l", h.socketPath, "--fdname=control", "-E", "NOTIFY_SOCKET=\(h.notify.path)",
+                    DaemonHarness.binaries.appendingPathComponent("repairsyncd").path, "--config", h.configPath,
+                ], environment: environment, logPath: h.directory.path("activated.log"), pipeOutput: true,
+                mergeErrors: true)
+            defer { activated.signal(SIGKILL) }
+            _ = await activated.readLines(until: { $0.contains("Listening on") })
+            // What systemd does with SocketGroup=, before the daemon starts; mode 0666 (SocketMode=0666, a status bar
+            // for every user) so that a user outside the group connects too and is refused the records.
+            #expect(chown(h.socketPath, 0, shopGroup) == 0 && chmod(h.socketPath, 0o666) == 0)
+            _ = try await h.call("sync", .object(["wait": .bool(true)]))
+            let member = try await h.repairctl(["orders", "--json"], asUID: 65534, gid: shopGroup)
+            #expect(member.status == 0, "a member of the socket's group may read the records: \(member.stderr)")
+            #expect(member.stdout.contains("ord_1"))
+            let queued = try await h.repairctl(["queue", "order-updated", "ord_1"], asUID: 65534, gid: shopGroup)
+            #expect(queued.status == 0, "\(queued.stderr)")
+            let other = try await h.repairctl(["orders"], asUID: 65534, gid: 4243)
+            #expect(other.status == 1 && other.stderr.contains("may read the status only"), "\(other)")
+            activated.signal(SIGTERM)
+            #expect(await activated.waitForExit() == 0)
+        }
+    }
 }

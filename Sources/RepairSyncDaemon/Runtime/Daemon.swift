@@ -49,7 +49,11 @@ public enum Daemon {
         _ configuration: DaemonConfiguration, configPath: String, environment: [String: String], level: SharedLogLevel,
         logger: Logger
     ) async throws -> Int32 {
-        let access = StoreAccess(configuration.store, controlGroup: configuration.control.group)
+        // Asked once: sd_listen_fds clears LISTEN_* for the process.
+        let inheritedSocket = SystemdService.inheritedSocket()
+        // The socket's group: who may use the records over the socket, and the store's files with group_writable.
+        let authorization = PeerAuthorization(group: configuration.control.group, inheritedSocket: inheritedSocket)
+        let access = StoreAccess(configuration.store, group: authorization.groupID)
         let storeMode = access.fileMode
         try access.prepareDirectory(for: configuration.store.path, logger: logger)
         // Before anything touches the store: one daemon per store.
@@ -153,22 +157,39 @@ public enum Daemon {
                 engine: engine, scheduler: scheduler, metrics: metrics, logger: controlLogger,
                 configPath: configPath, configuration: { running.withLock { $0 } }, reload: reload,
                 shutdown: { await stopper.stop() }),
-            authorization: PeerAuthorization(group: configuration.control.group), audit: audit, refusals: refusals)
+            authorization: authorization, audit: audit, refusals: refusals)
         let server = ControlServer(
             path: configuration.control.socket,
             limits: .init(
                 maxLineBytes: configuration.control.maxLineBytes, maxConnections: configuration.control.maxConnections,
                 maxConnectionsPerUID: configuration.control.maxConnectionsPerUID),
             socketMode: configuration.control.publicStatus ? 0o666 : 0o660,
-            inheritedDescriptor: SystemdService.inheritedSocket(),
+            inheritedDescriptor: inheritedSocket,
             dispatcher: router.dispatcher)
         let control = ControlService(server: server, audits: [audit, refusals], logger: logger) {
-            if server.inheritedDescriptor == nil {
-                applyGroup(configuration.control.group, to: configuration.control.socket, logger: logger)
+            var listening = configuration.control.socket
+            if let inherited = server.inheritedDescriptor {
+                let file = SocketFile(descriptor: inherited)
+                listening = file?.path ?? listening
+                logger.info(
+                    "serving the control socket systemd passed (socket activation)",
+                    metadata: ["socket": "\(listening)", "group_gid": "\(authorization.groupID)"])
+                // The unit decides where the socket is and who may connect, not the configuration: say so when
+                // they disagree, rather than let an admin wonder why a setting does nothing.
+                if let file, file.path != configuration.control.socket {
+                    logger.warning(
+                        "control.socket is not the socket systemd passed; the unit's ListenStream= decides (systemctl edit repairsyncd.socket)",
+                        metadata: ["control.socket": "\(configuration.control.socket)", "serving": "\(file.path)"])
+                }
+                if let file, configuration.control.publicStatus, file.mode & 0o006 != 0o006 {
+                    logger.warning(
+                        "control.public_status asks for a socket every user can reach; the unit's SocketMode= decides: set SocketMode=0666 (systemctl edit repairsyncd.socket)",
+                        metadata: ["mode": "0\(String(file.mode, radix: 8))"])
+                }
             } else {
-                logger.info("serving the control socket systemd passed (socket activation)")
+                applyGroup(configuration.control.group, to: configuration.control.socket, logger: logger)
             }
-            notify("READY=1\nSTATUS=listening on \(configuration.control.socket)")
+            notify("READY=1\nSTATUS=listening on \(listening)")
         }
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: scheduler)]
         if let listen = configuration.metricsListen {

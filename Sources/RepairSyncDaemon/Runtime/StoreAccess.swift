@@ -23,10 +23,10 @@ struct StoreAccess {
     /// The group to give the directory and files; nil keeps the daemon's.
     let groupID: gid_t?
 
-    init(_ store: DaemonConfiguration.Store, controlGroup: String?) {
+    /// `group`: the socket's group, the one the control socket trusts (`PeerAuthorization.groupID`).
+    init(_ store: DaemonConfiguration.Store, group: gid_t?) {
         if store.groupWritable {
-            (directoryMode, fileMode) = (0o2770, 0o660)
-            groupID = controlGroup.flatMap { getgrnam($0)?.pointee.gr_gid }
+            (directoryMode, fileMode, groupID) = (0o2770, 0o660, group)
         } else if store.groupReadable {
             (directoryMode, fileMode, groupID) = (0o750, 0o640, nil)
         } else {

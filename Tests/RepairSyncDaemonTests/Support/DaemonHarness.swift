@@ -148,12 +148,13 @@ final class DaemonHarness: @unchecked Sendable {
     }
 
     /// Runs the built `repairctl` with the daemon's socket.
-    func repairctl(_ arguments: [String], asUID uid: UInt32? = nil) async throws -> (
+    func repairctl(_ arguments: [String], asUID uid: UInt32? = nil, gid: UInt32? = nil) async throws -> (
         status: Int32, stdout: String, stderr: String
     ) {
         let binary = Self.binaries.appendingPathComponent("repairctl")
-        // Another user: setpriv drops to the uid, its own group, and no supplementary groups.
-        let command = uid.map { ["/usr/bin/setpriv", "--reuid=\($0)", "--regid=\($0)", "--clear-groups"] } ?? []
+        // Another user: setpriv drops to the uid, its own group (or `gid`), and no supplementary groups.
+        let command =
+            uid.map { ["/usr/bin/setpriv", "--reuid=\($0)", "--regid=\(gid ?? $0)", "--clear-groups"] } ?? []
         var environment = ProcessInfo.processInfo.environment
         environment["REPAIRSYNCD_SOCKET"] = socketPath
         let errors = directory.path("repairctl-\(UUID().uuidString.prefix(8)).err")

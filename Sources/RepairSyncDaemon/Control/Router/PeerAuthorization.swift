@@ -8,15 +8,18 @@ internal import RepairSyncProtocol
 
 /// Who may do what on the control socket, by the method's `Access`: anyone who can connect may call an `open`
 /// method (the sync status and counts); `group` and `mutating` ones — reading the shop's records, changing anything
-/// — are for root, the daemon's own user, and members of the socket's group (`control.group`, else the daemon's
-/// group). The peer is the kernel's (SO_PEERCRED), group membership from the group database.
+/// — are for root, the daemon's own user, and members of the socket's group: `control.group`; else, on a socket
+/// systemd passed, the socket file's group (the unit's `SocketGroup=`, `repair`: whom the admin let connect); else the
+/// daemon's group. The peer is the kernel's (SO_PEERCRED), group membership from the group database.
 public struct PeerAuthorization: Sendable {
     let daemonUID: UInt32
     let groupID: UInt32
 
-    public init(group: String?) {
+    /// `inheritedSocket`: the listening socket systemd passed, if any.
+    public init(group: String?, inheritedSocket: Int32? = nil) {
         daemonUID = getuid()
-        groupID = group.flatMap(Self.groupID(named:)) ?? getgid()
+        let socketGroup = inheritedSocket.flatMap(SocketFile.init(descriptor:))?.group
+        groupID = group.flatMap(Self.groupID(named:)) ?? socketGroup ?? getgid()
     }
 
     init(daemonUID: UInt32, groupID: UInt32) {

@@ -41,6 +41,43 @@ struct PasscodeTests {
         }
     }
 
+    @Test(
+        "a device booked in whose passcode the daemon's key no longer opens (a restore without its key) is not sent without it: dead, saying why; sent with it once the key is back"
+    )
+    func createWhoseKeyIsGone() async throws {
+        let configuration = {
+            var configuration = EngineHarness.configuration()
+            configuration.passcodeCipher = try? PasscodeCipher(keyText: Self.key)
+            return configuration
+        }()
+        try await EngineHarness.with(configuration: configuration) { h in
+            #expect(await h.engine.performFullSync().succeeded)
+            let id = "dddddddd-0000-4000-8000-00000000c0de"
+            _ = try await h.engine.createDevice(
+                .init(
+                    id: id,
+                    fields: ["order_id": "ord_5", "type": "phone", "issue": "cracked", "passcode": Self.passcode]))
+
+            // The workstation restarted with another key, or none.
+            for key in [String(repeating: "ab", count: 32), nil] {
+                var replaced = configuration
+                replaced.passcodeCipher = try key.map { try PasscodeCipher(keyText: $0) }
+                let engine = try h.reopenedEngine(configuration: replaced)
+                _ = await engine.sync([])
+                let entry = try #require(try engine.outboxEntries().first { $0.recordId == id })
+                #expect(entry.state == .dead, "\(entry)")
+                #expect(entry.lastError?.contains("passcode key") == true, "\(entry.lastError ?? "")")
+                let onServer = try await h.backend.get("/api/v1/devices/\(id)")
+                #expect(onServer.status == 404, "nothing was sent")
+                try await engine.retryDead(seq: entry.seq)
+            }
+            // The key it was sealed with, back.
+            let engine = try h.reopenedEngine(configuration: configuration)
+            #expect(await engine.sync([]).pushed == 1)
+            #expect(try await h.serverRecord(Device.self, "devices", id).passcode == Self.passcode)
+        }
+    }
+
     @Test("without a key, passcodes are not stored at all")
     func notStored() async throws {
         try await EngineHarness.with { h in

@@ -269,7 +269,7 @@ extension LocalChanges {
             guard let cipher else {
                 throw EngineError.invalidValue(
                     field: "passcode",
-                    reason: "no passcode key is configured (api.passcode_key_file), so a passcode cannot be kept")
+                    reason: "no passcode key is configured (store.passcode_key_file), so a passcode cannot be kept")
             }
             fields["passcode"] = cipher.seal(passcode)
         }

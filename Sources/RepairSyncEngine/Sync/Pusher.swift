@@ -165,16 +165,23 @@ struct Pusher {
         // nothing can coalesce into it any more — a later edit gets an entry of its own.
         // Marked in doubt (`sent`) in the same commit, before the request leaves: from here on, whatever happens —
         // a lost response, a crash, a 401 — nothing coalesces into it and its key is only ever replayed.
-        let current = try await write { db -> OutboxEntry? in
+        let current = try await write { db -> OutboxEntry?? in
             guard var entry = try Outbox.entry(db, seq: listed.seq),
                 [.pending, .failed, .inFlight].contains(entry.state)
-            else { return nil }
+            else { return .some(nil) }
+            if let problem = sealedPasscodeProblem(entry) {
+                // Never sent without it: the server's copy would lack the passcode, and the reply replace the row.
+                // Dead as it is (in doubt if an earlier attempt was sent), for the admin to see and retry.
+                try Outbox.recordFailure(db, seq: entry.seq, error: problem, nextAttempt: nil, countsAsAttempt: false)
+                return nil
+            }
             try Outbox.markSending(db, seq: entry.seq)
             entry.state = .inFlight
             entry.sent = true
             return entry
         }
-        guard let entry = current else { return .skipped }
+        guard let listedStill = current else { return .dead }
+        guard let entry = listedStill else { return .skipped }
         events.emit(.sending(seq: entry.seq, collection: entry.collection, id: entry.recordId))
         do {
             switch (entry.kind, entry.collection) {
@@ -263,6 +270,18 @@ struct Pusher {
             try Outbox.remove(db, seq: entry.seq)
         }
         return .done
+    }
+
+    /// Why a create's sealed passcode cannot be sent, if it cannot: it does not open with this workstation's key — the
+    /// key was replaced (a restore without its `passcode.key`, a new workstation) or removed. The create goes dead
+    /// with this reason, and `retry` sends it once the key it was sealed with is back.
+    private func sealedPasscodeProblem(_ entry: OutboxEntry) -> String? {
+        guard entry.kind == .create, let sealed = entry.fields["passcode"] ?? nil,
+            configuration.passcodeCipher?.open(sealed) == nil
+        else { return nil }
+        return configuration.passcodeCipher == nil
+            ? "its passcode was sealed with a passcode key and the daemon has none now (store.passcode_key_file): put that key back, then retry"
+            : "its passcode does not open with the passcode key the daemon has now (store.passcode_key_file): put the key it was sealed with back, then retry"
     }
 
     /// A client, an order or a device created here: `POST /{collection}` with its id, the same bytes on every retry

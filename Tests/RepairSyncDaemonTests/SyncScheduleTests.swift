@@ -164,6 +164,28 @@ struct SyncScheduleTests {
         #expect(schedule.nextRun()?.at == .seconds(941))
     }
 
+    @Test(
+        "a run that fails as a whole with changes due (a refused token): the changes wait for the backed-off retry, not a debounce, so the runs do not come every second"
+    )
+    func failedRunWithChangesDue() {
+        var schedule = Schedule(policy: policy, now: .zero)
+        var run = schedule.nextRun()!
+        var gaps: [Duration] = []
+        for _ in 0..<6 {
+            schedule.runStarted(run)
+            let end = run.at.advanced(by: .seconds(1))
+            schedule.runFinished(run, outcome: .failed, now: end, random: 1, nextChangeDue: .zero)
+            run = schedule.nextRun()!
+            gaps.append(end.duration(to: run.at))
+        }
+        #expect(
+            gaps == [.seconds(5), .seconds(10), .seconds(20), .seconds(40), .seconds(80), .seconds(160)], "\(gaps)")
+        // After a run that made progress, the same: the base backoff, not the debounce.
+        schedule.runStarted(run)
+        schedule.runFinished(run, outcome: .failedAfterProgress, now: run.at, random: 1, nextChangeDue: .zero)
+        #expect(run.at.duration(to: schedule.nextRun()!.at) == .seconds(5))
+    }
+
     @Test("429: the retry comes when the server said, the backoff does not grow, and change retries wait for it too")
     func rateLimitedRetry() {
         var schedule = Schedule(policy: policy, now: .zero)

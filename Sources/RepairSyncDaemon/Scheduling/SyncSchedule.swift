@@ -214,17 +214,27 @@ public struct SyncSchedule<Instant: InstantProtocol>: Sendable where Instant.Dur
         case .failedAfterProgress:
             consecutiveFailures = 1
             periodic = (now.advanced(by: policy.retryBase * (0.5 + 0.5 * min(max(random, 0), 1))), .retry)
+            waitForRetry()
         case .failed:
             consecutiveFailures += 1
             let exponent = min(consecutiveFailures - 1, 30)
             let backoff = min(policy.interval, policy.retryBase * (1 << exponent))
             // Equal jitter: between half and all of the backoff, so retries spread out but never come at once.
             periodic = (now.advanced(by: backoff * (0.5 + 0.5 * min(max(random, 0), 1))), .retry)
+            // A run that failed as a whole (a refused token, a store that cannot be read) failed before the changes
+            // it listed were tried: they are due as they were, and a change retry a debounce later would fail the
+            // same way, every second, for as long as it lasts. They go with the backed-off retry.
+            waitForRetry()
         case .offline:
             online = false
             // Back online, the probe plans the reconnect run; until then nothing is attempted.
             periodic = (now.advanced(by: jittered(policy.interval, random)), .periodic)
         }
+    }
+
+    /// No change retry before the planned retry run (which pushes what is due).
+    private mutating func waitForRetry() {
+        if let due = changeRetry, let retry = periodic?.at, due < retry { changeRetry = retry }
     }
 
     /// After a reconfiguration: plan the next periodic run one interval from now instead of a start-up run.

@@ -1,6 +1,7 @@
 public import Foundation
 public import GRDB
 internal import RepairSyncModels
+internal import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -25,6 +26,7 @@ public final class ReplicaStore: Sendable {
     public let groupCommit: GroupCommit
     /// The WAL's checkpoints, run beside the writer rather than inside a commit (nil for an in-memory store).
     let checkpoints: BackgroundCheckpoints?
+    private let isClosed = Mutex(false)
 
     private init(writer: any DatabaseWriter, path: String?, checkpoints: BackgroundCheckpoints? = nil) {
         self.writer = writer
@@ -114,12 +116,21 @@ public final class ReplicaStore: Sendable {
         _ = try? await pool.writeWithoutTransaction { _ in }
     }
 
-    /// Closes the database: for a wipe (`purge`). Reads and writes fail afterwards.
+    /// Closes the database: for a wipe (`purge`), and at a clean stop — the last connection's close checkpoints the
+    /// WAL into the database file and removes it, so that the file alone is the whole replica (a copy made after
+    /// `systemctl stop` holds everything). Reads and writes fail afterwards; closing again does nothing.
     public func close() throws {
-        guard let pool = writer as? DatabasePool else { return }
+        let first = isClosed.withLock { closed in
+            defer { closed = true }
+            return !closed
+        }
+        guard let pool = writer as? DatabasePool, first else { return }
         // The checkpoints' connection first: none may open the file again once it is gone.
         pool.writeWithoutTransaction { db in checkpoints?.uninstall(from: db) }
         checkpoints?.close()
+        // The readers first (GRDB closes the writer before them): the last connection to close checkpoints the WAL
+        // and removes it, and a reader, opened read-only, cannot.
+        pool.releaseMemory()
         try pool.close()
     }
 

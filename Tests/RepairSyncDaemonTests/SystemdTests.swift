@@ -30,6 +30,10 @@ struct SystemdTests {
             h.kill(SIGTERM)
             #expect(await h.notify.wait(for: "STOPPING=1", timeout: 10))
             #expect(await h.waitForExit() == 0)
+            // A clean stop leaves the whole replica in its file: no WAL beside it (a copy after `systemctl stop`
+            // holds everything).
+            #expect(!FileManager.default.fileExists(atPath: h.storePath + "-wal"), "\(h.log().suffix(1500))")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: h.storePath)).count > 100_000)
         }
     }
 

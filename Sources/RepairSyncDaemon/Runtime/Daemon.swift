@@ -224,8 +224,15 @@ public enum Daemon {
         do {
             try await group.run()
         } catch {
+            try? store.close()
             try? await http.shutdown()
             throw error
+        }
+        // The engine has stopped: the WAL goes into the database file, and the file alone is the replica.
+        do {
+            try store.close()
+        } catch {
+            logger.warning("the store's WAL stays beside it: closing the store failed", metadata: ["error": "\(error)"])
         }
         try? await http.shutdown()
         logger.info("repairsyncd stopped")

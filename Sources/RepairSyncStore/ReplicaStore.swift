@@ -143,11 +143,40 @@ public final class ReplicaStore: Sendable {
         }
     }
 
-    /// Deletes the database file and its WAL, shared-memory, journal and lock files; returns the paths removed.
+    /// Deletes the database file and its WAL, shared-memory, journal and lock files, and the copies of it left
+    /// beside it (backups' copies, damaged stores kept aside: each holds the shop's records); returns the paths
+    /// removed.
     public static func removeFiles(at path: String) -> [String] {
         var removed: [String] = []
         for file in [path, path + "-wal", path + "-shm", path + "-journal", path + ".lock"] where unlink(file) == 0 {
             removed.append(file)
+        }
+        return removed + removeCopies(of: path, keptAside: true)
+    }
+
+    /// Where a backup makes its copy of the store at `path`: beside it, named after it, removed once sent.
+    public static func backupCopyPath(for path: String) -> String {
+        path + ".backup-" + UUID().uuidString.lowercased()
+    }
+
+    /// Deletes the copies of the store at `path` beside it: the backups' (those of a daemon killed while it sent
+    /// one, never removed; `backup-UUID.sqlite` from before they were named after the store), and with
+    /// `keptAside` the damaged stores kept aside. Returns the paths removed.
+    @discardableResult
+    public static func removeCopies(of path: String, keptAside: Bool) -> [String] {
+        let directory = (path as NSString).deletingLastPathComponent
+        let name = (path as NSString).lastPathComponent
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.isEmpty ? "." : directory)) ?? []
+        var removed: [String] = []
+        for file in names.sorted() {
+            let ours =
+                file.hasPrefix(name + ".backup-")
+                || (keptAside && file.hasPrefix(name + ".corrupt-"))
+                || file.wholeMatch(
+                    of: /backup-[0-9A-F]{8}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{12}\.sqlite(-journal)?/)
+                    != nil
+            let full = (directory as NSString).appendingPathComponent(file)
+            if ours, unlink(full) == 0 { removed.append(full) }
         }
         return removed
     }

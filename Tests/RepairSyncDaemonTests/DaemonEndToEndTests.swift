@@ -469,10 +469,26 @@ struct DaemonEndToEndTests {
         }
     }
 
-    @Test("purge refuses while changes are pending, then with --force removes the store and its files and stops")
+    @Test(
+        "purge refuses while changes are pending, then with --force removes the store, its files and the copies beside it, and stops; a start removes a backup's copy left behind"
+    )
     func purge() async throws {
         try await DaemonHarness.with { h in
+            let directory = (h.storePath as NSString).deletingLastPathComponent
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            // A backup's copy a killed daemon left (named after the store, and as before it was), and another
+            // store's beside it.
+            let stale = [
+                h.storePath + ".backup-0f6c1d0e-5a8e-4c55-9a51-2c3f4b5d6e7f",
+                directory + "/backup-0F6C1D0E-5A8E-4C55-9A51-2C3F4B5D6E7F.sqlite",
+            ]
+            for file in stale + [directory + "/other.sqlite.backup-1"] {
+                #expect(FileManager.default.createFile(atPath: file, contents: Data("customer records".utf8)))
+            }
             try await h.start()
+            #expect(stale.allSatisfy { !FileManager.default.fileExists(atPath: $0) }, "\(h.log().suffix(800))")
+            #expect(FileManager.default.fileExists(atPath: directory + "/other.sqlite.backup-1"), "another store's")
+            try FileManager.default.removeItem(atPath: directory + "/other.sqlite.backup-1")
             _ = try await h.call("sync", .object(["wait": .bool(true)]))
             _ = try await h.call("pause")
             _ = try await h.call("updateOrder", .object(["id": .string("ord_1"), "notes": .string("unsent")]))
@@ -480,6 +496,10 @@ struct DaemonEndToEndTests {
             #expect(refused.status == 1)
             #expect(refused.stderr.contains("1 change(s) are not on the server"), "\(refused.stderr)")
             #expect(FileManager.default.fileExists(atPath: h.storePath))
+            // A damaged store kept aside earlier, and a backup's copy in the making: the shop's records, both.
+            for file in [h.storePath + ".corrupt-20261101T120000Z", h.storePath + ".corrupt-20261101T120000Z-wal"] {
+                #expect(FileManager.default.createFile(atPath: file, contents: Data("customer records".utf8)))
+            }
 
             let purged = try await h.repairctl(["purge", "--force"])
             #expect(purged.status == 0, "\(purged.stderr)")

@@ -59,6 +59,10 @@ public enum Daemon {
         // Before anything touches the store: one daemon per store.
         let lock = try StoreLock.acquire(forStoreAt: configuration.store.path)
         defer { withExtendedLifetime(lock) {} }
+        // Copies a backup left when this store's daemon was killed while sending it: a whole replica each.
+        for copy in ReplicaStore.removeCopies(of: configuration.store.path, keptAside: false) {
+            logger.notice("removed a backup's copy a stopped daemon left", metadata: ["file": "\(copy)"])
+        }
         let store: ReplicaStore
         do {
             store = try ReplicaStore.open(at: configuration.store.path, fileMode: storeMode)

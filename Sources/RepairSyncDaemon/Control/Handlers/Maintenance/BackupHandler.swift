@@ -3,6 +3,7 @@ internal import Logging
 internal import RepairSyncControlServer
 internal import RepairSyncEngine
 internal import RepairSyncProtocol
+internal import RepairSyncStore
 
 /// A consistent copy of the store, made next to it and streamed in `backupChunk` notifications, each written
 /// before the next is read: the client's pace, nothing buffered. The copy is removed afterwards.
@@ -15,7 +16,8 @@ struct BackupHandler: ControlHandler {
     func handle(_ params: NoParams, _ request: ControlRequest) async throws -> RPC.Backup.Result {
         let engine = services.engine
         guard let path = engine.storePath else { throw JSONRPCError.storeError("an in-memory store has no backup") }
-        let copy = (path as NSString).deletingLastPathComponent + "/backup-\(UUID().uuidString).sqlite"
+        // A daemon killed while it sends one leaves it: the next start removes it (and purge, with the store).
+        let copy = ReplicaStore.backupCopyPath(for: path)
         defer {
             for file in [copy, copy + "-journal"] { try? FileManager.default.removeItem(atPath: file) }
         }

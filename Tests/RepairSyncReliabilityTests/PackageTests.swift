@@ -369,6 +369,26 @@ struct PackageTests {
                 echo "removed-binary=$([ -e /usr/bin/repairsyncd ] && echo present || echo gone)"
                 echo "removed-config=$([ -e /etc/repairsyncd/repairsyncd.yaml ] && echo present || echo gone)"
                 echo "removed-store=$([ -e /var/lib/repairsyncd/replica.sqlite ] && echo present || echo gone)"
+                # From here systemd "runs" (/run/systemd/system on a private /run) and its commands are stubs that
+                # note their arguments; the service is "active".
+                mount -t tmpfs tmpfs /run
+                mkdir -p /run/systemd/system "$layers/bin"
+                for tool in systemctl deb-systemd-invoke; do
+                    printf '#!/bin/sh\necho "%s $*" >>"%s/systemd.log"\n' "$tool" "$layers" >"$layers/bin/$tool"
+                    chmod +x "$layers/bin/$tool"
+                done
+                PATH="$layers/bin:$PATH" dpkg -i "$deb" >>"$layers/install.log" 2>&1
+                echo "started-by-reinstall-of-stopped=$(grep -c 'deb-systemd-invoke start' "$layers/systemd.log")"
+                PATH="$layers/bin:$PATH" dpkg -r repairsyncd >>"$layers/install.log" 2>&1
+                # The admin deletes the configuration file, then installs again: dpkg keeps it deleted.
+                rm /etc/repairsyncd/repairsyncd.yaml
+                if PATH="$layers/bin:$PATH" dpkg -i "$deb" >>"$layers/install.log" 2>&1; then
+                    echo "reinstall-without-config=ok"
+                else
+                    echo "reinstall-without-config=failed"; tail -5 "$layers/install.log"
+                fi
+                echo "key-after-reinstall=$([ "$(cat /etc/repairsyncd/passcode.key)" = "$key" ] && echo kept || echo changed)"
+                echo "started-by-reinstall-of-running=$(grep -c 'deb-systemd-invoke start repairsyncd.socket repairsyncd.service' "$layers/systemd.log")"
                 dpkg -P repairsyncd >>"$layers/install.log" 2>&1
                 echo "purged-config=$([ -e /etc/repairsyncd ] && echo present || echo gone)"
                 echo "purged-store=$([ -e /var/lib/repairsyncd ] && echo present || echo gone)"
@@ -397,6 +417,11 @@ struct PackageTests {
             #expect(facts["removed-binary"] == "gone")
             #expect(facts["removed-config"] == "present")
             #expect(facts["removed-store"] == "present")
+            #expect(facts["started-by-reinstall-of-stopped"] == "0", "\(output)")
+            #expect(
+                facts["reinstall-without-config"] == "ok", "a deleted conffile fails no maintainer script: \(output)")
+            #expect(facts["key-after-reinstall"] == "kept")
+            #expect(facts["started-by-reinstall-of-running"] == "1", "a service removed running runs again: \(output)")
             #expect(facts["purged-config"] == "gone")
             #expect(facts["purged-store"] == "gone")
             // The host itself never saw any of it.

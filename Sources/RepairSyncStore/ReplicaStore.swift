@@ -82,7 +82,32 @@ public final class ReplicaStore: Sendable {
         return kept
     }
 
-    static func isCorruption(_ error: any Error) -> Bool {
+    /// A damaged store kept aside beside the store at `path` (`keepAside`), and how many local changes were waiting
+    /// in its outbox, read without writing to it (nil when that cannot be read).
+    public struct KeptAside: Sendable, Hashable {
+        public var path: String
+        public var unsentChanges: Int?
+    }
+
+    /// The damaged stores kept aside beside the store at `path`, oldest first.
+    public static func keptAside(beside path: String) -> [KeptAside] {
+        let directory = (path as NSString).deletingLastPathComponent
+        let name = (path as NSString).lastPathComponent + ".corrupt-"
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.isEmpty ? "." : directory)) ?? []
+        return names.filter { $0.hasPrefix(name) && !$0.hasSuffix("-wal") && !$0.hasSuffix("-shm") }.sorted().map {
+            let kept = (directory as NSString).appendingPathComponent($0)
+            var configuration = Configuration()
+            configuration.readonly = true
+            let count = try? DatabaseQueue(path: kept, configuration: configuration).read { db in
+                // Not through an index: a damaged index is a common reason the file was kept aside.
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM outbox NOT INDEXED")
+            }
+            return KeptAside(path: kept, unsentChanges: count ?? nil)
+        }
+    }
+
+    /// Whether `error` is SQLite saying the file is damaged or not a database.
+    public static func isCorruption(_ error: any Error) -> Bool {
         guard let error = error as? DatabaseError else { return false }
         return error.resultCode == .SQLITE_NOTADB || error.resultCode == .SQLITE_CORRUPT
     }

@@ -512,6 +512,47 @@ struct DaemonEndToEndTests {
         }
     }
 
+    @Test(
+        "a store whose damage the open does not meet (an outbox index) is kept aside like a damaged file, not a failed start again and again; every start and doctor say the kept file holds a waiting change"
+    )
+    func damageFoundAfterTheOpen() async throws {
+        try await DaemonHarness.with { h in
+            try await h.start()
+            _ = try await h.call("sync", .object(["wait": .bool(true)]))
+            _ = try await h.call("pause")
+            _ = try await h.call("updateOrder", .object(["id": .string("ord_1"), "notes": .string("never sent")]))
+            h.kill(SIGTERM)
+            #expect(await h.waitForExit() == 0)
+            // One page of the outbox's state index overwritten, as a disk fault would.
+            var readOnly = Configuration()
+            readOnly.readonly = true
+            let (root, pageSize) = try await DatabaseQueue(path: h.storePath, configuration: readOnly).read { db in
+                (
+                    try Int.fetchOne(db, sql: "SELECT rootpage FROM sqlite_master WHERE name = 'outbox_state'") ?? 0,
+                    try Int.fetchOne(db, sql: "PRAGMA page_size") ?? 4096
+                )
+            }
+            try #require(root > 1)
+            let file = try #require(FileHandle(forWritingAtPath: h.storePath))
+            try file.seek(toOffset: UInt64((root - 1) * pageSize))
+            try file.write(contentsOf: Data(repeating: 0xA5, count: pageSize))
+            try file.close()
+
+            try await h.start()
+            #expect(h.log().contains("the store is damaged: kept aside"), "\(h.log().suffix(1500))")
+            let directory = (h.storePath as NSString).deletingLastPathComponent
+            let kept = try FileManager.default.contentsOfDirectory(atPath: directory).filter {
+                $0.hasPrefix("replica.sqlite.corrupt-") && !$0.hasSuffix("-wal") && !$0.hasSuffix("-shm")
+            }
+            #expect(kept.count == 1, "\(kept)")
+            #expect(h.log().contains("unsent_changes=1"), "said at the start")
+            let doctor = try await h.repairctl(["doctor", "--json"])
+            #expect(doctor.stdout.contains("1 local change(s) were waiting in it"), "\(doctor.stdout)")
+            let status = try await h.call("status")
+            #expect(status["collections"] != nil, "the fresh replica serves")
+        }
+    }
+
     @Test("passcodes: sealed with the configured key, revealed only when asked, never without a key")
     func passcodes() async throws {
         try await DaemonHarness.with { h in

@@ -2,6 +2,7 @@ internal import Foundation
 internal import RepairSyncEngine
 internal import RepairSyncModels
 internal import RepairSyncProtocol
+internal import RepairSyncStore
 
 /// The checks the running daemon makes for `doctor` (it holds the token and the store): the configuration it runs
 /// with (read again now), the token file, the API and the token, the clock, the store, the changes, connectivity
@@ -29,7 +30,13 @@ struct DaemonChecks {
         checks += api.dropFirst()
         let engine = services.engine
         do {
-            checks.append(storeCheck(try await BlockingWork.run { engine.storeHealth() }))
+            let health = try await BlockingWork.run { engine.storeHealth() }
+            checks.append(storeCheck(health))
+            if let path = health.path,
+                let kept = keptAsideCheck(try await BlockingWork.run { ReplicaStore.keptAside(beside: path) })
+            {
+                checks.append(kept)
+            }
         } catch {
             checks.append(DoctorCheck("store", .fail, "the check could not run: \(error)"))
         }
@@ -84,6 +91,22 @@ struct DaemonChecks {
                 "store", .warn, summary, fix: "free disk space: the daemon refuses changes on a full disk")
         }
         return DoctorCheck("store", .ok, summary + ", quick_check ok")
+    }
+
+    /// Damaged stores kept aside beside the store: the local changes waiting in one never reached the server, and
+    /// the status (the fresh replica's) does not count them.
+    func keptAsideCheck(_ kept: [ReplicaStore.KeptAside]) -> DoctorCheck? {
+        guard !kept.isEmpty else { return nil }
+        let detail = kept.map { copy in
+            copy.path + ": "
+                + (copy.unsentChanges.map { "\($0) local change(s) were waiting in it" } ?? "its outbox cannot be read")
+        }.joined(separator: "; ")
+        guard kept.contains(where: { $0.unsentChanges != 0 }) else { return DoctorCheck("kept aside", .ok, detail) }
+        return DoctorCheck(
+            "kept aside", .warn, detail,
+            fix:
+                "redo by hand what must reach the server (docs/operations.md, the store is damaged), then delete the kept file"
+        )
     }
 
     func changeChecks(interval: Duration) async -> [DoctorCheck] {

@@ -63,17 +63,20 @@ public enum Daemon {
         for copy in ReplicaStore.removeCopies(of: configuration.store.path, keptAside: false) {
             logger.notice("removed a backup's copy a stopped daemon left", metadata: ["file": "\(copy)"])
         }
-        let store: ReplicaStore
-        do {
-            store = try ReplicaStore.open(at: configuration.store.path, fileMode: storeMode)
-        } catch let error as StoreError where error.isCorrupt {
-            // The replica is a copy of the server plus the local changes not sent yet. A damaged file is kept
-            // aside untouched (those changes may still be recovered from it) and a fresh replica is synced.
+        // The replica is a copy of the server plus the local changes not sent yet. A damaged file is kept aside
+        // untouched (those changes may still be recovered from it) and a fresh replica is synced.
+        func keepAsideAndReopen(_ error: any Error) throws -> ReplicaStore {
             let kept = try ReplicaStore.keepAside(at: configuration.store.path)
             logger.critical(
                 "the store is damaged: kept aside, starting with a fresh replica; local changes not yet pushed are only in the kept file",
                 metadata: ["store": "\(configuration.store.path)", "kept": "\(kept)", "error": "\(error)"])
+            return try ReplicaStore.open(at: configuration.store.path, fileMode: storeMode)
+        }
+        var store: ReplicaStore
+        do {
             store = try ReplicaStore.open(at: configuration.store.path, fileMode: storeMode)
+        } catch let error as StoreError where error.isCorrupt {
+            store = try keepAsideAndReopen(error)
         }
         access.apply(toStoreAt: configuration.store.path, logger: logger)
         // One HTTP client for the process, with the configured trust, TLS version and proxy; the engine and the
@@ -92,19 +95,38 @@ public enum Daemon {
                 baseURL: configuration.api.baseURL, http: http, settings: transport, logger: apiLogger),
             link: link)
         let metrics = SyncMetrics(textfile: configuration.metricsTextfile)
-        let engine: SyncEngine
-        do {
-            engine = try SyncEngine(
+        func makeEngine(_ store: ReplicaStore) throws -> SyncEngine {
+            try SyncEngine(
                 store: store, api: api, configuration: configuration.engineConfiguration,
                 logger: Logger(label: "repairsyncd.engine"),
                 events: EngineEvents { event in
                     if case .runFinished(let report) = event { metrics.record(report) }
                 })
+        }
+        let engine: SyncEngine
+        do {
+            do {
+                engine = try makeEngine(store)
+            } catch  where ReplicaStore.isCorruption(error) {
+                // Damage the open did not meet (an index's page, a table's) met by the engine's first reads: the
+                // same as a damaged file, rather than a failed start again and again.
+                try? store.close()
+                store = try keepAsideAndReopen(error)
+                engine = try makeEngine(store)
+            }
         } catch {
             // (Its opening write fails on a full disk.) The client is shut down before the error goes up: left
             // running it traps in debug builds and hides the error.
             try? await http.shutdown()
             throw error
+        }
+        // Said at every start until someone deals with it: the status shows the fresh replica's outbox only.
+        for kept in ReplicaStore.keptAside(beside: configuration.store.path) where kept.unsentChanges != 0 {
+            logger.warning(
+                "a damaged store kept aside may hold local changes that never reached the server (docs/operations.md, a damaged store)",
+                metadata: [
+                    "kept": "\(kept.path)", "unsent_changes": "\(kept.unsentChanges.map { "\($0)" } ?? "unknown")",
+                ])
         }
         // The probe's health checks have their own client: a short timeout, and no Retry-After gate shared with
         // the engine's requests.

@@ -807,11 +807,15 @@ struct DaemonEndToEndTests {
         }
     }
 
-    @Test("stats counts runs, pushes and pulls; the metrics text file follows the Prometheus text format")
+    @Test(
+        "stats counts runs, pushes and pulls; the metrics text file follows the Prometheus text format and node_exporter can read it; idle connections to the metrics listener take few descriptors"
+    )
     func statsAndMetrics() async throws {
         try await DaemonHarness.with { h in
             let textfile = h.directory.path("repairsyncd.prom")
             h.environment = ["REPAIRSYNCD_METRICS_TEXTFILE": textfile, "REPAIRSYNCD_METRICS_LISTEN": "127.0.0.1:0"]
+            // The unit's UMask=0077.
+            h.launcher = ["/bin/sh", "-c", "umask 077; exec \"$0\" \"$@\""]
             try await h.start()
             // The listener tells systemd (and so this test) where it is.
             let status = await h.notify.waitForLine(startingWith: "STATUS=metrics on http://127.0.0.1:", timeout: 10)
@@ -870,6 +874,42 @@ struct DaemonEndToEndTests {
             ] {
                 #expect(typed.contains(name), "\(name) missing from \(typed.sorted())")
             }
+            let mode = try FileManager.default.attributesOfItem(atPath: textfile)[.posixPermissions] as? Int
+            #expect(mode == 0o644, "node_exporter runs as its own user: \(String(mode ?? 0, radix: 8))")
+
+            // Idle connections held open by any local user: a few are served, the rest wait in the listen queue —
+            // none takes one of the daemon's descriptors, which its socket, store and API need.
+            let pid = try #require(h.process?.pid)
+            func descriptors() -> Int {
+                (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count) ?? 0
+            }
+            let before = descriptors()
+            var idle: [Int32] = []
+            defer { for fd in idle { close(fd) } }
+            for _ in 0..<120 {
+                let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+                var address = sockaddr_in()
+                address.sin_family = sa_family_t(AF_INET)
+                address.sin_port = in_port_t(UInt16(listened).bigEndian)
+                address.sin_addr.s_addr = inet_addr("127.0.0.1")
+                let connected = withUnsafePointer(to: &address) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                        connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                    }
+                }
+                #expect(connected == 0)
+                idle.append(fd)
+            }
+            let answered = try await h.call("status")
+            #expect(answered["state"] != nil)
+            // The daemon accepts in batches as its loop gets to them: watched for up to 2 s (they would all be taken
+            // by then), or until they are taken.
+            let watched = ContinuousClock.now.advanced(by: .seconds(2))
+            while ContinuousClock.now < watched, descriptors() - before <= 20 {
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            let held = descriptors() - before
+            #expect(held <= 20, "120 idle connections took \(held) descriptors")
         }
     }
 

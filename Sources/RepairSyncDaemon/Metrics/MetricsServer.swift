@@ -1,5 +1,7 @@
 internal import Hummingbird
+internal import HummingbirdCore
 internal import Logging
+internal import NIOCore
 internal import ServiceLifecycle
 
 /// `GET /metrics` on a loopback address (`metrics.listen`), in the Prometheus text format.
@@ -9,6 +11,10 @@ struct MetricsServer {
     let metrics: SyncMetrics
     let logger: Logger
     let onListening: @Sendable (Int) -> Void
+
+    /// Connections served at once; more wait in the listen queue.
+    static let maxConnections = 16
+    static let idleTimeout = TimeAmount.seconds(10)
 
     func service() -> any Service {
         let router = Router()
@@ -22,8 +28,14 @@ struct MetricsServer {
         var quiet = logger
         quiet.logLevel = .warning
         let onListening = onListening
+        // A scraper asks every few seconds: a handful of connections, each closed once idle. Without both, any
+        // local user holding idle connections took every file descriptor the daemon had — its control socket, the
+        // store and the API went with them.
         return Application(
-            router: router, configuration: .init(address: .hostname(host, port: port), serverName: "repairsyncd"),
+            router: router, server: .http1(configuration: .init(idleTimeout: Self.idleTimeout)),
+            configuration: .init(
+                address: .hostname(host, port: port), serverName: "repairsyncd",
+                availableConnectionsDelegate: MaximumAvailableConnections(Self.maxConnections, logger: quiet)),
             onServerRunning: { channel in onListening(channel.localAddress?.port ?? port) }, logger: quiet)
     }
 }

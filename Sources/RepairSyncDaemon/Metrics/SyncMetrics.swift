@@ -1,4 +1,5 @@
 public import Foundation
+internal import Logging
 internal import Prometheus
 public import RepairSyncEngine
 internal import RepairSyncModels
@@ -38,7 +39,14 @@ public final class SyncMetrics: Sendable {
         }
     }
 
-    public init(textfile: String?) { self.textfile = textfile }
+    let logger: Logger
+    /// Whether the last write of the textfile failed (its failure is logged once, and its recovery).
+    private let textfileFailing = Mutex(false)
+
+    public init(textfile: String?) {
+        self.textfile = textfile
+        logger = Logger(label: "repairsyncd.metrics")
+    }
 
     /// `repairsyncd_<name>_<unit>`, with its help text.
     static func name(_ name: String, _ unit: String, _ help: String) -> MetricNameDescriptor {
@@ -137,12 +145,36 @@ public final class SyncMetrics: Sendable {
     /// The Prometheus text exposition.
     public var exposition: String { registry.emitToString() }
 
+    /// Writes the textfile whole (a rename), readable by node_exporter's user: 0644 whatever the daemon's umask
+    /// (the unit's 0077) — it holds counts only. A failure (a missing directory, one not in the unit's
+    /// `ReadWritePaths=`) is logged once, not at every status change, and node_exporter would go on serving the
+    /// last values written.
     func writeTextfile() {
         guard let textfile else { return }
         let temporary = textfile + ".tmp"
-        guard FileManager.default.createFile(atPath: temporary, contents: Data(exposition.utf8)) else { return }
-        _ = rename(temporary, textfile)
+        var problem: String?
+        if !FileManager.default.createFile(
+            atPath: temporary, contents: Data(exposition.utf8), attributes: [.posixPermissions: 0o644])
+        {
+            problem = "cannot write \(temporary)"
+        } else if chmod(temporary, 0o644) != 0 || rename(temporary, textfile) != 0 {
+            problem = "cannot put \(textfile) in place (errno \(errno))"
+        }
+        let was = textfileFailing.withLock { failing in
+            defer { failing = problem != nil }
+            return failing
+        }
+        if let problem, !was {
+            logger.warning(
+                "metrics.textfile cannot be written; node_exporter keeps its last values (ReadWritePaths= in the unit?)",
+                metadata: ["problem": "\(problem)"])
+        } else if problem == nil, was {
+            logger.notice("metrics.textfile written again", metadata: ["file": "\(textfile)"])
+        }
     }
+
+    /// Whether the textfile could not be written the last time (for doctor).
+    var textfileFailed: Bool { textfileFailing.withLock { $0 } }
 
     /// `repairctl stats`: over the daemon's lifetime and the last 24 hours.
     func stats(status: EngineStatus, responses: [String: Int], now: Date = Date()) -> StatsReport {

@@ -1,4 +1,5 @@
 import Foundation
+import RepairSyncControlClient
 import RepairSyncProcesses
 import RepairSyncProtocol
 import RepairSyncTestSupport
@@ -102,6 +103,24 @@ struct RepairctlBinaryTests {
                 ["status", "--badge", "--socket", h.directory.path("nothing.sock")], environment: environment)
             #expect(elsewhere.status == 0 && elsewhere.stdout == "offline\n", "a bar never breaks: \(elsewhere)")
         }
+    }
+
+    @Test(
+        "a daemon that accepts and never answers: the badge says offline within its timeout and exits 0, leaving no process behind"
+    )
+    func badgeOfADaemonThatDoesNotAnswer() async throws {
+        let directory = try TemporaryDirectory(prefix: "deaf-daemon")
+        let path = directory.path("control.sock")
+        // Listens, and never accepts or reads: the kernel completes the connection, nothing answers.
+        let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(listener) }
+        #expect(UnixSocketAddress.with(path, { bind(listener, $0, $1) }) == 0 && listen(listener, 8) == 0)
+        let started = ContinuousClock.now
+        let (status, output) = try await Self.run(["status", "--badge", "--socket", path], environment: [:])
+        let took = started.duration(to: .now)
+        #expect(status == 0)
+        #expect(output == "offline\n", "\(output)")
+        #expect(took < .seconds(30), "\(took)")
     }
 
     @Test("colour only on a terminal, and never with NO_COLOR; a pipe gets plain text")

@@ -24,6 +24,7 @@ struct Doctor: ParsableCommand {
         let socket = options.socketPath
         do {
             let client = try ControlClient(path: socket)
+            client.setReplyTimeout(seconds: GlobalOptions.replyTimeout(for: RPC.Doctor.name))
             checks.append(DoctorCheck("daemon", .ok, "answering on \(socket)\(Self.mode(of: socket))"))
             checks += try client.call(RPC.Doctor.self)
         } catch .unreachable(let sentence) {

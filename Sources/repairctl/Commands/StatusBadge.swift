@@ -40,10 +40,14 @@ enum StatusBadge {
 
     /// The badge for the daemon on `socket`.
     static func line(socket: String) -> String {
-        guard let client = try? ControlClient(path: socket), let badge = try? client.call(StatusSnapshot.Badge.self)
-        else {
-            return "offline"
-        }
+        guard let client = try? ControlClient(path: socket) else { return "offline" }
+        // A bar runs this every few seconds: a daemon that accepts and does not answer must not leave one more
+        // process waiting each time.
+        client.setReplyTimeout(seconds: replyTimeout)
+        guard let badge = try? client.call(StatusSnapshot.Badge.self) else { return "offline" }
         return badge.text
     }
+
+    /// Seconds without an answer after which the badge says `offline`.
+    static let replyTimeout = 5
 }

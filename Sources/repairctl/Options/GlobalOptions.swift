@@ -38,6 +38,7 @@ struct GlobalOptions: ParsableArguments {
         onNotification: (ControlClient.Notification) -> Void = { _ in }
     ) throws -> ControlClient.Reply<M.Result> {
         let client = try client ?? connect()
+        client.setReplyTimeout(seconds: Self.replyTimeout(for: M.name))
         do {
             return try client.exchange(method, params, onNotification: onNotification)
         } catch {
@@ -48,6 +49,18 @@ struct GlobalOptions: ParsableArguments {
     func call<M: ControlMethod>(_ method: M.Type, client: ControlClient? = nil) throws -> ControlClient.Reply<M.Result>
     where M.Params == NoParams {
         try call(method, NoParams(), client: client)
+    }
+
+    /// How long a call may go without a byte from the daemon before repairctl gives up (exit 69): a daemon that
+    /// accepts and never answers (hung, or stopped with SIGSTOP) must not hang a script for good. None (0) for the
+    /// calls that wait on purpose: `subscribe` (`watch`) and `sync`/`resync` (with `--wait`, the whole run); a
+    /// doctor's checks of the API take up to a few request timeouts.
+    static func replyTimeout(for method: String) -> Int {
+        switch method {
+        case "subscribe", "sync", "resync": 0
+        case "doctor": 300
+        default: 60
+        }
     }
 
     /// Prints a failure and gives the exit status it means: 69 when the daemon could not be reached or its answer

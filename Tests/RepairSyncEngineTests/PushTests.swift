@@ -218,6 +218,28 @@ struct PushTests {
         }
     }
 
+    @Test(
+        "an outage — 503s without Retry-After, a proxy's error pages — never uses up a change's attempts, however long: it goes once the server is back"
+    )
+    func outageUsesNoAttempts() async throws {
+        try await EngineHarness.with(configuration: EngineHarness.configuration(maxAttempts: 3)) { h in
+            #expect(await h.engine.performFullSync().succeeded)
+            try await h.engine.update(.orders, id: "ord_8", fields: ["notes": "through the outage"])
+            try await h.fault("503", method: "PATCH", path: "/api/v1/orders/ord_8", count: 3)
+            try await h.fault("html_404", method: "PATCH", path: "/api/v1/orders/ord_8", count: 3)
+
+            var pushed = 0
+            for _ in 0..<8 where pushed == 0 {
+                let report = await h.engine.sync([])
+                #expect(report.dead == 0, "\(report)")
+                pushed += report.pushed
+            }
+            #expect(pushed == 1)
+            #expect(try h.engine.outboxEntries().isEmpty)
+            #expect(try await h.serverRecord(Order.self, "orders", "ord_8").notes == "through the outage")
+        }
+    }
+
     /// Edits ord_8 with `fields` while the server applies the PATCH and its answer is cut, twice — with two attempts
     /// configured, the change is given up on, in doubt — and returns that dead entry.
     @discardableResult
@@ -579,9 +601,10 @@ struct PushTests {
         try await EngineHarness.with(configuration: EngineHarness.configuration(maxAttempts: 2)) { h in
             #expect(await h.engine.performFullSync().succeeded)
             // ord_8's change carries status and notes; while it is in flight the status is edited again (a new entry:
-            // the first may have reached the server). The first never gets through (503 twice: given up on).
+            // the first may have reached the server). The first never gets through (500 twice, a failure of its
+            // own: given up on).
             try await h.engine.update(.orders, id: "ord_8", fields: ["status": "awaiting_parts", "notes": "older"])
-            try await h.fault("503", method: "PATCH", path: "/api/v1/orders/ord_8", count: 2)
+            try await h.fault("500", method: "PATCH", path: "/api/v1/orders/ord_8", count: 2)
             let engine = h.engine
             let edited = h.recorder.once(when: { if case .sending(_, .orders, "ord_8") = $0 { true } else { false } }) {
                 _ = try? engine.changes.update(.orders, id: "ord_8", fields: ["status": "ready"])

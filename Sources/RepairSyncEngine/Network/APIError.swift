@@ -53,6 +53,14 @@ public enum APIError: Error, Sendable, CustomStringConvertible {
         return !isTransient && !isAuthentication
     }
 
+    /// The API failing as a whole, not this request: 502, 503 (without `Retry-After`: with one it is a wait), 504,
+    /// or an error page that is not the API's (a proxy's, a maintenance page). However long such an outage lasts, it
+    /// never uses up a change's attempts.
+    public var isOutage: Bool {
+        guard case .http(let failure) = self else { return false }
+        return [502, 503, 504].contains(failure.status) || !failure.isAPIAnswer
+    }
+
     /// The request never left this machine (no connection, or a TLS handshake that failed): a change is not in
     /// doubt and no attempt is counted against it.
     public var sentNothing: Bool {

@@ -469,7 +469,10 @@ struct Pusher {
 
     private func retry(_ entry: OutboxEntry, _ error: APIError, now: Timestamp) async throws(SyncStop) -> Result {
         let attempt = entry.attempts + 1
-        let giveUp = attempt >= configuration.retry.maxAttempts
+        // Given up only on failures of its own (a 500, a cut answer): a maintenance window of 502/503/504 pages
+        // longer than the backoff's sum (about 8 minutes by default) killed every change waiting. The backoff still
+        // grows with the attempts, up to its cap.
+        let giveUp = attempt >= configuration.retry.maxAttempts && !error.isOutage
         let delay = configuration.retry.delay(
             afterAttempt: attempt, retryAfter: error.retryAfter, random: configuration.random())
         let next = giveUp ? nil : now.adding(milliseconds: delay.inMilliseconds)

@@ -957,6 +957,47 @@ struct DaemonEndToEndTests {
         }
     }
 
+    @Test(
+        "SIGTERM while a request hangs: the run is cancelled once the shutdown grace has passed, the daemon exits 0 well within systemd's stop timeout, and the change goes after a restart"
+    )
+    func sigtermWhileARequestHangs() async throws {
+        try await DaemonHarness.with { h in
+            h.environment = ["REPAIRSYNCD_SYNC_SHUTDOWN_GRACE": "1s", "REPAIRSYNCD_API_REQUEST_TIMEOUT": "20s"]
+            try await h.start()
+            _ = try await h.call("sync", .object(["wait": .bool(true)]))
+            _ = try await h.call("pause")
+            // The PATCH waits 25 s at the server (then is applied): longer than api.request_timeout (20 s).
+            let plan = try await h.backend.send(
+                .PUT, "/admin/faults", json: #"{"rate":0,"kinds":{"slow":1},"slow_ms":25000}"#)
+            #expect(plan.status == 200)
+            _ = try await h.backend.send(.POST, "/admin/faults/next", json: #"{"kind":"slow","method":"PATCH"}"#)
+            _ = try await h.call("updateOrder", .object(["id": .string("ord_3"), "notes": .string("hung")]))
+            _ = try await h.call("sync")
+            _ = try await PushStack.waitUntil("the PATCH waits at the server", timeout: .seconds(30)) {
+                let counters = try? await h.backend.get("/admin/counters").object()
+                return (counters?["faults_injected"] as? [String: Any])?["slow"] as? Int == 1
+            }
+            let signalled = ContinuousClock.now
+            h.kill(SIGTERM)
+            #expect(await h.waitForExit() == 0, "\(h.log().suffix(1500))")
+            let took = signalled.duration(to: .now)
+            #expect(
+                took < .seconds(8), "stopped after \(took); the grace is 1 s, the request's timeout 20 s")
+            #expect(h.log().contains("did not end within the shutdown grace"))
+
+            // Restarted, the change in doubt is replayed under its key until the server has settled it (the first
+            // PATCH is still waiting there).
+            _ = try await h.backend.send(.DELETE, "/admin/faults")
+            try await h.start()
+            _ = try await PushStack.waitUntil("the change settled", timeout: .seconds(90)) {
+                _ = try await h.call("sync", .object(["wait": .bool(true)]))
+                return try await h.call("pending") == .array([])
+            }
+            let order = try await h.backend.get("/api/v1/orders/ord_3").object()
+            #expect(order["notes"] as? String == "hung")
+        }
+    }
+
     @Test("SIGHUP with a bad configuration keeps the running one; a good one is taken")
     func reloadKeepsOldConfig() async throws {
         try await DaemonHarness.with { h in

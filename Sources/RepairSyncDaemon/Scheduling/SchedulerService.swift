@@ -195,9 +195,20 @@ public final class SchedulerService: Service, Sendable {
             engine.requestStop()
             let engine = engine
             let grace = shutdownGrace
+            let logger = logger
             await withTaskGroup(of: Void.self) { race in
+                // (A task group waits for all its children: the engine's stop is not cancellable, so the grace is
+                // kept by cancelling the run, which ends the stop.)
                 race.addTask { await engine.stop() }
-                race.addTask { try? await Task.sleep(for: grace) }
+                race.addTask {
+                    try? await Task.sleep(for: grace)
+                    guard !Task.isCancelled else { return }
+                    // The request in flight outlived the grace (a server that hangs, a body that trickles): the run
+                    // is cancelled, its request abandoned — in doubt, replayed after the restart — rather than the
+                    // daemon outliving systemd's stop timeout and being killed anyway.
+                    logger.warning("the run in progress did not end within the shutdown grace: cancelled")
+                    await engine.cancelActiveRun()
+                }
                 await race.next()
                 race.cancelAll()
             }

@@ -112,6 +112,15 @@ public actor SyncEngine {
         if let followUp { _ = await followUp.task.value }
     }
 
+    /// Cancels the run in progress and its follow-up: the request in flight is abandoned (its change stays in doubt
+    /// and is replayed under its key after a restart, as after a kill); what the run committed stays. For a shutdown
+    /// whose grace has passed — a request that hangs, a body that trickles, must not keep the daemon past systemd's
+    /// stop timeout.
+    public func cancelActiveRun() {
+        active?.cancel()
+        followUp?.task.cancel()
+    }
+
     /// Sets the stop flag without waiting (callable from anywhere, e.g. a signal handler's task).
     public nonisolated func requestStop() { stopFlag.set() }
 

@@ -53,15 +53,42 @@ extension StalledBodyTests {
     }
 }
 
+extension StalledBodyTests {
+    @Test(
+        "a body that trickles — a byte every 100 ms, never silent — fails as too slow within a few timeouts, instead of holding the run for as long as it takes"
+    )
+    func tricklingBodyFails() async throws {
+        let server = try StallingServer(dripping: true)
+        defer { server.stop() }
+        let http = try TransportSettings().makeHTTPClient()
+        let transport = HTTPTransport(baseURL: "http://127.0.0.1:\(server.port)", http: http)
+        let started = ContinuousClock.now
+        do {
+            _ = try await transport.send(
+                TransportRequest(method: "GET", path: "/api/v1/orders/changes"), timeout: .seconds(1))
+            Issue.record("a body sent a byte at a time was waited for to its end")
+        } catch {
+            guard case .interrupted(let reason) = error else {
+                Issue.record("\(error)")
+                return
+            }
+            #expect(reason.contains("too slowly"), "\(reason)")
+        }
+        // The body takes 100 s to come whole; bounded, not timed.
+        #expect(ContinuousClock.now - started < .seconds(30))
+        try await http.shutdown()
+    }
+}
+
 /// Accepts one connection on loopback, reads the request's head, answers the headers of a 1000-byte body and its
 /// first byte, and then says nothing more until stopped — or, `trickling`, sends the rest 100 bytes at a time, 250 ms
-/// apart (a slow link: 2.5 s for the body).
+/// apart (a slow link: 2.5 s for the body), or, `dripping`, a byte every 100 ms (100 s for the body).
 final class StallingServer: Sendable {
     let port: UInt16
     private let listener: Int32
     private let stopped = DispatchSemaphore(value: 0)
 
-    init(trickling: Bool = false) throws {
+    init(trickling: Bool = false, dripping: Bool = false) throws {
         let (fd, port) = try LoopbackListener.open(backlog: 4)
         listener = fd
         self.port = port
@@ -76,7 +103,14 @@ final class StallingServer: Sendable {
             let answer = Array(
                 "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{".utf8)
             _ = answer.withUnsafeBytes { send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if trickling {
+            if dripping {
+                // The rest a byte at a time, 100 ms apart, until it is all sent or the client goes.
+                for _ in 0..<999 {
+                    Thread.sleep(forTimeInterval: 0.1)
+                    var byte = UInt8(ascii: " ")
+                    guard send(connection, &byte, 1, Int32(MSG_NOSIGNAL)) == 1 else { break }
+                }
+            } else if trickling {
                 // The rest of a JSON object of 1000 bytes: `{"x":"aaa…"}`.
                 let rest =
                     Array(#""x":""#.utf8) + [UInt8](repeating: UInt8(ascii: "a"), count: 1000 - 8) + Array(#""}"#.utf8)

@@ -117,14 +117,16 @@ public struct HTTPTransport: APITransport {
     /// the headers arrive, so a body that stalled after them — a proxy, a path that died mid-download — was waited
     /// for forever, the run with it. The wait is for progress, not for the whole body: on a slow link a large page
     /// still arrives (and the link meter makes the next ones smaller). Past it the read is cancelled, which cancels
-    /// the request and closes its connection.
+    /// the request and closes its connection. Nor may it trickle: a byte every few seconds is never silent, and a page
+    /// sent that way would hold the run for days — on average at least `minimumBytesPerSecond`, checked once the
+    /// body has had `idle` to start (a page on the slowest link the daemon meets comes hundreds of times faster).
     static func collect(_ body: HTTPClientResponse.Body, upTo limit: Int, idle: Duration) async throws -> ByteBuffer {
         let progress = BodyProgress()
         return try await withThrowingTaskGroup(of: ByteBuffer?.self) { group in
             group.addTask {
                 var buffer = ByteBuffer()
                 for try await var chunk in body {
-                    progress.arrived()
+                    progress.arrived(chunk.readableBytes)
                     guard buffer.readableBytes + chunk.readableBytes <= limit else {
                         throw NIOTooManyBytesError(maxBytes: limit)
                     }
@@ -133,16 +135,23 @@ public struct HTTPTransport: APITransport {
                 return buffer
             }
             group.addTask {
-                var deadline = ContinuousClock.now + idle
+                let started = ContinuousClock.now
+                var deadline = started + idle
                 while true {
                     try await Task.sleep(until: deadline, clock: .continuous)
+                    let now = ContinuousClock.now
                     let next = progress.last + idle
-                    guard next > ContinuousClock.now else { return nil }
+                    guard next > now else { throw BodyDeadlinePassed(trickling: false) }
+                    let elapsed = started.duration(to: now).components
+                    let seconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
+                    guard Double(progress.bytes) >= minimumBytesPerSecond * seconds else {
+                        throw BodyDeadlinePassed(trickling: true)
+                    }
                     deadline = next
                 }
             }
             defer { group.cancelAll() }
-            guard let buffer = try await group.next() ?? nil else { throw BodyDeadlinePassed() }
+            guard let buffer = try await group.next() ?? nil else { throw BodyDeadlinePassed(trickling: false) }
             return buffer
         }
     }
@@ -151,19 +160,31 @@ public struct HTTPTransport: APITransport {
     final class BodyProgress: Sendable {
         private let origin = ContinuousClock.now
         private let nanoseconds = Atomic<Int64>(0)
+        private let received = Atomic<Int>(0)
 
-        func arrived() {
+        func arrived(_ count: Int) {
             let elapsed = origin.duration(to: .now).components
             nanoseconds.store(
                 elapsed.seconds * 1_000_000_000 + elapsed.attoseconds / 1_000_000_000, ordering: .relaxed)
+            received.add(count, ordering: .relaxed)
         }
+
+        /// The body's bytes so far.
+        var bytes: Int { received.load(ordering: .relaxed) }
 
         var last: ContinuousClock.Instant { origin + .nanoseconds(nanoseconds.load(ordering: .relaxed)) }
     }
 
+    /// The average rate below which a body still coming is no answer either (`collect`).
+    static let minimumBytesPerSecond = 128.0
+
     struct BodyDeadlinePassed: Error, CustomStringConvertible {
+        var trickling: Bool
+
         var description: String {
-            "the answer's body stopped coming: nothing of it for the request's timeout (api.request_timeout)"
+            trickling
+                ? "the answer's body came too slowly: under \(Int(minimumBytesPerSecond)) bytes a second on average"
+                : "the answer's body stopped coming: nothing of it for the request's timeout (api.request_timeout)"
         }
     }
 

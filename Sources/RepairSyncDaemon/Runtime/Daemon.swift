@@ -156,10 +156,11 @@ public enum Daemon {
             defer { notify("READY=1") }
             do throws(ConfigurationError) {
                 let next = try await ConfigurationLoader.load(path: configPath, environment: environment)
-                let previous = running.withLock { $0 }
                 level.value = DaemonLogging.level(next.logLevel)
                 await scheduler.reconfigure(next.schedulePolicy)
-                let needRestart = restartKeys(from: previous, to: next)
+                // Against what the daemon started with, not the last reload: a second reload of the same changed
+                // file still needs the restart the first one named.
+                let needRestart = restartKeys(from: configuration, to: next)
                 running.withLock { $0 = next }
                 logger.notice(
                     "configuration reloaded",
@@ -283,6 +284,12 @@ public enum Daemon {
         if old.retry != new.retry { keys.append("retry") }
         if old.conflicts != new.conflicts { keys.append("conflicts") }
         if old.probe != new.probe { keys.append("probe") }
+        if old.pushPriorities != new.pushPriorities { keys.append("priority") }
+        if old.retentionDays != new.retentionDays { keys.append("retention") }
+        if old.metricsTextfile != new.metricsTextfile || old.metricsListen != new.metricsListen {
+            keys.append("metrics")
+        }
+        if old.passcodeKey != new.passcodeKey, !keys.contains("store") { keys.append("store") }
         if old.sync.pageSize != new.sync.pageSize || old.sync.shutdownGrace != new.sync.shutdownGrace
             || old.sync.events != new.sync.events
         {

@@ -39,25 +39,9 @@ struct SystemdTests {
 
     @Test("socket activation: systemd-socket-activate holds the socket, the first connection starts the daemon on it")
     func socketActivation() async throws {
-        let activator = "/usr/bin/systemd-socket-activate"
-        guard FileManager.default.isExecutableFile(atPath: activator) else {
-            print("skipping socket activation: \(activator) is missing (package systemd)")
-            try Test.cancel("systemd-socket-activate is not installed")
-        }
+        try Self.requireActivator("socket activation")
         try await DaemonHarness.with { h in
-            try FileManager.default.createDirectory(
-                atPath: (h.socketPath as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-            var environment = ProcessInfo.processInfo.environment
-            environment["NOTIFY_SOCKET"] = h.notify.path
-            environment.removeValue(forKey: "JOURNAL_STREAM")
-            // posix_spawn, not Foundation's Process, which stops reaping other children once a child execs another
-            // program (as systemd-socket-activate does).
-            let activated = try ChildProcess(
-                [
-                    activator, "-l", h.socketPath, "--fdname=control", "-E", "NOTIFY_SOCKET=\(h.notify.path)",
-                    DaemonHarness.binaries.appendingPathComponent("repairsyncd").path, "--config", h.configPath,
-                ], environment: environment, logPath: h.directory.path("activated.log"), pipeOutput: true,
-                mergeErrors: true)
+            let activated = try Self.activate(h)
             defer { activated.signal(SIGKILL) }
             // systemd-socket-activate says when the socket is made; the daemon is not running until someone connects.
             let listening = await activated.readLines(until: { $0.contains("Listening on") })
@@ -81,11 +65,7 @@ struct SystemdTests {
         "socket activation without control.group: the socket file's group (the unit's SocketGroup=) may read records and queue changes, other users the status only"
     )
     func socketActivationTrustsTheSocketsGroup() async throws {
-        let activator = "/usr/bin/systemd-socket-activate"
-        guard FileManager.default.isExecutableFile(atPath: activator) else {
-            print("skipping the socket's group: \(activator) is missing (package systemd)")
-            try Test.cancel("systemd-socket-activate is not installed")
-        }
+        try Self.requireActivator("the socket's group")
         guard getuid() == 0 else {
             print("skipping the socket's group: giving the socket another group and calling as another user needs root")
             try Test.cancel("needs root")
@@ -93,17 +73,7 @@ struct SystemdTests {
         // The shop's group, as systemd's SocketGroup=repair gives it to the socket: not the daemon's own group.
         let shopGroup: gid_t = 4242
         try await DaemonHarness.with { h in
-            try FileManager.default.createDirectory(
-                atPath: (h.socketPath as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-            var environment = ProcessInfo.processInfo.environment
-            environment["NOTIFY_SOCKET"] = h.notify.path
-            environment.removeValue(forKey: "JOURNAL_STREAM")
-            let activated = try ChildProcess(
-                [
-                    activator, "-l", h.socketPath, "--fdname=control", "-E", "NOTIFY_SOCKET=\(h.notify.path)",
-                    DaemonHarness.binaries.appendingPathComponent("repairsyncd").path, "--config", h.configPath,
-                ], environment: environment, logPath: h.directory.path("activated.log"), pipeOutput: true,
-                mergeErrors: true)
+            let activated = try Self.activate(h)
             defer { activated.signal(SIGKILL) }
             _ = await activated.readLines(until: { $0.contains("Listening on") })
             // What systemd does with SocketGroup=, before the daemon starts; mode 0666 (SocketMode=0666, a status bar
@@ -120,5 +90,32 @@ struct SystemdTests {
             activated.signal(SIGTERM)
             #expect(await activated.waitForExit() == 0)
         }
+    }
+
+    static let activator = "/usr/bin/systemd-socket-activate"
+
+    /// Skips the test, saying why, without systemd-socket-activate.
+    static func requireActivator(_ purpose: String) throws {
+        guard FileManager.default.isExecutableFile(atPath: activator) else {
+            print("skipping \(purpose): \(activator) is missing (package systemd)")
+            try Test.cancel("systemd-socket-activate is not installed")
+        }
+    }
+
+    /// systemd-socket-activate holding the harness's socket, to start the daemon on the first connection.
+    /// posix_spawn, not Foundation's Process, which stops reaping other children once a child execs another program
+    /// (as systemd-socket-activate does).
+    static func activate(_ h: DaemonHarness) throws -> ChildProcess {
+        try FileManager.default.createDirectory(
+            atPath: (h.socketPath as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        var environment = ProcessInfo.processInfo.environment
+        environment["NOTIFY_SOCKET"] = h.notify.path
+        environment.removeValue(forKey: "JOURNAL_STREAM")
+        return try ChildProcess(
+            [
+                activator, "-l", h.socketPath, "--fdname=control", "-E", "NOTIFY_SOCKET=\(h.notify.path)",
+                DaemonHarness.binaries.appendingPathComponent("repairsyncd").path, "--config", h.configPath,
+            ], environment: environment, logPath: h.directory.path("activated.log"), pipeOutput: true,
+            mergeErrors: true)
     }
 }

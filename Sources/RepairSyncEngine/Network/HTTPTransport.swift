@@ -119,7 +119,7 @@ public struct HTTPTransport: APITransport {
     /// still arrives (and the link meter makes the next ones smaller). Past it the read is cancelled, which cancels
     /// the request and closes its connection. Nor may it trickle: a byte every few seconds is never silent, and a page
     /// sent that way would hold the run for days — on average at least `minimumBytesPerSecond`, checked once the
-    /// body has had `idle` to start (a page on the slowest link the daemon meets comes hundreds of times faster).
+    /// body has had two `idle`s (a page on the slowest link the daemon meets comes hundreds of times faster).
     static func collect(_ body: HTTPClientResponse.Body, upTo limit: Int, idle: Duration) async throws -> ByteBuffer {
         let progress = BodyProgress()
         return try await withThrowingTaskGroup(of: ByteBuffer?.self) { group in
@@ -144,7 +144,11 @@ public struct HTTPTransport: APITransport {
                     guard next > now else { throw BodyDeadlinePassed(trickling: false) }
                     let elapsed = started.duration(to: now).components
                     let seconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
-                    guard Double(progress.bytes) >= minimumBytesPerSecond * seconds else {
+                    // From the second window on: a body that stopped after its first bytes is silent, not slow.
+                    guard
+                        started.duration(to: now) < idle * 2
+                            || Double(progress.bytes) >= minimumBytesPerSecond * seconds
+                    else {
                         throw BodyDeadlinePassed(trickling: true)
                     }
                     deadline = next

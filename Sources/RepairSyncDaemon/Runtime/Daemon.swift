@@ -78,7 +78,6 @@ public enum Daemon {
         } catch let error as StoreError where error.isCorrupt {
             store = try keepAsideAndReopen(error)
         }
-        access.apply(toStoreAt: configuration.store.path, logger: logger)
         // One HTTP client for the process, with the configured trust, TLS version and proxy; the engine and the
         // probe share its connections.
         let transport = configuration.api.transport.settings()
@@ -120,6 +119,8 @@ public enum Daemon {
             try? await http.shutdown()
             throw error
         }
+        // (After the engine's start: it may have kept the store aside and made a fresh one.)
+        access.apply(toStoreAt: configuration.store.path, logger: logger)
         // Said at every start until someone deals with it: the status shows the fresh replica's outbox only.
         for kept in ReplicaStore.keptAside(beside: configuration.store.path) where kept.unsentChanges != 0 {
             logger.warning(

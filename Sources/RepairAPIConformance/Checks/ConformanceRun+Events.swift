@@ -111,27 +111,42 @@ extension ConformanceRun {
         return .milliseconds(milliseconds)
     }
 
-    /// 4.8: nothing sent for `interval` → a heartbeat. On a stream that just opened, something must arrive within the
-    /// interval (with slack for the network and a loaded server).
+    /// 4.8: nothing sent for `interval` → a heartbeat. On a stream that just opened, nothing may be silent for longer
+    /// than the interval (with slack for the network and a loaded server) over two intervals: the gaps are judged,
+    /// not the first bytes — a padding comment or a `retry:` line right after `ready`, then nothing, is no heartbeat.
     private func judgeHeartbeat(_ stream: EventStreamReader, after ready: ContinuousClock.Instant, interval: Duration)
         async
     {
         let id = CheckID(clause: "events-heartbeat")
         let slack = max(Duration.seconds(2), interval)
-        let seen = await stream.wait(until: ready.advanced(by: interval + slack)) { received in
-            received.chunks.contains { $0.at > ready }
+        let longest = interval + slack
+        let deadline = ready.advanced(by: longest * 2)
+        // Watched until bytes came two intervals after `ready` (each gap then judged), or until the deadline.
+        let seen = await stream.wait(until: deadline) { received in
+            guard let last = received.chunks.last(where: { $0.at > ready }) else { return false }
+            return ready.duration(to: last.at) >= interval * 2
         }
-        if let next = seen.chunks.first(where: { $0.at > ready }) {
+        let arrivals = [ready] + seen.chunks.filter { $0.at > ready }.map(\.at)
+        let watchedTwo = ready.duration(to: arrivals[arrivals.count - 1]) >= interval * 2
+        let end = watchedTwo ? arrivals[arrivals.count - 1] : min(ContinuousClock.now, deadline)
+        let gaps = zip(arrivals, arrivals.dropFirst() + [end]).map { $0.duration(to: $1) }
+        let widest = gaps.max() ?? .zero
+        if !watchedTwo, let ended = seen.ended {
+            findings.problem(
+                id,
+                "the stream ended \(ready.duration(to: end).wholeMilliseconds) ms after ready, before two heartbeats (\(ended))"
+            )
+        } else if widest > longest {
+            findings.problem(
+                id,
+                "nothing came for \(widest.wholeMilliseconds) ms at a stretch after ready, whose heartbeat_ms is \(interval.wholeMilliseconds)"
+            )
+        } else {
             findings.examined(id)
             findings.summary(
                 id,
-                "the quiet stream sent its next bytes \(ready.duration(to: next.at).wholeMilliseconds) ms after ready (heartbeat_ms \(interval.wholeMilliseconds))"
+                "the quiet stream was never silent for more than \(widest.wholeMilliseconds) ms over \(ready.duration(to: end).wholeMilliseconds) ms (heartbeat_ms \(interval.wholeMilliseconds))"
             )
-        } else {
-            findings.problem(
-                id,
-                "nothing came for \((interval + slack).wholeMilliseconds) ms after ready, whose heartbeat_ms is \(interval.wholeMilliseconds)"
-                    + (seen.ended.map { " (\($0))" } ?? ""))
         }
     }
 

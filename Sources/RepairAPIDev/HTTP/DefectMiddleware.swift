@@ -39,8 +39,15 @@ struct DefectMiddleware: RouterMiddleware {
         if request.uri.path == "/api/v1/events" {
             var response = try await next(request, context)
             if active.contains(.noHeartbeat) {
+                // The first heartbeat passes, then none: a stream that is quiet for good after its first bytes.
+                let passed = Mutex(false)
                 response.body = response.body.map { buffer in
-                    buffer.readableBytesView.elementsEqual(Self.heartbeat.utf8) ? ByteBuffer() : buffer
+                    guard buffer.readableBytesView.elementsEqual(Self.heartbeat.utf8) else { return buffer }
+                    let first = passed.withLock { passed in
+                        defer { passed = true }
+                        return !passed
+                    }
+                    return first ? buffer : ByteBuffer()
                 }
             }
             return response

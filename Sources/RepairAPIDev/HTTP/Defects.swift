@@ -23,7 +23,8 @@ public enum Defect: String, CaseIterable, Codable, Sendable {
     /// A create sent again with the same id and body (under another key) answers 201, as if it had made the record
     /// again, instead of 200 with the record it made.
     case createTwice = "create_twice"
-    /// The change stream (`GET /api/v1/events`) sends no heartbeat: a quiet stream falls silent.
+    /// The change stream (`GET /api/v1/events`) sends its first heartbeat and no other: a quiet stream falls silent
+    /// after its first bytes.
     case noHeartbeat = "no_heartbeat"
     /// Answers of 1 KiB or more are gzipped for a client that takes gzip, as usual, but without
     /// `Vary: Accept-Encoding`, so a cache in between could hand the compressed copy to a client that cannot inflate.

@@ -70,11 +70,11 @@ public final class ReplicaStore: Sendable {
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "UTC")
         formatter.dateFormat = "yyyyMMdd'T'HHmmss'Z'"
-        var kept = path + ".corrupt-" + formatter.string(from: now)
+        var kept = path + keptAsideMark + formatter.string(from: now)
         var counter = 1
         while FileManager.default.fileExists(atPath: kept) {
             counter += 1
-            kept = path + ".corrupt-" + formatter.string(from: now) + "-\(counter)"
+            kept = path + keptAsideMark + formatter.string(from: now) + "-\(counter)"
         }
         for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: path + suffix) {
             try FileManager.default.moveItem(atPath: path + suffix, toPath: kept + suffix)
@@ -91,11 +91,11 @@ public final class ReplicaStore: Sendable {
 
     /// The damaged stores kept aside beside the store at `path`, oldest first.
     public static func keptAside(beside path: String) -> [KeptAside] {
-        let directory = (path as NSString).deletingLastPathComponent
-        let name = (path as NSString).lastPathComponent + ".corrupt-"
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.isEmpty ? "." : directory)) ?? []
-        return names.filter { $0.hasPrefix(name) && !$0.hasSuffix("-wal") && !$0.hasSuffix("-shm") }.sorted().map {
-            let kept = (directory as NSString).appendingPathComponent($0)
+        let prefix = (path as NSString).lastPathComponent + keptAsideMark
+        return filesBeside(path).filter {
+            $0.name.hasPrefix(prefix) && !$0.name.hasSuffix("-wal") && !$0.name.hasSuffix("-shm")
+        }.map {
+            let kept = $0.path
             var configuration = Configuration()
             configuration.readonly = true
             let count = try? DatabaseQueue(path: kept, configuration: configuration).read { db in
@@ -189,21 +189,28 @@ public final class ReplicaStore: Sendable {
     /// `keptAside` the damaged stores kept aside. Returns the paths removed.
     @discardableResult
     public static func removeCopies(of path: String, keptAside: Bool) -> [String] {
-        let directory = (path as NSString).deletingLastPathComponent
         let name = (path as NSString).lastPathComponent
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.isEmpty ? "." : directory)) ?? []
         var removed: [String] = []
-        for file in names.sorted() {
+        for file in filesBeside(path) {
             let ours =
-                file.hasPrefix(name + ".backup-")
-                || (keptAside && file.hasPrefix(name + ".corrupt-"))
-                || file.wholeMatch(
+                file.name.hasPrefix(name + ".backup-")
+                || (keptAside && file.name.hasPrefix(name + keptAsideMark))
+                || file.name.wholeMatch(
                     of: /backup-[0-9A-F]{8}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{12}\.sqlite(-journal)?/)
                     != nil
-            let full = (directory as NSString).appendingPathComponent(file)
-            if ours, unlink(full) == 0 { removed.append(full) }
+            if ours, unlink(file.path) == 0 { removed.append(file.path) }
         }
         return removed
+    }
+
+    /// What `keepAside` puts between the store's name and the time.
+    static let keptAsideMark = ".corrupt-"
+
+    /// The files in the directory of the store at `path`, by name, sorted.
+    private static func filesBeside(_ path: String) -> [(name: String, path: String)] {
+        let directory = (path as NSString).deletingLastPathComponent
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.isEmpty ? "." : directory)) ?? []
+        return names.sorted().map { ($0, (directory as NSString).appendingPathComponent($0)) }
     }
 
     /// Sets the mode of the database and its WAL and shared-memory files (e.g. 0640 for local tools in the group).

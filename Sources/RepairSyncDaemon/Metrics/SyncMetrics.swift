@@ -153,9 +153,7 @@ public final class SyncMetrics: Sendable {
         guard let textfile else { return }
         let temporary = textfile + ".tmp"
         var problem: String?
-        if !FileManager.default.createFile(
-            atPath: temporary, contents: Data(exposition.utf8), attributes: [.posixPermissions: 0o644])
-        {
+        if !FileManager.default.createFile(atPath: temporary, contents: Data(exposition.utf8)) {
             problem = "cannot write \(temporary)"
         } else if chmod(temporary, 0o644) != 0 || rename(temporary, textfile) != 0 {
             problem = "cannot put \(textfile) in place (errno \(errno))"

@@ -142,12 +142,11 @@ public struct HTTPTransport: APITransport {
                     let now = ContinuousClock.now
                     let next = progress.last + idle
                     guard next > now else { throw BodyDeadlinePassed(trickling: false) }
-                    let elapsed = started.duration(to: now).components
-                    let seconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
+                    let elapsed = started.duration(to: now)
                     // From the second window on: a body that stopped after its first bytes is silent, not slow.
                     guard
-                        started.duration(to: now) < idle * 2
-                            || Double(progress.bytes) >= minimumBytesPerSecond * seconds
+                        elapsed < idle * 2
+                            || Double(progress.bytes) >= minimumBytesPerSecond * Double(elapsed.inMilliseconds) / 1000
                     else {
                         throw BodyDeadlinePassed(trickling: true)
                     }

@@ -233,8 +233,17 @@ public final class ReplicaStore: Sendable {
         try writer.write(body)
     }
 
+    /// Reads in a connection of the pool, giving the connection back as soon as `body` is done — on the connection's
+    /// own queue, before the caller is resumed. (GRDB's async `read` gives it back only once the caller's task runs
+    /// again: with every thread of Swift's cooperative pool blocked in a synchronous read, waiting for a connection,
+    /// and every connection held by an async read waiting for one of those threads, nothing would run again.)
     public func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        try await writer.read(body)
+        try Task.checkCancellation()
+        return try await withCheckedThrowingContinuation { continuation in
+            writer.asyncRead { database in
+                continuation.resume(with: Result { try body(try database.get()) })
+            }
+        }
     }
 
     public func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {

@@ -240,6 +240,28 @@ struct PushTests {
         }
     }
 
+    @Test(
+        "a push-only run that got no change through — each failed and waits for its retry — is no success: the status names the failure and the last success stays"
+    )
+    func pushOnlyRunWithNothingThroughIsNoSuccess() async throws {
+        try await EngineHarness.with(configuration: EngineHarness.hourlyRetries) { h in
+            #expect(await h.engine.performFullSync().succeeded)
+            let lastSuccess = try #require(await h.engine.status.lastSuccessAt)
+            try await h.engine.update(.orders, id: "ord_8", fields: ["notes": "during the outage"])
+            try await h.fault("503", method: "PATCH", path: "/api/v1/orders/ord_8", count: 1)
+
+            let failed = await h.engine.sync([])
+            #expect(!failed.succeeded && failed.pushFailures == 1 && failed.pushed == 0, "\(failed)")
+            #expect(failed.stop?.contains("no change could be pushed") == true, "\(failed)")
+            #expect(failed.stop?.contains("503") == true, "the server's answer is named: \(failed)")
+            let status = await h.engine.status
+            #expect(status.lastSuccessAt == lastSuccess)
+            #expect(status.phase.name == "error", "\(status.phase)")
+            // A run with nothing due is no failure: nothing was tried.
+            #expect(await h.engine.sync([]).succeeded)
+        }
+    }
+
     /// Edits ord_8 with `fields` while the server applies the PATCH and its answer is cut, twice — with two attempts
     /// configured, the change is given up on, in doubt — and returns that dead entry.
     @discardableResult

@@ -20,16 +20,18 @@ struct StalledBodyTests {
         #expect(waited >= .milliseconds(900), "gave up before the timeout: \(waited)")
     }
 
-    /// Asks `server` for a page with a 1 s timeout, expects the request to fail as interrupted with a reason that
-    /// says `saying`, and returns how long it took.
-    static func interrupted(by server: StallingServer, saying: String) async throws -> Duration {
+    /// Asks `server` for a page with `timeout`, expects the request to fail as interrupted with a reason that says
+    /// `saying`, and returns how long it took.
+    static func interrupted(
+        by server: StallingServer, saying: String, timeout: Duration = .seconds(1)
+    ) async throws -> Duration {
         defer { server.stop() }
         let http = try TransportSettings().makeHTTPClient()
         let transport = HTTPTransport(baseURL: "http://127.0.0.1:\(server.port)", http: http)
         let started = ContinuousClock.now
         do {
             _ = try await transport.send(
-                TransportRequest(method: "GET", path: "/api/v1/orders/changes"), timeout: .seconds(1))
+                TransportRequest(method: "GET", path: "/api/v1/orders/changes"), timeout: timeout)
             Issue.record("a body that did not come whole in time was taken for an answer")
         } catch {
             if case .interrupted(let reason) = error {
@@ -64,9 +66,12 @@ extension StalledBodyTests {
         "a body that trickles — a byte every 100 ms, never silent — fails as too slow within a few timeouts, instead of holding the run for as long as it takes"
     )
     func tricklingBodyFails() async throws {
-        let waited = try await Self.interrupted(by: StallingServer(dripping: true), saying: "too slowly")
+        // A 3 s timeout: a byte every 100 ms is never silent that long, even when a loaded machine holds the reading
+        // task back for a second (with 1 s, CI's parallel tests made it look silent).
+        let waited = try await Self.interrupted(
+            by: StallingServer(dripping: true), saying: "too slowly", timeout: .seconds(3))
         // The body takes 100 s to come whole; bounded, not timed.
-        #expect(waited < .seconds(30), "waited \(waited)")
+        #expect(waited < .seconds(40), "waited \(waited)")
     }
 }
 

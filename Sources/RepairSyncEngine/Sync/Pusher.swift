@@ -28,6 +28,8 @@ struct Pusher {
         var pushed = 0
         var pushedByCollection: [String: Int] = [:]
         var failed = 0
+        /// The last failure of a change left for its retry (`failed`), as the server or the network put it.
+        var lastFailure: String?
         var dead = 0
         var conflicts = 0
         /// Collections that lost a row (the server no longer had the record): their counts are re-read.
@@ -121,7 +123,9 @@ struct Pusher {
                     case .success(.rebased(let conflict)):
                         rebases[entry.seq, default: 0] += 1
                         if conflict { report.conflicts += 1 }
-                    case .success(.retryLater): report.failed += 1
+                    case .success(.retryLater(let reason)):
+                        report.failed += 1
+                        report.lastFailure = reason
                     case .success(.dead): report.dead += 1
                     case .success(.dropped):
                         report.conflicts += 1
@@ -142,7 +146,7 @@ struct Pusher {
     enum Result {
         case done
         case rebased(conflict: Bool)
-        case retryLater
+        case retryLater(String)
         case dead
         /// The record is gone on the server; the change is in the conflict log.
         case dropped
@@ -488,6 +492,6 @@ struct Pusher {
                 try Outbox.recordFailure(db, seq: entry.seq, error: error.description, nextAttempt: nil)
             }
         }
-        return giveUp ? .dead : .retryLater
+        return giveUp ? .dead : .retryLater(error.description)
     }
 }

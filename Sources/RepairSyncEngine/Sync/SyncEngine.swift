@@ -244,6 +244,14 @@ public actor SyncEngine {
                 publish { $0.phase = .syncing(step: .dashboard, progress: 0) }
                 await refreshDashboard()
             }
+            if collections.isEmpty, pushed.failed > 0, pushed.pushed + pushed.dead + pushed.conflicts == 0 {
+                // A run that only pushed and got no answer about any change — each failed and waits for its retry —
+                // did not reach the shop's records: no success (the status and its last success would say the shop
+                // was in step all through an outage of queued changes).
+                throw SyncStop.failed(
+                    "no change could be pushed: \(pushed.failed) failed, the last with \(pushed.lastFailure ?? "an error"); each is tried again at its own time"
+                )
+            }
             if !pulled.failed.isEmpty {
                 // Every other collection pulled; the run still ends in error, naming the ones that did not.
                 throw SyncStop.failed(

@@ -26,8 +26,6 @@ struct SchedulerLocalChangeTests {
                 let (engine, scheduler) = (h.engine, h.scheduler)
                 try await h.wait("the first sync") { $0.lastSuccessAt != nil && $0.pending == 0 }
                 for burst in 1...3 {
-                    // (The status stream may still hold statuses from before the burst: a run after it tells.)
-                    let runsBefore = await engine.status.metrics.runs
                     // 20 callers at once, as shop tools write rows and call queueChange (here: an edit, then the
                     // notice), each with its own order.
                     try await withThrowingTaskGroup(of: Void.self) { callers in
@@ -41,8 +39,10 @@ struct SchedulerLocalChangeTests {
                         try await callers.waitForAll()
                     }
                     #expect(await engine.status.pending == 20)
-                    try await h.wait("burst \(burst) pushed") {
-                        $0.metrics.runs > runsBefore && $0.pending == 0 && $0.failed == 0
+                    // Subscribed once every caller's counts were shown: no status from before the burst (a run that
+                    // started before it, left from the last burst's late notices, ends with 0 pending too).
+                    try await h.wait("burst \(burst) pushed", fresh: true) {
+                        $0.pending == 0 && $0.failed == 0 && $0.dead == 0
                     }
                     let server = try await backend.get("/api/v1/orders/ord_20")
                     #expect(server.text.contains("burst \(burst)"), "burst \(burst): \(server.text.prefix(300))")

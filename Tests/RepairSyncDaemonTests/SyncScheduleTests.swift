@@ -272,4 +272,40 @@ struct SyncScheduleTests {
         #expect(schedule.consecutiveFailures == 1)
         #expect(schedule.nextRun()?.at == run.at.advanced(by: policy.retryBase))
     }
+
+    @Test(
+        "a reload keeps what is planned — a queued change's push, a backed-off retry, the start-up run — and brings the periodic run no later than the new interval"
+    )
+    func reloadKeepsThePlan() {
+        let shorter = SchedulePolicy(
+            interval: .seconds(60), jitter: 0.1, maxAge: [:], retryBase: .seconds(5), pushDebounce: .seconds(1),
+            pushMaxDelay: .seconds(5))
+
+        // Before the start-up run: it still comes at once.
+        var fresh = Schedule(policy: policy, now: .zero)
+        fresh.reconfigure(shorter, now: .seconds(0.5))
+        #expect(fresh.nextRun()?.reason == .startup)
+        #expect(fresh.nextRun()?.at == .zero)
+
+        // A change queued just before the reload: its push a debounce later, not an interval.
+        var schedule = Schedule(policy: policy, now: .zero)
+        _ = runNext(&schedule, duration: 0)
+        schedule.localChange(now: .seconds(10))
+        schedule.reconfigure(shorter, now: .seconds(10.5))
+        #expect(schedule.nextRun()?.reason == .localChange)
+        #expect(schedule.nextRun()?.at == .seconds(11))
+        #expect(schedule.policy.interval == .seconds(60))
+        // Then the periodic run: no later than one new interval from the reload.
+        _ = runNext(&schedule, duration: 0)
+        let periodic = schedule.nextRun()!
+        #expect(periodic.reason == .periodic && periodic.at <= .seconds(70.5), "\(periodic)")
+
+        // Failures counted so far still count: the backed-off retry stays where it was.
+        var failing = Schedule(policy: policy, now: .zero)
+        for _ in 0..<3 { _ = runNext(&failing, outcome: .failed, duration: 0, random: 1) }
+        let retry = failing.nextRun()!
+        failing.reconfigure(shorter, now: retry.at.advanced(by: .seconds(-1)))
+        #expect(failing.nextRun() == retry)
+        #expect(failing.consecutiveFailures == 3)
+    }
 }

@@ -341,13 +341,7 @@ public final class SchedulerService: Service, Sendable {
                     outcome: Self.outcome(of: report),
                     now: now, random: Double.random(in: 0...1),
                     nextChangeDue: report.nextChangeDueMilliseconds.map { Duration.milliseconds($0) })
-            case .reconfigure(let policy):
-                var replaced = SyncSchedule(policy: policy, now: now)
-                replaced.setPaused(schedule.paused)
-                replaced.connectivityChanged(online: schedule.online, now: now)
-                // Keep the current plan's timing: the new interval applies from the next run's end.
-                schedule = replaced
-                schedule.runFinishedWithoutRun(now: now)
+            case .reconfigure(let policy): schedule.reconfigure(policy, now: now)
             }
         }
         if case .connectivity(let online) = event {

@@ -48,7 +48,7 @@ public struct SyncSchedule<Instant: InstantProtocol>: Sendable where Instant.Dur
         public var full: Bool
     }
 
-    public let policy: SchedulePolicy
+    public private(set) var policy: SchedulePolicy
     public private(set) var paused = false
     public private(set) var online = true
     public private(set) var consecutiveFailures = 0
@@ -237,9 +237,16 @@ public struct SyncSchedule<Instant: InstantProtocol>: Sendable where Instant.Dur
         if let due = changeRetry, let retry = periodic?.at, due < retry { changeRetry = retry }
     }
 
-    /// After a reconfiguration: plan the next periodic run one interval from now instead of a start-up run.
-    public mutating func runFinishedWithoutRun(now: Instant) {
-        periodic = (now.advanced(by: policy.interval), .periodic)
+    /// A reload's policy. What is planned stays planned — a change waiting for its push or its retry, a manual run, a
+    /// pull the server asked for, a backed-off retry, the start-up run, the failures counted so far; the next
+    /// periodic run comes no later than one new interval from now (before, a reload planned a fresh schedule's
+    /// periodic run an interval away, and a change queued just before it waited for that).
+    public mutating func reconfigure(_ policy: SchedulePolicy, now: Instant) {
+        self.policy = policy
+        if let planned = periodic, planned.reason == .periodic {
+            let latest = now.advanced(by: policy.interval)
+            if latest < planned.at { periodic = (latest, .periodic) }
+        }
     }
 
     func jittered(_ duration: Duration, _ random: Double) -> Duration {

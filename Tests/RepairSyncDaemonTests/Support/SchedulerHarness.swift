@@ -55,8 +55,13 @@ struct SchedulerHarness {
     /// The first status that meets `condition`, within 60 s (a test failure, and nil, when none does). The stream
     /// may still hold statuses from before the caller's last step: a condition must tell them apart.
     @discardableResult
-    func wait(_ what: String, _ condition: @escaping @Sendable (EngineStatus) -> Bool) async throws -> EngineStatus? {
-        let updates = updates
+    /// `fresh`: only the current status and those after it, from a stream subscribed now — not statuses the
+    /// test's stream still holds from before (a run that started before a burst and ends after it would pass for
+    /// the burst's).
+    func wait(
+        _ what: String, fresh: Bool = false, _ condition: @escaping @Sendable (EngineStatus) -> Bool
+    ) async throws -> EngineStatus? {
+        let updates = fresh ? await engine.statusUpdates() : updates
         let reached = try await withThrowingTaskGroup(of: EngineStatus?.self) { race in
             race.addTask {
                 for await status in updates where condition(status) { return status }

@@ -4,6 +4,7 @@ import GRDB
 import RepairSyncEngine
 import RepairSyncModels
 import RepairSyncStore
+import RepairSyncTestSupport
 import Testing
 
 /// Retention removes exactly the eligible records, in batches, and nothing a pending change needs.
@@ -64,5 +65,39 @@ struct RetentionTests {
             #expect(try h.local(Order.self, keptByDevice) == nil)
             #expect(try h.local(Order.self, keptOrder) != nil)
         }
+    }
+
+    @Test("the conflict log's entries resolved more than N days ago go; open ones and recent ones stay")
+    func resolvedConflictsGo() async throws {
+        let dir = try TemporaryDirectory()
+        let store = try ReplicaStore.open(at: dir.path("replica.sqlite"))
+        let now = Timestamp.now()
+        let day: Int64 = 86_400_000
+        // (record, state, detected and resolved so many days ago)
+        let entries: [(String, String, Int64?)] = [
+            ("ord_old", "resolved", 40), ("ord_older", "resolved", 400), ("ord_recent", "resolved", 5),
+            ("ord_open", "open", nil),
+        ]
+        try await store.write { db in
+            for (record, state, daysAgo) in entries {
+                try db.execute(
+                    sql: """
+                        INSERT INTO conflicts (collection, record_id, fields, base, local, remote, remote_version, policy,
+                                               outcome, state, detected_at, resolved_at)
+                        VALUES ('orders', ?, '["notes"]', '{}', '{}', '{}', 2, 'server-wins', 'kept_remote', ?, ?, ?)
+                        """,
+                    arguments: [
+                        record, state, now.millisecondsSince1970 - 500 * day,
+                        daysAgo.map { now.millisecondsSince1970 - $0 * day },
+                    ])
+            }
+        }
+        let report = try await Retention(store: store, days: 30, batchSize: 1).run(now: now)
+        #expect(report.conflicts == 2)
+        #expect(report.total == 2)
+        let left = try await store.read { db in
+            try String.fetchAll(db, sql: "SELECT record_id FROM conflicts ORDER BY record_id")
+        }
+        #expect(left == ["ord_open", "ord_recent"])
     }
 }

@@ -302,7 +302,7 @@ public final class SchedulerService: Service, Sendable {
                     "retention removed old records",
                     metadata: [
                         "orders": "\(report.orders)", "devices": "\(report.devices)", "tickets": "\(report.tickets)",
-                        "messages": "\(report.messages)",
+                        "messages": "\(report.messages)", "resolved_conflicts": "\(report.conflicts)",
                     ])
                 // After the snapshot: the status this publishes shows the pass.
                 await engine.refreshCounts()

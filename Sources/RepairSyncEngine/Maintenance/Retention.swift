@@ -6,15 +6,18 @@ public import RepairSyncStore
 /// tickets and their messages, last updated more than `days` ago. Never a record with a pending change or an open
 /// conflict, nor one a pending change depends on (the order of a changed device, the ticket of a new message).
 /// Deletes in batches of `batchSize`, each its own short transaction, so readers and the engine are never held up.
-/// A deleted record comes back if the server changes it again.
+/// A deleted record comes back if the server changes it again. The conflict log's resolved entries go too, once
+/// resolved more than `days` ago (open ones wait for a decision and stay): a shop's years of conflicts stay bounded.
 public struct Retention: Sendable {
     public struct Report: Sendable, Equatable, Codable {
         public var orders = 0
         public var devices = 0
         public var tickets = 0
         public var messages = 0
+        /// Entries of the conflict log resolved before the cutoff.
+        public var conflicts = 0
 
-        public var total: Int { orders + devices + tickets + messages }
+        public var total: Int { orders + devices + tickets + messages + conflicts }
     }
 
     let store: ReplicaStore
@@ -53,7 +56,26 @@ public struct Retention: Sendable {
                   AND NOT EXISTS (SELECT 1 FROM conflicts c WHERE c.state = 'open' AND c.collection = 'tickets' AND c.record_id = t.id)
                 LIMIT ?
                 """)
+        report.conflicts = try await removeResolvedConflicts(before: cutoff)
         return report
+    }
+
+    /// Deletes the conflict log's entries resolved before `cutoff`, a batch per transaction.
+    private func removeResolvedConflicts(before cutoff: Timestamp) async throws -> Int {
+        var total = 0
+        while true {
+            let removed = try await store.write { db in
+                try db.execute(
+                    sql: """
+                        DELETE FROM conflicts WHERE id IN (
+                            SELECT id FROM conflicts WHERE state = 'resolved' AND resolved_at < ? LIMIT ?)
+                        """, arguments: [cutoff.millisecondsSince1970, batchSize])
+                return db.changesCount
+            }
+            total += removed
+            if removed < batchSize { return total }
+            await Task.yield()
+        }
     }
 
     /// Deletes the `table` rows that `eligible` (cutoff, limit) selects, a batch per transaction, with their

@@ -173,10 +173,23 @@ public final class ReplicaStore: Sendable {
     /// removed.
     public static func removeFiles(at path: String) -> [String] {
         var removed: [String] = []
+        // A store reached through a symbolic link lives at the link's target (SQLite opens it there and keeps its WAL
+        // beside it): its files go first, then the link — removing only the link left the shop's records on disk.
+        if let target = symbolicLinkTarget(of: path) { removed += removeFiles(at: target) }
         for file in [path, path + "-wal", path + "-shm", path + "-journal", path + ".lock"] where unlink(file) == 0 {
             removed.append(file)
         }
         return removed + removeCopies(of: path, keptAside: true)
+    }
+
+    /// The file a symbolic link at `path` leads to, every link on the way followed; nil when `path` is no link.
+    static func symbolicLinkTarget(of path: String) -> String? {
+        var info = stat()
+        guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFLNK, let resolved = realpath(path, nil) else {
+            return nil
+        }
+        defer { free(resolved) }
+        return String(cString: resolved)
     }
 
     /// Where a backup makes its copy of the store at `path`: beside it, named after it, removed once sent.

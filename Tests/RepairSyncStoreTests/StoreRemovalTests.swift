@@ -1,0 +1,30 @@
+import Foundation
+import GRDB
+import RepairSyncStore
+import RepairSyncTestSupport
+import Testing
+
+/// `purge` removes the store's files (`ReplicaStore.removeFiles`), wherever they are.
+@Suite struct StoreRemovalTests {
+    @Test("a store reached through a symbolic link: its files at the target go, then the link — none of it stays")
+    func symbolicLinkedStore() throws {
+        let dir = try TemporaryDirectory()
+        let elsewhere = dir.path("data")
+        try FileManager.default.createDirectory(atPath: elsewhere, withIntermediateDirectories: true)
+        let target = elsewhere + "/replica.sqlite"
+        let link = dir.path("replica.sqlite")
+        #expect(symlink(target, link) == 0)
+
+        let store = try ReplicaStore.open(at: link)
+        try store.write { db in
+            try db.execute(sql: "INSERT INTO resync_marks (collection, record_id) VALUES ('orders', 'ord_1')")
+        }
+        #expect(FileManager.default.fileExists(atPath: target), "the database lives at the link's target")
+        try store.close()
+
+        let removed = ReplicaStore.removeFiles(at: link)
+        #expect(removed.contains(target) && removed.contains(link), "\(removed)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: elsewhere).isEmpty, "left at the target")
+        #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: link)) == nil, "the link stays")
+    }
+}

@@ -33,6 +33,40 @@ struct LocalChangesTests {
     }
 
     @Test(
+        "a text longer than the API takes (10,000 characters) is refused at once, naming the field — an edit, a message, a row another program wrote — and nothing is queued"
+    )
+    func overLongTextIsRefused() async throws {
+        try await EngineHarness.with { h in
+            #expect(await h.engine.performFullSync().succeeded)
+            let long = String(repeating: "n", count: NewRecordShape.maximumTextLength + 1)
+            func expectRefused(_ field: String, _ call: () async throws -> Void) async {
+                do {
+                    try await call()
+                    Issue.record("\(field): a text of \(long.count) characters was taken")
+                } catch EngineError.invalidValue(let named, let reason) {
+                    #expect(named == field && reason.contains("longer than 10000"), "\(named): \(reason)")
+                } catch {
+                    Issue.record("\(error)")
+                }
+            }
+            await expectRefused("notes") {
+                _ = try await h.engine.update(.orders, id: "ord_1", fields: ["notes": long])
+            }
+            await expectRefused("content") {
+                _ = try await h.engine.createTicketMessage(ticketId: "tkt_1", content: long)
+            }
+            try h.writeRow("devices", "dev_6", ["diagnosis": long])
+            await expectRefused("diagnosis") { _ = try await h.engine.queueChange(.deviceUpdated, id: "dev_6") }
+            #expect(try h.engine.pendingChangesCount() == 0)
+
+            // At the limit: taken.
+            let longest = String(repeating: "n", count: NewRecordShape.maximumTextLength)
+            try await h.engine.update(.orders, id: "ord_1", fields: ["notes": longest])
+            #expect(try h.engine.pendingChangesCount() == 1)
+        }
+    }
+
+    @Test(
         "queueing a record with nothing changed is a no-op that says so; queueing the same change twice answers the change already queued"
     )
     func queueChangeNothingChanged() async throws {

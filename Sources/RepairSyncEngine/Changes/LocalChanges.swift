@@ -84,6 +84,7 @@ public struct LocalChanges: Sendable {
                     field: name, reason: "not changeable; changeable: \(R.editableFields.joined(separator: ", "))")
             }
             if name == "status" { try Self.validateStatus(R.collection, value) }
+            if let value { try Self.checkLength(name, value) }
         }
         let now = clock.now()
         let names = fields.keys.sorted()
@@ -101,6 +102,14 @@ public struct LocalChanges: Sendable {
                 return try Self.queueCreateFromRow(R.collection, id: id, cipher: cipher, now: now, db)
             }
             return try Outbox.enqueueUpdate(db, collection: R.collection, id: id, fields: fields, now: now)
+        }
+    }
+
+    /// A text no longer than the API takes (`NewRecordShape.maximumTextLength` characters).
+    static func checkLength(_ field: String, _ value: String) throws {
+        let limit = NewRecordShape.maximumTextLength
+        guard value.count <= limit else {
+            throw EngineError.invalidValue(field: field, reason: "longer than \(limit) characters (\(value.count))")
         }
     }
 
@@ -142,6 +151,7 @@ public struct LocalChanges: Sendable {
         guard !content.allSatisfy(\.isWhitespace) else {
             throw EngineError.invalidValue(field: "content", reason: "a message cannot be blank")
         }
+        try Self.checkLength("content", content)
         guard NewRecordShape.isClientId(id) else {
             throw EngineError.invalidValue(field: "id", reason: NewRecordShape.newIdProblem(id))
         }
@@ -218,6 +228,7 @@ public struct LocalChanges: Sendable {
             }
             let expected = base.overlaid(with: RecordRebase.overlay(entries).values)
             let changed = stored.filter { expected[$0.key] != $0.value }
+            for case (let name, let value?) in changed { try Self.checkLength(name, value) }
             guard !changed.isEmpty else {
                 let pending = stored.filter { base[$0.key] != $0.value }.keys.sorted()
                 if let holding = entries.last(where: {

@@ -240,9 +240,7 @@ extension LocalChanges {
                 )
             }
             guard let value else { continue }
-            guard value.count <= 10_000 else {
-                throw EngineError.invalidValue(field: name, reason: "longer than 10000 characters")
-            }
+            try LocalChanges.checkLength(name, value)
             if shape.money.contains(name) {
                 guard let money = Money(exactly: value), money >= .zero else {
                     throw EngineError.invalidValue(

@@ -18,6 +18,10 @@ public struct NewRecordShape: Sendable, Hashable {
     /// Keys holding money (docs/api.md section 2.3).
     public var money: [String]
 
+    /// The longest text a record's field or a message may hold (docs/api.md sections 4.4, 4.6, 4.7): a longer one
+    /// is refused here, at once, rather than by the server later as a dead change.
+    public static let maximumTextLength = 10_000
+
     public static let client = NewRecordShape(
         collection: .clients,
         fields: ["email", "first_name", "last_name", "phone", "company", "address", "city", "postcode", "notes"],

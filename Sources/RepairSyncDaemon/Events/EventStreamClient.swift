@@ -313,7 +313,9 @@ public final class EventStreamClient: Sendable {
                 HTTPDates.retryAfter($0, now: serverDate ?? Date())
             }
             // At once, before anything else: the engine's requests must stop now, not after this answer is read.
-            if let retryAfter, [429, 503].contains(response.status.code) { gate?.holdRequests(for: retryAfter) }
+            if let retryAfter, [429, 503].contains(response.status.code) {
+                gate?.holdRequests(for: retryAfter, status: Int(response.status.code))
+            }
             watched.withLock {
                 $0.status = Int(response.status.code)
                 $0.retryAfter = retryAfter

@@ -89,8 +89,9 @@ public final class APIClient: Sendable {
 
     /// Sends nothing for `wait` (capped at `retryAfterCap`): a `Retry-After` received outside this client (the
     /// change stream's) holds every request, as the contract asks.
-    public func holdRequests(for wait: Duration) {
-        state.holdUntil(clock.uptime() + min(wait, configuration.retryAfterCap))
+    /// `status`: the answer that asked to wait (429 or 503), which the requests held meanwhile are refused with.
+    public func holdRequests(for wait: Duration, status: Int = 429) {
+        state.holdUntil(clock.uptime() + min(wait, configuration.retryAfterCap), status: status)
     }
 
     // MARK: Endpoints
@@ -184,10 +185,13 @@ public final class APIClient: Sendable {
         authenticated: Bool = true
     ) async throws(APIError) -> Reply {
         if let wait = remainingWait {
+            // Refused here with the status that asked to wait: a 503's hold told as a 429 made the status say
+            // "rate limited: HTTP 429" through a maintenance window.
+            let status = state.holdStatus
             throw .http(
                 HTTPFailure(
-                    status: 429, code: "rate_limited",
-                    message: "waiting \(wait.inMilliseconds) ms more for Retry-After",
+                    status: status, code: status == 429 ? "rate_limited" : nil,
+                    message: "waiting \(wait.inMilliseconds) ms more for the server's Retry-After (HTTP \(status))",
                     retryAfter: wait))
         }
         var request = TransportRequest(
@@ -229,7 +233,7 @@ public final class APIClient: Sendable {
             }.map { min($0, configuration.retryAfterCap) }
             if status == 429 { retryAfter = retryAfter ?? .seconds(1) }
             if let retryAfter, status == 429 || status == 503 {
-                state.holdUntil(clock.uptime() + retryAfter)
+                state.holdUntil(clock.uptime() + retryAfter, status: status)
             }
             throw .http(
                 HTTPFailure(
@@ -249,6 +253,8 @@ public final class APIClient: Sendable {
             var precise = false
             /// On the engine clock's monotonic scale.
             var notBefore: Duration?
+            /// The status of the answer that set `notBefore`.
+            var holdStatus = 429
             var responses: [String: Int] = [:]
         }
 
@@ -280,11 +286,16 @@ public final class APIClient: Sendable {
             }
         }
 
-        /// No request before `until`; a later hold never shortens an earlier, longer one.
-        func holdUntil(_ until: Duration) {
-            values.withLock { values in values.notBefore = max(values.notBefore ?? until, until) }
+        /// No request before `until`; a later hold never shortens an earlier, longer one (whose status stays).
+        func holdUntil(_ until: Duration, status: Int) {
+            values.withLock { values in
+                guard until > values.notBefore ?? .zero else { return }
+                (values.notBefore, values.holdStatus) = (until, status)
+            }
         }
 
         var notBefore: Duration? { values.withLock { $0.notBefore } }
+
+        var holdStatus: Int { values.withLock { $0.holdStatus } }
     }
 }

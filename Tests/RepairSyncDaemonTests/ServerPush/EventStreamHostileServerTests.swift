@@ -99,6 +99,16 @@ struct EventStreamHostileServerTests {
             (gate.remainingWait ?? .zero) > .seconds(60)
         }
         #expect(server.heads.count == 1, "no second attempt before the time")
+        // A request held meanwhile is refused with the answer that asked to wait — a 503, not a 429 (the status said
+        // "rate limited: HTTP 429" through a maintenance window).
+        do {
+            _ = try await gate.health()
+            Issue.record("a request went out during the hold")
+        } catch {
+            #expect(error.status == 503, "\(error)")
+            #expect("\(error)".contains("HTTP 503"), "\(error)")
+        }
+        #expect(server.heads.count == 1)
     }
 
     @Test("a storm of resets is pulled for, and logged once, not once per reset")

@@ -58,6 +58,10 @@ struct LocalChangesTests {
             try h.writeRow("devices", "dev_6", ["diagnosis": long])
             await expectRefused("diagnosis") { _ = try await h.engine.queueChange(.deviceUpdated, id: "dev_6") }
             #expect(try h.engine.pendingChangesCount() == 0)
+            // Nor does the next run queue the tool's row on its own (it would only go dead on the server's 422).
+            let run = await h.engine.sync([.devices])
+            #expect(run.succeeded && run.pushed == 0 && run.dead == 0, "\(run)")
+            #expect(try h.engine.pendingChangesCount() == 0)
 
             // At the limit: taken.
             let longest = String(repeating: "n", count: NewRecordShape.maximumTextLength)

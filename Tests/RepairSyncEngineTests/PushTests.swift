@@ -241,7 +241,7 @@ struct PushTests {
     }
 
     @Test(
-        "a push-only run that got no change through — each failed and waits for its retry — is no success: the status names the failure and the last success stays"
+        "a push-only run that met the server down for every change it tried (503s, a proxy's pages) is no success: the status names the failure and the last success stays; a change failing on its own is no failed run"
     )
     func pushOnlyRunWithNothingThroughIsNoSuccess() async throws {
         try await EngineHarness.with(configuration: EngineHarness.hourlyRetries) { h in
@@ -259,6 +259,13 @@ struct PushTests {
             #expect(status.phase.name == "error", "\(status.phase)")
             // A run with nothing due is no failure: nothing was tried.
             #expect(await h.engine.sync([]).succeeded)
+
+            // A change failing on its own (a 500) while the server works is that change's retry, not a failed run:
+            // otherwise one such change would bring a full retry run after each of its attempts.
+            try await h.engine.update(.orders, id: "ord_9", fields: ["notes": "refused by a bug"])
+            try await h.fault("500", method: "PATCH", path: "/api/v1/orders/ord_9", count: 1)
+            let own = await h.engine.sync([])
+            #expect(own.succeeded && own.pushFailures == 1 && own.pushed == 0, "\(own)")
         }
     }
 

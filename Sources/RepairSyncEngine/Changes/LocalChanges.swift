@@ -283,6 +283,7 @@ public struct LocalChanges: Sendable {
     @discardableResult
     static func queueInsertedMessage(_ message: TicketMessage, now: Timestamp, _ db: Database) throws -> OutboxEntry {
         try requireNewId(message.id)
+        try checkLength("content", message.content)
         return try Outbox.enqueueMessage(db, message: message, now: now)
     }
 }

@@ -30,6 +30,8 @@ struct Pusher {
         var failed = 0
         /// The last failure of a change left for its retry (`failed`), as the server or the network put it.
         var lastFailure: String?
+        /// Of `failed`, those the server as a whole gave (502/503/504, a page that is not the API's).
+        var outages = 0
         var dead = 0
         var conflicts = 0
         /// Collections that lost a row (the server no longer had the record): their counts are re-read.
@@ -123,9 +125,10 @@ struct Pusher {
                     case .success(.rebased(let conflict)):
                         rebases[entry.seq, default: 0] += 1
                         if conflict { report.conflicts += 1 }
-                    case .success(.retryLater(let reason)):
+                    case .success(.retryLater(let reason, let outage)):
                         report.failed += 1
                         report.lastFailure = reason
+                        if outage { report.outages += 1 }
                     case .success(.dead): report.dead += 1
                     case .success(.dropped):
                         report.conflicts += 1
@@ -146,7 +149,7 @@ struct Pusher {
     enum Result {
         case done
         case rebased(conflict: Bool)
-        case retryLater(String)
+        case retryLater(reason: String, outage: Bool)
         case dead
         /// The record is gone on the server; the change is in the conflict log.
         case dropped
@@ -492,6 +495,6 @@ struct Pusher {
                 try Outbox.recordFailure(db, seq: entry.seq, error: error.description, nextAttempt: nil)
             }
         }
-        return giveUp ? .dead : .retryLater(error.description)
+        return giveUp ? .dead : .retryLater(reason: error.description, outage: error.isOutage)
     }
 }

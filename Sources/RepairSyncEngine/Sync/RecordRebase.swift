@@ -94,6 +94,13 @@ struct RecordRebase {
                     refused.append("\(collection.name) \(id): \(error)")
                 }
             }
+            if let row = try Self.storedEditableValues(collection, id: id, db) {
+                for field in Self.overLongFields(row) {
+                    refused.append(
+                        "\(collection.name) \(id): \(field) is longer than \(NewRecordShape.maximumTextLength) characters; not queued"
+                    )
+                }
+            }
             switch collection {
             case .orders:
                 let base = try BaseCopies.load(db, collection: .orders, id: id)
@@ -117,6 +124,24 @@ struct RecordRebase {
         return (rows.count, queued, refused)
     }
 
+    /// The fields of `values` holding a text longer than the API takes.
+    static func overLongFields(_ values: FieldValues) -> [String] {
+        values.compactMap { field, value in
+            (value?.count ?? 0) > NewRecordShape.maximumTextLength ? field : nil
+        }.sorted()
+    }
+
+    /// The editable fields of an order's or a device's row; nil for another collection or no such row.
+    private static func storedEditableValues(_ collection: SyncCollection, id: String, _ db: Database) throws
+        -> FieldValues?
+    {
+        switch collection {
+        case .orders: try Order.storedEditableValues(id: id, db)
+        case .devices: try Device.storedEditableValues(id: id, db)
+        default: nil
+        }
+    }
+
     /// Queues what another program wrote into the row and did not queue, and returns the record's update entries
     /// (re-read when something was queued).
     private func queueUnqueuedEdits<R: EditableRecord>(
@@ -130,7 +155,11 @@ struct RecordRebase {
             base = BaseCopy(version: 0, fields: created)
         }
         guard let base, let row = try R.storedEditableValues(id: id, db) else { return entries }
+        // A text the server would refuse is never queued (it would only go dead): `queueChange` and the run's
+        // `queueEditedRows` say so; the row shows it until the record is rendered again.
+        let overLong = Set(Self.overLongFields(row))
         let unqueued = Self.unqueuedEdits(row: row, base: base, pending: Self.overlay(entries).values)
+            .filter { !overLong.contains($0.key) }
         guard !unqueued.isEmpty else { return entries }
         try Outbox.enqueueUpdate(db, collection: R.collection, id: id, fields: unqueued, now: now)
         return try Outbox.entries(db, collection: R.collection, id: id).filter { $0.kind == .update }

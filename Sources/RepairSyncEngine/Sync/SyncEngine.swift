@@ -244,10 +244,13 @@ public actor SyncEngine {
                 publish { $0.phase = .syncing(step: .dashboard, progress: 0) }
                 await refreshDashboard()
             }
-            if collections.isEmpty, pushed.failed > 0, pushed.pushed + pushed.dead + pushed.conflicts == 0 {
-                // A run that only pushed and got no answer about any change — each failed and waits for its retry —
-                // did not reach the shop's records: no success (the status and its last success would say the shop
-                // was in step all through an outage of queued changes).
+            if collections.isEmpty, pushed.failed > 0, pushed.outages == pushed.failed,
+                pushed.pushed + pushed.dead + pushed.conflicts == 0
+            {
+                // A run that only pushed and met the server down for every change it tried (502/503/504, a proxy's
+                // page) reached nothing: no success — the status and its last success would say the shop was in step
+                // all through an outage of queued changes. (A change failing on its own, a 500, is that change's
+                // retry: the run is no failure, or one such change would bring a full retry run after each attempt.)
                 throw SyncStop.failed(
                     "no change could be pushed: \(pushed.failed) failed, the last with \(pushed.lastFailure ?? "an error"); each is tried again at its own time"
                 )

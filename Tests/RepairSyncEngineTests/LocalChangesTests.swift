@@ -52,6 +52,11 @@ struct LocalChangesTests {
             await expectRefused("notes") {
                 _ = try await h.engine.update(.orders, id: "ord_1", fields: ["notes": long])
             }
+            // Counted in code points, as the API does: 5,001 characters to Swift, 10,001 code points.
+            let lines = String(repeating: "\r\n", count: 5_000) + "x"
+            await expectRefused("notes") {
+                _ = try await h.engine.update(.orders, id: "ord_1", fields: ["notes": lines])
+            }
             await expectRefused("content") {
                 _ = try await h.engine.createTicketMessage(ticketId: "tkt_1", content: long)
             }

@@ -70,7 +70,7 @@ extension BackendStore {
                             422, "invalid_value", "\(name) must be a string or null, not \(value.typeName)", field: name
                         )))
             }
-            guard text.count <= 10_000 else {
+            guard text.unicodeScalars.count <= 10_000 else {
                 return .failure(
                     ReplyError(.error(422, "invalid_value", "\(name) is longer than 10000 characters", field: name)))
             }

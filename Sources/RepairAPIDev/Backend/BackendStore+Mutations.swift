@@ -25,7 +25,7 @@ extension BackendStore {
                 return .error(422, "invalid_value", "\"\(raw)\" is not a status this server accepts", field: name)
             case (.nullableText, .null):
                 return nil
-            case (.nullableText, .string(let text)) where text.count <= 10_000:
+            case (.nullableText, .string(let text)) where text.unicodeScalars.count <= 10_000:
                 return nil
             case (.nullableText, .string):
                 return .error(422, "invalid_value", "\(name) is longer than 10000 characters", field: name)
@@ -121,7 +121,7 @@ extension BackendStore {
             return .error(422, "invalid_value", "id must be a client-generated UUID", field: "id")
         }
         guard case .string(let content)? = fields["content"],
-            !content.allSatisfy(\.isWhitespace), content.count <= 10_000
+            !content.allSatisfy(\.isWhitespace), content.unicodeScalars.count <= 10_000
         else {
             return .error(
                 422, "invalid_value", "content must be non-blank text of at most 10000 characters",

@@ -105,11 +105,13 @@ public struct LocalChanges: Sendable {
         }
     }
 
-    /// A text no longer than the API takes (`NewRecordShape.maximumTextLength` characters).
+    /// A text no longer than the API takes (`NewRecordShape.maximumTextLength` characters, counted as Unicode code
+    /// points: a "\r\n" is two, an emoji made of several code points is several).
     static func checkLength(_ field: String, _ value: String) throws {
         let limit = NewRecordShape.maximumTextLength
-        guard value.count <= limit else {
-            throw EngineError.invalidValue(field: field, reason: "longer than \(limit) characters (\(value.count))")
+        let length = value.unicodeScalars.count
+        guard length <= limit else {
+            throw EngineError.invalidValue(field: field, reason: "longer than \(limit) characters (\(length))")
         }
     }
 

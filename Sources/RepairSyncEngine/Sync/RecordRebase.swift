@@ -127,7 +127,7 @@ struct RecordRebase {
     /// The fields of `values` holding a text longer than the API takes.
     static func overLongFields(_ values: FieldValues) -> [String] {
         values.compactMap { field, value in
-            (value?.count ?? 0) > NewRecordShape.maximumTextLength ? field : nil
+            (value?.unicodeScalars.count ?? 0) > NewRecordShape.maximumTextLength ? field : nil
         }.sorted()
     }
 

@@ -24,7 +24,8 @@ enum ConformanceHarness {
 
     /// With `creates` (as `--creates`): the run also creates a client, an order and a device.
     static func run(
-        _ backend: RunningBackend, only: [String] = [], dryRun: Bool = false, creates: Bool = true
+        _ backend: RunningBackend, only: [String] = [], dryRun: Bool = false, creates: Bool = true,
+        pageLimit: Int = ConformanceHarness.pageLimit
     ) async -> (report: ConformanceReport, announced: [String]) {
         try? await quickHeartbeat(backend)
         let options = ConformanceOptions(

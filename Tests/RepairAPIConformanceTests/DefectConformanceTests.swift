@@ -32,6 +32,9 @@ struct DefectConformanceTests {
         case .noVary: ["compression-vary"]
         // The probe's identity and gzip;q=0 requests get gzip; everything else the run reads asked for gzip anyway.
         case .compressAlways: ["compression-unrequested"]
+        // Every collection: those with more entries than the run's limit in one read, and the small ones by the
+        // probe of limit 1 (with only the pages of the first read, a small tenant passed).
+        case .ignoreLimit: ConformanceHarness.checks("feed-limit")
         }
     }
 
@@ -52,6 +55,19 @@ struct DefectConformanceTests {
                 #expect(!failure.reason.isEmpty)
                 #expect(!failure.reason.contains("\n"), "a reason is one line: \(failure.reason)")
             }
+        }
+    }
+
+    @Test(
+        "a tenant smaller than the page limit: a server ignoring limit still fails feed-limit on every collection, by the read of limit 1"
+    )
+    func ignoredLimitOnASmallTenant() async throws {
+        try await RunningBackend.with(seed: SeedOptions(orders: 20, seedValue: 7)) { backend in
+            try await ConformanceHarness.setDefects(backend, [.ignoreLimit])
+            // No feed of this shop fills a page of 500: only the read of limit 1 can show the limit ignored.
+            let (report, _) = await ConformanceHarness.run(backend, only: ["feed-limit"], pageLimit: 500)
+            #expect(
+                ConformanceHarness.ids(report.failed) == ConformanceHarness.checks("feed-limit"), "\(report.text)")
         }
     }
 

@@ -20,6 +20,9 @@ struct FeedRead {
     /// The `next_cursor` of the page with `has_more: false`.
     var finalCursor: String?
     var pages = 0
+    /// The most entries (data plus deleted) one page held, and all the read delivered.
+    var fullestPage = 0
+    var entries = 0
 
     var complete: Bool { finalCursor != nil }
 

@@ -32,6 +32,8 @@ public enum Defect: String, CaseIterable, Codable, Sendable {
     /// Answers of 1 KiB or more are gzipped whatever the client's `Accept-Encoding` says (`identity` and `gzip;q=0`
     /// included).
     case compressAlways = "compress_always"
+    /// A changes feed's `limit` (when valid) is taken as 1000: pages hold more entries than the client asked for.
+    case ignoreLimit = "ignore_limit"
 }
 
 /// Which defects are on, and the bookkeeping `repeat_page` needs: which cursor each cursor was issued after.

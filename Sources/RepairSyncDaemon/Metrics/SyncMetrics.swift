@@ -104,7 +104,8 @@ public final class SyncMetrics: Sendable {
             .set(Double(last.millisecondsSince1970) / 1000)
         }
         for (outcome, count) in status.metrics.conflictsByOutcome {
-            // The audit log is the source: a gauge of its totals per outcome, exposed as a counter would be.
+            // The audit log is the source: a gauge of its totals per outcome (retention.days prunes old entries, so
+            // it may go down).
             registry.makeGauge(
                 descriptor: Self.name("conflicts_resolved", "count", "Conflicts in the audit log by outcome"),
                 labels: [("outcome", outcome)]

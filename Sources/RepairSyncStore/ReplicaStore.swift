@@ -40,6 +40,7 @@ public final class ReplicaStore: Sendable {
     /// - Throws: `StoreError` when the file cannot be created or is not a database this version can migrate.
     public static func open(at path: String, fileMode: UInt32 = 0o600) throws -> ReplicaStore {
         try createIfMissing(path: path, mode: fileMode)
+        try refuseForeign(at: path)
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
         let pool: DatabasePool
@@ -60,6 +61,24 @@ public final class ReplicaStore: Sendable {
         }
         try migrate(pool, path: path)
         return ReplicaStore(writer: pool, path: path, checkpoints: checkpoints)
+    }
+
+    /// Throws `StoreError.foreign` when the file at `path` is another program's database — tables, and no record of a
+    /// replica's migrations — read without writing: opening it as the store would turn it to WAL and add the
+    /// replica's tables to it. (An empty or unreadable file goes on to the open, which makes or judges it.)
+    static func refuseForeign(at path: String) throws {
+        var configuration = Configuration()
+        configuration.readonly = true
+        guard let queue = try? DatabaseQueue(path: path, configuration: configuration),
+            let objects = try? queue.read({ db -> [String] in
+                guard try !db.tableExists("grdb_migrations") else { return [] }
+                return try String.fetchAll(
+                    db,
+                    sql: "SELECT name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY name LIMIT 5")
+            })
+        else { return }
+        try? queue.close()
+        if !objects.isEmpty { throw StoreError.foreign(path: path, objects: objects) }
     }
 
     /// Moves a file that is not a sound database out of the way — with its WAL and shared-memory files, under

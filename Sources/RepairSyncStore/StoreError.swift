@@ -6,6 +6,7 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
         case newerSchema(path: String)
         case corrupt(path: String, reason: String)
         case locked(path: String, pid: Int32?)
+        case foreign(path: String, objects: [String])
     }
 
     private let kind: Kind
@@ -32,6 +33,18 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
         StoreError(kind: .locked(path: path, pid: pid))
     }
 
+    /// The file is another program's SQLite database (it has tables, and none of a replica's migrations): it is
+    /// left as it was.
+    public static func foreign(path: String, objects: [String]) -> StoreError {
+        StoreError(kind: .foreign(path: path, objects: objects))
+    }
+
+    /// `store.path` names another program's database: a configuration mistake, not a damaged store.
+    public var isForeign: Bool {
+        if case .foreign = kind { return true }
+        return false
+    }
+
     public var isLocked: Bool {
         if case .locked = kind { return true }
         return false
@@ -52,6 +65,8 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
             "the store \(path) is not a sound database: \(reason)"
         case .locked(let path, let pid):
             "the store \(path) is in use by another process\(pid.map { " (pid \($0))" } ?? ""): one repairsyncd per store; stop it first"
+        case .foreign(let path, let objects):
+            "store.path: \(path) is another program's SQLite database (it holds \(objects.joined(separator: ", "))), not a repairsyncd replica; it was left as it was — point store.path at a file of its own"
         case .newerSchema(let path):
             "the store \(path) was written by a newer repairsyncd; install that version or restore a backup"
         }

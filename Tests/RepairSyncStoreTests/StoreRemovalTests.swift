@@ -27,4 +27,30 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: elsewhere).isEmpty, "left at the target")
         #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: link)) == nil, "the link stays")
     }
+
+    @Test(
+        "store.path naming another program's database: refused, naming it, and the file left as it was — not turned to WAL, no table added"
+    )
+    func foreignDatabaseIsLeftAlone() throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.path("till.sqlite")
+        do {
+            let till = try DatabaseQueue(path: path)
+            try till.write { db in
+                try db.execute(sql: "CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT)")
+                try db.execute(sql: "INSERT INTO customers (name) VALUES ('Ada')")
+            }
+            try till.close()
+        }
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        #expect(throws: StoreError.self) { _ = try ReplicaStore.open(at: path) }
+        do {
+            _ = try ReplicaStore.open(at: path)
+        } catch let error as StoreError {
+            #expect(
+                error.isForeign && "\(error)".contains("customers") && "\(error)".contains("store.path"), "\(error)")
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before, "the file was changed")
+        #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
+    }
 }

@@ -38,6 +38,10 @@ public enum Daemon {
         do {
             return try await serve(
                 configuration, configPath: configPath, environment: environment, level: level, logger: logger)
+        } catch let error as StoreError where error.isForeign {
+            // store.path names another program's database: the configuration's mistake (78), nothing touched.
+            logger.critical("stopping: \(error)")
+            return ConfigurationError.exitCode
         } catch {
             // The store's own words when it is the store's failure (a full disk says to free space).
             logger.critical("stopping: \(StoreFailure.classify(error).map { "\($0)" } ?? "\(error)")")

@@ -85,6 +85,9 @@ public final class ReplicaStore: Sendable {
     /// `<name>.corrupt-<UTC time>` next to it, never overwritten — so a fresh replica can be made while the old
     /// bytes stay for whoever wants to recover a change from them. Returns the new path of the database file.
     public static func keepAside(at path: String, now: Date = Date()) throws -> String {
+        // Through a symbolic link, the file itself goes aside beside it, and the link stays: the fresh store is made
+        // where the link leads (moving the link put the fresh store on another disk, and left the damaged one).
+        let path = symbolicLinkTarget(of: path) ?? path
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "UTC")
@@ -110,6 +113,7 @@ public final class ReplicaStore: Sendable {
 
     /// The damaged stores kept aside beside the store at `path`, oldest first.
     public static func keptAside(beside path: String) -> [KeptAside] {
+        let path = symbolicLinkTarget(of: path) ?? path
         let prefix = (path as NSString).lastPathComponent + keptAsideMark
         return filesBeside(path).filter {
             $0.name.hasPrefix(prefix) && !$0.name.hasSuffix("-wal") && !$0.name.hasSuffix("-shm")

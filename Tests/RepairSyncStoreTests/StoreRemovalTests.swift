@@ -53,4 +53,25 @@ import Testing
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before, "the file was changed")
         #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
     }
+
+    @Test(
+        "a damaged store reached through a symbolic link is kept aside at the link's target, the link stays, and the fresh store is made there"
+    )
+    func damagedLinkedStoreKeptAsideAtItsTarget() throws {
+        let dir = try TemporaryDirectory()
+        let elsewhere = dir.path("data")
+        try FileManager.default.createDirectory(atPath: elsewhere, withIntermediateDirectories: true)
+        let target = elsewhere + "/replica.sqlite"
+        let link = dir.path("replica.sqlite")
+        #expect(symlink(target, link) == 0)
+        try Data(repeating: 0x5A, count: 8192).write(to: URL(fileURLWithPath: target))
+
+        let kept = try ReplicaStore.keepAside(at: link)
+        #expect(kept.hasPrefix(target + ".corrupt-"), "\(kept)")
+        #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: link)) == target, "the link was moved")
+        let store = try ReplicaStore.open(at: link)
+        try store.close()
+        #expect(FileManager.default.fileExists(atPath: target), "the fresh store is not where the link leads")
+        #expect(ReplicaStore.keptAside(beside: link).map(\.path) == [kept])
+    }
 }

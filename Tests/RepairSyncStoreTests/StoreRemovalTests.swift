@@ -6,14 +6,22 @@ import Testing
 
 /// `purge` removes the store's files (`ReplicaStore.removeFiles`), wherever they are.
 @Suite struct StoreRemovalTests {
-    @Test("a store reached through a symbolic link: its files at the target go, then the link — none of it stays")
-    func symbolicLinkedStore() throws {
+    /// A temporary directory whose `replica.sqlite` is a symbolic link to `data/replica.sqlite` (not made yet), as
+    /// an admin puts the store on a bigger disk.
+    static func linkedStorePath() throws -> (TemporaryDirectory, elsewhere: String, target: String, link: String) {
         let dir = try TemporaryDirectory()
         let elsewhere = dir.path("data")
         try FileManager.default.createDirectory(atPath: elsewhere, withIntermediateDirectories: true)
         let target = elsewhere + "/replica.sqlite"
         let link = dir.path("replica.sqlite")
         #expect(symlink(target, link) == 0)
+        return (dir, elsewhere, target, link)
+    }
+
+    @Test("a store reached through a symbolic link: its files at the target go, then the link — none of it stays")
+    func symbolicLinkedStore() throws {
+        let (dir, elsewhere, target, link) = try Self.linkedStorePath()
+        defer { withExtendedLifetime(dir) {} }
 
         let store = try ReplicaStore.open(at: link)
         try store.write { db in
@@ -58,12 +66,8 @@ import Testing
         "a damaged store reached through a symbolic link is kept aside at the link's target, the link stays, and the fresh store is made there"
     )
     func damagedLinkedStoreKeptAsideAtItsTarget() throws {
-        let dir = try TemporaryDirectory()
-        let elsewhere = dir.path("data")
-        try FileManager.default.createDirectory(atPath: elsewhere, withIntermediateDirectories: true)
-        let target = elsewhere + "/replica.sqlite"
-        let link = dir.path("replica.sqlite")
-        #expect(symlink(target, link) == 0)
+        let (dir, _, target, link) = try Self.linkedStorePath()
+        defer { withExtendedLifetime(dir) {} }
         try Data(repeating: 0x5A, count: 8192).write(to: URL(fileURLWithPath: target))
 
         let kept = try ReplicaStore.keepAside(at: link)

@@ -67,9 +67,7 @@ public final class ReplicaStore: Sendable {
     /// replica's migrations — read without writing: opening it as the store would turn it to WAL and add the
     /// replica's tables to it. (An empty or unreadable file goes on to the open, which makes or judges it.)
     static func refuseForeign(at path: String) throws {
-        var configuration = Configuration()
-        configuration.readonly = true
-        guard let queue = try? DatabaseQueue(path: path, configuration: configuration),
+        guard let queue = try? readOnly(at: path),
             let objects = try? queue.read({ db -> [String] in
                 guard try !db.tableExists("grdb_migrations") else { return [] }
                 return try String.fetchAll(
@@ -119,9 +117,7 @@ public final class ReplicaStore: Sendable {
             $0.name.hasPrefix(prefix) && !$0.name.hasSuffix("-wal") && !$0.name.hasSuffix("-shm")
         }.map {
             let kept = $0.path
-            var configuration = Configuration()
-            configuration.readonly = true
-            let count = try? DatabaseQueue(path: kept, configuration: configuration).read { db in
+            let count = try? readOnly(at: kept).read { db in
                 // Not through an index: a damaged index is a common reason the file was kept aside.
                 try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM outbox NOT INDEXED")
             }
@@ -237,6 +233,13 @@ public final class ReplicaStore: Sendable {
             if ours, unlink(file.path) == 0 { removed.append(file.path) }
         }
         return removed
+    }
+
+    /// A connection to the file at `path` that never writes: no migration, no journal mode set, nothing created.
+    public static func readOnly(at path: String) throws -> DatabaseQueue {
+        var configuration = Configuration()
+        configuration.readonly = true
+        return try DatabaseQueue(path: path, configuration: configuration)
     }
 
     /// What `keepAside` puts between the store's name and the time.

@@ -105,13 +105,12 @@ public struct LocalChanges: Sendable {
         }
     }
 
-    /// A text no longer than the API takes (`NewRecordShape.maximumTextLength` characters, counted as Unicode code
-    /// points: a "\r\n" is two, an emoji made of several code points is several).
+    /// A text no longer than the API takes (`NewRecordShape.isTooLong`).
     static func checkLength(_ field: String, _ value: String) throws {
-        let limit = NewRecordShape.maximumTextLength
-        let length = value.unicodeScalars.count
-        guard length <= limit else {
-            throw EngineError.invalidValue(field: field, reason: "longer than \(limit) characters (\(length))")
+        guard !NewRecordShape.isTooLong(value) else {
+            throw EngineError.invalidValue(
+                field: field,
+                reason: "longer than \(NewRecordShape.maximumTextLength) characters (\(value.unicodeScalars.count))")
         }
     }
 

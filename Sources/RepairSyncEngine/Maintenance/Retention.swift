@@ -62,20 +62,15 @@ public struct Retention: Sendable {
 
     /// Deletes the conflict log's entries resolved before `cutoff`, a batch per transaction.
     private func removeResolvedConflicts(before cutoff: Timestamp) async throws -> Int {
-        var total = 0
-        while true {
-            let removed = try await store.write { db in
-                try db.execute(
-                    sql: """
-                        DELETE FROM conflicts WHERE id IN (
-                            SELECT id FROM conflicts WHERE state = 'resolved' AND resolved_at < ? LIMIT ?)
-                        """, arguments: [cutoff.millisecondsSince1970, batchSize])
-                return db.changesCount
-            }
-            total += removed
-            if removed < batchSize { return total }
-            await Task.yield()
-        }
+        let batchSize = batchSize
+        return try await inBatches { db in
+            try db.execute(
+                sql: """
+                    DELETE FROM conflicts WHERE id IN (
+                        SELECT id FROM conflicts WHERE state = 'resolved' AND resolved_at < ? LIMIT ?)
+                    """, arguments: [cutoff.millisecondsSince1970, batchSize])
+            return (removed: db.changesCount, children: 0)
+        }.removed
     }
 
     /// Deletes the `table` rows that `eligible` (cutoff, limit) selects, a batch per transaction, with their
@@ -83,21 +78,29 @@ public struct Retention: Sendable {
     private func remove(_ table: String, children: String, by parent: String, cutoff: Timestamp, eligible: String)
         async throws -> (removed: Int, children: Int)
     {
+        let batchSize = batchSize
+        return try await inBatches { db in
+            let ids = try String.fetchAll(db, sql: eligible, arguments: [cutoff, batchSize])
+            guard !ids.isEmpty else { return (removed: 0, children: 0) }
+            let marks = databaseQuestionMarks(count: ids.count)
+            try db.execute(
+                sql: "DELETE FROM \(children) WHERE \(parent) IN (\(marks))", arguments: StatementArguments(ids))
+            let children = db.changesCount
+            try db.execute(sql: "DELETE FROM \(table) WHERE id IN (\(marks))", arguments: StatementArguments(ids))
+            return (removed: ids.count, children: children)
+        }
+    }
+
+    /// Runs `batch`, each time its own transaction, until one removes fewer than `batchSize` rows; returns the sums.
+    private func inBatches(
+        _ batch: @escaping @Sendable (Database) throws -> (removed: Int, children: Int)
+    ) async throws -> (removed: Int, children: Int) {
         var total = (removed: 0, children: 0)
         while true {
-            let batch = try await store.write { db in
-                let ids = try String.fetchAll(db, sql: eligible, arguments: [cutoff, batchSize])
-                guard !ids.isEmpty else { return (removed: 0, children: 0) }
-                let marks = databaseQuestionMarks(count: ids.count)
-                try db.execute(
-                    sql: "DELETE FROM \(children) WHERE \(parent) IN (\(marks))", arguments: StatementArguments(ids))
-                let children = db.changesCount
-                try db.execute(sql: "DELETE FROM \(table) WHERE id IN (\(marks))", arguments: StatementArguments(ids))
-                return (removed: ids.count, children: children)
-            }
-            total.removed += batch.removed
-            total.children += batch.children
-            if batch.removed < batchSize { return total }
+            let done = try await store.write(batch)
+            total.removed += done.removed
+            total.children += done.children
+            if done.removed < batchSize { return total }
             await Task.yield()
         }
     }

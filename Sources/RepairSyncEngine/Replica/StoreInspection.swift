@@ -10,9 +10,7 @@ public struct StoreInspection: Sendable, Hashable {
     public var pendingChanges: Int
 
     public static func inspect(path: String) throws -> StoreInspection {
-        var options = Configuration()
-        options.readonly = true
-        let queue = try DatabaseQueue(path: path, configuration: options)
+        let queue = try ReplicaStore.readOnly(at: path)
         defer { try? queue.close() }
         return try queue.read { db in
             let problems = try String.fetchAll(db, sql: "PRAGMA quick_check")

@@ -94,22 +94,22 @@ struct RecordRebase {
                     refused.append("\(collection.name) \(id): \(error)")
                 }
             }
-            if let row = try Self.storedEditableValues(collection, id: id, db) {
-                for field in Self.overLongFields(row) {
-                    refused.append(
-                        "\(collection.name) \(id): \(field) is longer than \(NewRecordShape.maximumTextLength) characters; not queued"
-                    )
-                }
+            func leftOut(_ field: String) {
+                refused.append(
+                    "\(collection.name) \(id): \(field) is longer than \(NewRecordShape.maximumTextLength) characters; not queued"
+                )
             }
             switch collection {
             case .orders:
                 let base = try BaseCopies.load(db, collection: .orders, id: id)
                 _ = try queueUnqueuedEdits(
-                    Order.self, id: id, base: base, entries: before.filter { $0.kind == .update }, db)
+                    Order.self, id: id, base: base, entries: before.filter { $0.kind == .update }, db,
+                    leavingOut: leftOut)
             case .devices:
                 let base = try BaseCopies.load(db, collection: .devices, id: id)
                 _ = try queueUnqueuedEdits(
-                    Device.self, id: id, base: base, entries: before.filter { $0.kind == .update }, db)
+                    Device.self, id: id, base: base, entries: before.filter { $0.kind == .update }, db,
+                    leavingOut: leftOut)
             default: break
             }
             if try Outbox.entries(db, collection: SyncCollection(rawValue: row["collection"]) ?? .orders, id: id)
@@ -124,28 +124,12 @@ struct RecordRebase {
         return (rows.count, queued, refused)
     }
 
-    /// The fields of `values` holding a text longer than the API takes.
-    static func overLongFields(_ values: FieldValues) -> [String] {
-        values.compactMap { field, value in
-            (value?.unicodeScalars.count ?? 0) > NewRecordShape.maximumTextLength ? field : nil
-        }.sorted()
-    }
-
-    /// The editable fields of an order's or a device's row; nil for another collection or no such row.
-    private static func storedEditableValues(_ collection: SyncCollection, id: String, _ db: Database) throws
-        -> FieldValues?
-    {
-        switch collection {
-        case .orders: try Order.storedEditableValues(id: id, db)
-        case .devices: try Device.storedEditableValues(id: id, db)
-        default: nil
-        }
-    }
-
     /// Queues what another program wrote into the row and did not queue, and returns the record's update entries
-    /// (re-read when something was queued).
+    /// (re-read when something was queued). A field holding a text the server would refuse is never queued (it would
+    /// only go dead): it is handed to `leavingOut`, and the row shows it until the record is rendered again.
     private func queueUnqueuedEdits<R: EditableRecord>(
-        _ type: R.Type, id: String, base: BaseCopy?, entries: [OutboxEntry], _ db: Database
+        _ type: R.Type, id: String, base: BaseCopy?, entries: [OutboxEntry], _ db: Database,
+        leavingOut: (String) -> Void = { _ in }
     ) throws -> [OutboxEntry] {
         var base = base
         if base == nil,
@@ -155,11 +139,11 @@ struct RecordRebase {
             base = BaseCopy(version: 0, fields: created)
         }
         guard let base, let row = try R.storedEditableValues(id: id, db) else { return entries }
-        // A text the server would refuse is never queued (it would only go dead): `queueChange` and the run's
-        // `queueEditedRows` say so; the row shows it until the record is rendered again.
-        let overLong = Set(Self.overLongFields(row))
-        let unqueued = Self.unqueuedEdits(row: row, base: base, pending: Self.overlay(entries).values)
-            .filter { !overLong.contains($0.key) }
+        var unqueued = Self.unqueuedEdits(row: row, base: base, pending: Self.overlay(entries).values)
+        for case (let field, let text?) in unqueued where NewRecordShape.isTooLong(text) {
+            unqueued[field] = nil
+            leavingOut(field)
+        }
         guard !unqueued.isEmpty else { return entries }
         try Outbox.enqueueUpdate(db, collection: R.collection, id: id, fields: unqueued, now: now)
         return try Outbox.entries(db, collection: R.collection, id: id).filter { $0.kind == .update }

@@ -22,6 +22,10 @@ public struct NewRecordShape: Sendable, Hashable {
     /// is refused here, at once, rather than by the server later as a dead change.
     public static let maximumTextLength = 10_000
 
+    /// Whether `text` is longer than `maximumTextLength` characters, counted as Unicode code points (as the API
+    /// counts them: a "\r\n" is two, an emoji made of several code points is several).
+    public static func isTooLong(_ text: String) -> Bool { text.unicodeScalars.count > maximumTextLength }
+
     public static let client = NewRecordShape(
         collection: .clients,
         fields: ["email", "first_name", "last_name", "phone", "company", "address", "city", "postcode", "notes"],

@@ -18,6 +18,10 @@ public struct ConformanceOptions: Sendable {
     /// A read of one feed that takes more pages than this is reported as not reaching its end.
     public var maxPages: Int
     public var requestTimeout: Duration
+    /// How long the run's waits for a 429's or a 503's `Retry-After` (and the pauses after a 503 without one) may
+    /// come to in all; past it a refusal is no longer waited out, so a server that refuses everything ends the run
+    /// in minutes, not hours.
+    public var maxWait: Duration
     /// Records to write to instead of the last of their feed.
     public var orderID: String?
     public var deviceID: String?
@@ -27,7 +31,7 @@ public struct ConformanceOptions: Sendable {
         baseURL: String, token: String, only: [String] = [], dryRun: Bool = false, creates: Bool = false,
         pageLimit: Int = 100,
         secondPageLimit: Int = 1000, maxPages: Int = 100_000, requestTimeout: Duration = .seconds(30),
-        orderID: String? = nil, deviceID: String? = nil, ticketID: String? = nil
+        maxWait: Duration = .seconds(600), orderID: String? = nil, deviceID: String? = nil, ticketID: String? = nil
     ) {
         var base = baseURL
         while base.hasSuffix("/") { base.removeLast() }
@@ -41,6 +45,7 @@ public struct ConformanceOptions: Sendable {
         self.secondPageLimit = secondPageLimit
         self.maxPages = maxPages
         self.requestTimeout = requestTimeout
+        self.maxWait = maxWait
         self.orderID = orderID
         self.deviceID = deviceID
         self.ticketID = ticketID

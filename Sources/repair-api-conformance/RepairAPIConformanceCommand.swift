@@ -58,6 +58,12 @@ struct RepairAPIConformanceCommand: AsyncParsableCommand {
     var timeout = 30
 
     @Option(
+        help: ArgumentHelp(
+            "Seconds the run may wait in all for the server's Retry-After (429, 503) before it stops waiting refusals out.",
+            valueName: "seconds"))
+    var maxWait = 600
+
+    @Option(
         help: ArgumentHelp("The order to PATCH (default: the last of its feed, the latest changed).", valueName: "id"))
     var order: String?
 
@@ -80,12 +86,32 @@ struct RepairAPIConformanceCommand: AsyncParsableCommand {
             valueName: "url"))
     var proxy: String?
 
+    /// As ArgumentParser's own, but with `--json` a refused command line is also a JSON document on standard output
+    /// (`conforms: false`, the reason in `aborted_because`), so that a CI job parsing the output learns why.
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var command = command as? any AsyncParsableCommand {
+                try await command.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            if exitCode(for: error) == .validationFailure, CommandLine.arguments.dropFirst().contains("--json") {
+                let report = ConformanceReport.refused(because: fullMessage(for: error))
+                FileHandle.standardOutput.write(Data(report.json.utf8))
+            }
+            exit(withError: error)
+        }
+    }
+
     func validate() throws {
         guard baseURL.hasPrefix("http://") || baseURL.hasPrefix("https://") else {
             throw ValidationError("base-url must start with http:// or https://, e.g. https://minder.example.com")
         }
         guard (1...999).contains(pageLimit) else { throw ValidationError("--page-limit must be within 1...999") }
         guard timeout >= 1 else { throw ValidationError("--timeout must be at least 1 second") }
+        guard maxWait >= 0 else { throw ValidationError("--max-wait must be 0 or more seconds") }
         let unknown = options(token: "").unknownFilters
         if !unknown.isEmpty {
             let sections = Set(ConformanceCatalog.clauses.map(\.section)).sorted()
@@ -129,7 +155,8 @@ struct RepairAPIConformanceCommand: AsyncParsableCommand {
     private func options(token: String) -> ConformanceOptions {
         ConformanceOptions(
             baseURL: baseURL, token: token, only: only, dryRun: dryRun, creates: creates, pageLimit: pageLimit,
-            requestTimeout: .seconds(timeout), orderID: order, deviceID: device, ticketID: ticket)
+            requestTimeout: .seconds(timeout), maxWait: .seconds(maxWait), orderID: order, deviceID: device,
+            ticketID: ticket)
     }
 
     /// The first non-blank line of the token file, trimmed.

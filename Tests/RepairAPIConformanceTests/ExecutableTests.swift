@@ -142,5 +142,11 @@ struct ExecutableTests {
         let scheme = try await Self.run(["minder.example.com", "--token-file", token])
         #expect(scheme.status == 64)
         #expect(scheme.stderr.contains("http:// or https://"), "\(scheme.stderr)")
+        // With --json the refusal is also the document a CI job parses.
+        let json = try await Self.run(["minder.example.com", "--token-file", token, "--json"])
+        #expect(json.status == 64)
+        let document = try json.json()
+        #expect(document["conforms"] as? Bool == false)
+        #expect((document["aborted_because"] as? String)?.contains("http:// or https://") == true, "\(json.stdout)")
     }
 }

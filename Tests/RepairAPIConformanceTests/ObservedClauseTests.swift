@@ -63,6 +63,41 @@ struct ObservedClauseTests {
             }
         }
     }
+
+    @Test("a 503 without Retry-After is tried again after a pause, and the check that met it passes")
+    func unavailableWithoutRetryAfter() async throws {
+        try await RunningBackend.with(seed: ConformanceHarness.seed) { backend in
+            let queued = try await backend.send(
+                .POST, "/admin/faults/next",
+                json: #"{"kind":"503","method":"GET","path_prefix":"/api/v1/orders/changes","count":1}"#, token: nil)
+            try #require(queued.status == 200, "\(queued.text)")
+            let (report, _) = await ConformanceHarness.run(backend, only: ["4.2", "6"])
+            #expect(report.failed.isEmpty, "\(report.text)")
+            let unavailable = report.results.first { $0.id.clause == "unavailable" }
+            #expect(unavailable?.outcome == .passed, "\(unavailable?.reason ?? "not run")")
+            #expect(unavailable?.reason.contains("1 in no Retry-After") == true, "\(unavailable?.reason ?? "")")
+        }
+    }
+
+    /// Every request answered 429: without a bound on the run's waits, each request the run makes waits out three
+    /// Retry-Afters (up to two minutes each). With `--max-wait 0` nothing is waited out, and the checks say why.
+    @Test("a server that answers 429 to everything: past --max-wait refusals are not waited out, and say so")
+    func rateLimitedForever() async throws {
+        try await RunningBackend.with(seed: ConformanceHarness.seed) { backend in
+            let plan = try await backend.send(
+                .PUT, "/admin/faults", json: #"{"rate":1,"kinds":{"429":1},"retry_after":1}"#, token: nil)
+            try #require(plan.status == 200, "\(plan.text)")
+            let report = await ConformanceRun(
+                options: .init(
+                    baseURL: backend.baseURL, token: RunningBackend.token, pageLimit: ConformanceHarness.pageLimit,
+                    maxWait: .zero)
+            ).run()
+            #expect(report.exitCode == 1)
+            let rateLimit = report.results.first { $0.id.clause == "rate-limit" }
+            #expect(rateLimit?.outcome == .failed, "\(report.text)")
+            #expect(rateLimit?.reason.contains("--max-wait") == true, "\(rateLimit?.reason ?? "")")
+        }
+    }
 }
 
 /// The HTTP transport, which expires every cursor on the server (`POST /admin/cursors/expire`) once, just before

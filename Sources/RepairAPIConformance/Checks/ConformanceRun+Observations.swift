@@ -146,33 +146,44 @@ extension ConformanceRun {
             for observation in met {
                 let exchange = observation.exchange
                 let retryAfter = exchange.header("Retry-After")?.trimmingCharacters(in: .whitespaces)
+                // Section 6: a 503 may come without Retry-After ("not now"); a 429 may not.
+                let bare = status == 503 && retryAfter == nil
                 if exchange.errorCode != code {
                     findings.problem(
                         id,
                         "\(exchange.requestLine) answered \(status) \(exchange.errorCode ?? "without the error body"), not \(code)"
                     )
-                } else if ConformanceClient.understoodRetryAfter(exchange) == nil {
+                } else if !bare && ConformanceClient.understoodRetryAfter(exchange) == nil {
                     findings.problem(
                         id,
                         "\(exchange.requestLine) answered \(status) with Retry-After \(retryAfter.map { "\"\($0)\"" } ?? "missing"), "
                             + "neither seconds nor an HTTP date")
+                } else if observation.outOfPatience {
+                    findings.problem(
+                        id,
+                        "\(exchange.requestLine) was refused once the run's waits had come to --max-wait, and not waited out"
+                    )
                 } else if !observation.retrySucceeded {
                     findings.problem(
-                        id, "\(exchange.requestLine) was still refused after waiting out Retry-After three times")
+                        id,
+                        "\(exchange.requestLine) was still refused after waiting \(bare ? "1, 2 and 4 s" : "out Retry-After three times")"
+                    )
                 } else {
-                    forms[retryAfter.flatMap { Int($0) } == nil ? "an HTTP date" : "seconds", default: 0] += 1
+                    let form =
+                        bare ? "no Retry-After" : retryAfter.flatMap { Int($0) } == nil ? "an HTTP date" : "seconds"
+                    forms[form, default: 0] += 1
                     findings.examined(id)
                 }
             }
             let said = forms.keys.sorted().map { "\(forms[$0]!) in \($0)" }.joined(separator: ", ")
             findings.summary(
                 id,
-                "\(plural(met.count, "\(status) answer")) with Retry-After (\(said)); every request went through after the wait"
+                "\(plural(met.count, "\(status) answer")) (Retry-After: \(said)); every request went through after the wait"
             )
         }
         findings.notExercised(
             CheckID(clause: "rate-limit"), "the server never answered 429 (it cannot be provoked without flooding it)")
         findings.notExercised(
-            CheckID(clause: "unavailable"), "the server never answered 503 with Retry-After (it cannot be provoked)")
+            CheckID(clause: "unavailable"), "the server never answered 503 (it cannot be provoked)")
     }
 }

@@ -12,6 +12,11 @@ public struct ConformanceReport: Sendable {
     /// Set when the run stopped early (the server could not be reached), in words for people.
     public let abortedBecause: String?
 
+    /// A run that never started: its command line was refused (`because`).
+    public static func refused(because: String) -> ConformanceReport {
+        ConformanceReport(baseURL: "", results: [], writes: [], abortedBecause: because)
+    }
+
     public var failed: [CheckResult] { results.filter { $0.outcome == .failed } }
     public func count(_ outcome: Outcome) -> Int { results.filter { $0.outcome == outcome }.count }
     public var exitCode: Int32 { failed.isEmpty && abortedBecause == nil ? 0 : 1 }

@@ -4,7 +4,9 @@ internal import Synchronization
 
 /// The daemon's `APIClient` over a recording transport: every call returns the exchange it made, headers included,
 /// and a 429 — or a 503 with a `Retry-After` the daemon understands — is waited out (its `Retry-After`, as the
-/// daemon would) and retried, at most three times.
+/// daemon would) and retried, at most three times; a 503 without `Retry-After` ("not now", section 6) is tried
+/// again after 1, 2 and 4 s. The waits of the whole run are bounded (`ConformanceOptions.maxWait`): a server that
+/// refuses every request ends the run in minutes, its checks failed, not after hours of waiting.
 final class ConformanceClient: Sendable {
     /// The client with the run's token.
     let api: APIClient
@@ -12,17 +14,23 @@ final class ConformanceClient: Sendable {
     let stranger: APIClient
     let recorder: RecordingTransport
     private let rateLimited = Mutex<[RateLimitObservation]>([])
+    /// How long the run's waits may come to in all, and how long they came to so far.
+    private let maxWait: Duration
+    private let waited = Mutex<Duration>(.zero)
 
-    /// A 429 (or a 503 with `Retry-After`) the run met, and whether the request went through after the wait.
+    /// A 429 or a 503 the run met, and whether the request went through after the wait.
     struct RateLimitObservation: Sendable {
         var exchange: Exchange
         var retrySucceeded: Bool
+        /// Not waited out: the run had already waited `maxWait` in all.
+        var outOfPatience = false
     }
 
     /// The longest `Retry-After` the run waits out; a longer one ends the call with the 429.
     static let longestWait: Duration = .seconds(120)
 
     init(options: ConformanceOptions, transport: (any APITransport)?) {
+        maxWait = options.maxWait
         let inner = transport ?? HTTPTransport(baseURL: options.baseURL)
         recorder = RecordingTransport(inner)
         api = APIClient(
@@ -46,9 +54,21 @@ final class ConformanceClient: Sendable {
     ) async -> (exchange: Exchange, error: APIError?) {
         let client = client ?? api
         var pending: RateLimitObservation?
-        for _ in 0..<4 {
-            if let wait = client.remainingWait {
-                guard wait <= Self.longestWait else { break }
+        var outOfPatience = false
+        var tooLong = false
+        for attempt in 0..<4 {
+            // A 503 without Retry-After leaves no hold: 1, 2, then 4 s.
+            let unavailable = pending.map { $0.exchange.status == 503 && $0.exchange.header("Retry-After") == nil }
+            if let wait = client.remainingWait ?? (unavailable == true ? .seconds(1 << (attempt - 1)) : nil) {
+                guard wait <= Self.longestWait else {
+                    tooLong = true
+                    break
+                }
+                guard spend(wait) else {
+                    outOfPatience = true
+                    pending?.outOfPatience = true
+                    break
+                }
                 try? await Task.sleep(for: wait)
             }
             let mark = recorder.count
@@ -60,7 +80,7 @@ final class ConformanceClient: Sendable {
             }
             guard let exchange = recorder.exchanges(since: mark).last else {
                 // The engine's Retry-After gate refused to send: wait and try again.
-                if case .http(let http)? = failure, http.status == 429 { continue }
+                if case .http(let http)? = failure, [429, 503].contains(http.status) { continue }
                 return (
                     Exchange(
                         method: "?", path: "?", status: nil, headers: [], body: Data(),
@@ -75,7 +95,7 @@ final class ConformanceClient: Sendable {
                 record(RateLimitObservation(exchange: exchange, retrySucceeded: false))
                 return (exchange, failure)
             }
-            if exchange.status == 429 || (exchange.status == 503 && exchange.header("Retry-After") != nil) {
+            if exchange.status == 429 || exchange.status == 503 {
                 if let pending { record(pending) }
                 pending = RateLimitObservation(exchange: exchange, retrySucceeded: false)
                 continue
@@ -87,12 +107,29 @@ final class ConformanceClient: Sendable {
             return (exchange, failure)
         }
         if let pending { record(pending) }
-        let last = recorder.all.last
+        let status = pending?.exchange.status ?? 429
+        let why =
+            if outOfPatience {
+                "refused, and the run's waits had come to the --max-wait of \(maxWait.components.seconds) s"
+            } else if tooLong {
+                "refused with a Retry-After longer than the \(Self.longestWait.components.seconds) s the tool waits"
+            } else {
+                "still refused after three waits"
+            }
         return (
-            last
-                ?? Exchange(method: "?", path: "?", status: nil, headers: [], body: Data(), failure: "rate limited"),
-            .http(HTTPFailure(status: 429, code: "rate_limited", message: "still rate limited after three waits"))
+            pending?.exchange
+                ?? Exchange(method: "?", path: "?", status: nil, headers: [], body: Data(), failure: "not sent: \(why)"),
+            .http(HTTPFailure(status: status, code: status == 429 ? "rate_limited" : "unavailable", message: why))
         )
+    }
+
+    /// Takes `wait` from what the run may still wait; false (and nothing taken) when it is more than that.
+    private func spend(_ wait: Duration) -> Bool {
+        waited.withLock { waited in
+            guard waited + wait <= maxWait else { return false }
+            waited += wait
+            return true
+        }
     }
 
     /// How long the exchange's `Retry-After` asks to wait, read as the daemon reads it (`HTTPDates.retryAfter`, an

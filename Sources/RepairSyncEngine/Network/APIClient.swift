@@ -191,7 +191,7 @@ public final class APIClient: Sendable {
             throw .http(
                 HTTPFailure(
                     status: status, code: status == 429 ? "rate_limited" : nil,
-                    message: "waiting \(wait.inMilliseconds) ms more for the server's Retry-After (HTTP \(status))",
+                    message: "waiting \(wait.inMilliseconds) ms more for the server's Retry-After",
                     retryAfter: wait))
         }
         var request = TransportRequest(

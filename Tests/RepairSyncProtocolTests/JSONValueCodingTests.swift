@@ -106,6 +106,18 @@ struct JSONValueCodingTests {
         #expect(json["nextRun"]?["reason"] == .null)
         #expect(try decoder.decode(StatusSnapshot.self, from: json) == status)
 
+        // A retention pass that pruned only the conflict log says so; a daemon that never said decodes as 0.
+        let retention = StatusSnapshot.Retention(
+            at: Timestamp(millisecondsSince1970: 7), orders: 0, devices: 0, tickets: 0, messages: 0, conflicts: 12)
+        let retentionJSON = try encoder.encode(retention)
+        #expect(retentionJSON["conflicts"] == .number(12))
+        #expect(try decoder.decode(StatusSnapshot.Retention.self, from: retentionJSON) == retention)
+        let older = JSONValue.object([
+            ("at", .null), ("orders", .number(1)), ("devices", .number(0)), ("tickets", .number(0)),
+            ("messages", .number(0)),
+        ])
+        #expect(try decoder.decode(StatusSnapshot.Retention.self, from: older).conflicts == 0)
+
         let change = OutboxChange(
             seq: 4, collection: "orders", recordId: "ord_1", orderKey: "orders:ord_1", kind: .update,
             fields: ["notes": nil],

@@ -130,16 +130,33 @@ public struct StatusSnapshot: Codable, Sendable, Hashable {
         public var devices: Int
         public var tickets: Int
         public var messages: Int
+        /// Entries of the conflict log resolved before the cut-off (0 from a daemon that did not say).
+        public var conflicts: Int
 
-        public init(at: Timestamp?, orders: Int, devices: Int, tickets: Int, messages: Int) {
+        public init(at: Timestamp?, orders: Int, devices: Int, tickets: Int, messages: Int, conflicts: Int = 0) {
             self.at = at
             self.orders = orders
             self.devices = devices
             self.tickets = tickets
             self.messages = messages
+            self.conflicts = conflicts
         }
 
+        /// The records removed (the conflict log's entries apart).
         public var removed: Int { orders + devices + tickets + messages }
+
+        enum CodingKeys: String, CodingKey {
+            case at, orders, devices, tickets, messages, conflicts
+        }
+
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                at: try c.decodeIfPresent(Timestamp.self, forKey: .at), orders: try c.decode(Int.self, forKey: .orders),
+                devices: try c.decode(Int.self, forKey: .devices), tickets: try c.decode(Int.self, forKey: .tickets),
+                messages: try c.decode(Int.self, forKey: .messages),
+                conflicts: try c.decodeIfPresent(Int.self, forKey: .conflicts) ?? 0)
+        }
 
         public func encode(to encoder: any Encoder) throws {
             var c = encoder.container(keyedBy: CodingKeys.self)
@@ -148,6 +165,7 @@ public struct StatusSnapshot: Codable, Sendable, Hashable {
             try c.encode(devices, forKey: .devices)
             try c.encode(tickets, forKey: .tickets)
             try c.encode(messages, forKey: .messages)
+            try c.encode(conflicts, forKey: .conflicts)
         }
     }
 

@@ -86,7 +86,9 @@ struct Status: ParsableCommand {
         ]
         var store = "store:      \(Output.mebibytes(status.storeBytes))"
         if let retention = status.retention {
-            store += " (retention removed \(retention.removed) old records \(Output.relative(retention.at)))"
+            let conflicts = retention.conflicts > 0 ? " and \(retention.conflicts) resolved conflicts" : ""
+            store +=
+                " (retention removed \(retention.removed) old records\(conflicts) \(Output.relative(retention.at)))"
         }
         lines.append(store)
         lines.append("")

@@ -37,7 +37,7 @@ extension StatusSnapshot {
             retention: schedule.lastRetention.map { report in
                 Retention(
                     at: schedule.lastRetentionAt.map(Timestamp.init), orders: report.orders, devices: report.devices,
-                    tickets: report.tickets, messages: report.messages)
+                    tickets: report.tickets, messages: report.messages, conflicts: report.conflicts)
             },
             metrics: Metrics(
                 runs: metrics.runs, successes: metrics.successes, failures: metrics.failures,

@@ -29,6 +29,7 @@ internal import Synchronization
 /// carry their generation).
 public final class GroupCommit: Sendable {
     private let writer: any DatabaseWriter
+    private let gate: WriteGate
     private let state = Mutex(State())
     private let report = Mutex<BatchReport?>(nil)
 
@@ -43,8 +44,9 @@ public final class GroupCommit: Sendable {
         var committing = false
     }
 
-    public init(writer: any DatabaseWriter) {
+    init(writer: any DatabaseWriter, gate: WriteGate) {
         self.writer = writer
+        self.gate = gate
     }
 
     /// From now on, each batch holding a `write(reporting: true)` runs `read` after its works, in its transaction,
@@ -73,6 +75,7 @@ public final class GroupCommit: Sendable {
     public func write<T: Sendable>(
         reporting: Bool = false, _ work: @escaping @Sendable (Database) throws -> T
     ) async throws -> T {
+        try gate.check()
         let slot = Slot(reports: reporting) { db in try work(db) }
         let starts = state.withLock { state in
             state.queue.append(slot)
@@ -98,7 +101,9 @@ public final class GroupCommit: Sendable {
         // caller's cancellation (its client went away) may undo the others' changes.
         writer.asyncWrite(
             { db in
-                (try Self.apply(batch, db), report.flatMap { try? $0.read(db) })
+                // On the writer: a purge that ended writes before this batch ran did not count it.
+                try self.gate.check()
+                return (try Self.apply(batch, db), report.flatMap { try? $0.read(db) })
             },
             completion: { _, outcome in
                 // On the writer, right after the commit: the next batch goes first, queued behind this block on the

@@ -27,12 +27,29 @@ public final class ReplicaStore: Sendable {
     /// The WAL's checkpoints, run beside the writer rather than inside a commit (nil for an in-memory store).
     let checkpoints: BackgroundCheckpoints?
     private let isClosed = Mutex(false)
+    private let gate = WriteGate()
 
     private init(writer: any DatabaseWriter, path: String?, checkpoints: BackgroundCheckpoints? = nil) {
         self.writer = writer
         self.path = path
         self.checkpoints = checkpoints
-        groupCommit = GroupCommit(writer: writer)
+        groupCommit = GroupCommit(writer: writer, gate: gate)
+    }
+
+    /// Writes are refused from now on (`endWrites`), or the store is closed.
+    public var isClosing: Bool { gate.isClosed || isClosed.withLock { $0 } }
+
+    /// Runs `check` on the writer, after every write queued before it, and if it returns, ends writing for good:
+    /// every later write throws `StoreClosing`. So what `check` counts (a purge's changes not yet on the server) is
+    /// everything that was ever acknowledged; if it throws, writing goes on.
+    public func endWrites<T: Sendable>(after check: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try gate.check()
+        return try await writer.writeWithoutTransaction { db in
+            try self.gate.check()
+            let result = try check(db)
+            self.gate.close()
+            return result
+        }
     }
 
     /// Opens the replica at `path`, creating it (mode 0600, or `fileMode`) and migrating it to the current schema.
@@ -269,7 +286,11 @@ public final class ReplicaStore: Sendable {
     }
 
     public func write<T: Sendable>(_ body: @Sendable (Database) throws -> T) throws -> T {
-        try writer.write(body)
+        try gate.check()
+        return try writer.write { db in
+            try self.gate.check()
+            return try body(db)
+        }
     }
 
     /// Reads in a connection of the pool, giving the connection back as soon as `body` is done — on the connection's
@@ -286,7 +307,11 @@ public final class ReplicaStore: Sendable {
     }
 
     public func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        try await writer.write(body)
+        try gate.check()
+        return try await writer.write { db in
+            try self.gate.check()
+            return try body(db)
+        }
     }
 
     /// Runs `PRAGMA integrity_check` and returns its problems (empty when the file is sound).

@@ -19,13 +19,34 @@ extension SyncEngine {
         try store.backup(to: path)
     }
 
-    /// Stops the engine, closes the store and deletes its files (database, WAL, shared memory, journal): the
-    /// replica, cursors and outbox are gone. Returns the paths removed. Nothing may use the engine afterwards.
-    public func purge() async throws -> [String] {
+    /// Deletes the store's files (database, WAL, shared memory, journal): the replica, cursors and outbox are gone.
+    /// Returns the paths removed and the changes not yet on the server that went with them. Nothing may use the
+    /// engine afterwards.
+    ///
+    /// The changes are counted on the writer, after every write acknowledged before, and writing ends there: a change
+    /// acknowledged while the purge was on its way is counted (and, without `force`, refuses it), and one that comes
+    /// later is refused (`StoreClosing`), never acknowledged and then deleted. Without `force` and with changes to
+    /// lose it throws `EngineError.invalidValue` (field `force`) and the store goes on as before.
+    public func purge(force: Bool) async throws -> (removed: [String], discardedChanges: Int) {
+        let pending = try await store.endWrites { db in
+            let counts = try Outbox.counts(db)
+            let pending = counts.total - counts.dead
+            if pending > 0, !force {
+                throw EngineError.invalidValue(
+                    field: "force",
+                    reason:
+                        "\(pending) change(s) are not on the server yet and would be lost: sync first, or purge with force"
+                )
+            }
+            return pending
+        }
         await stop()
         try store.close()
-        return store.path.map(ReplicaStore.removeFiles(at:)) ?? []
+        return (store.path.map(ReplicaStore.removeFiles(at:)) ?? [], pending)
     }
+
+    /// The store no longer takes writes: a purge is under way (`StoreClosing` is what a write then meets).
+    public nonisolated var isClosing: Bool { store.isClosing }
 
     /// The store's health for a doctor: `quick_check`, its size and the free space beside it.
     public nonisolated func storeHealth() -> StoreHealth {

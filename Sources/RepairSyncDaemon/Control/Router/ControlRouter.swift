@@ -2,6 +2,7 @@ internal import Logging
 internal import RepairSyncControlServer
 internal import RepairSyncEngine
 internal import RepairSyncProtocol
+internal import RepairSyncStore
 
 /// Dispatches the control socket's calls to the typed handlers: looks the method up, checks the caller's access,
 /// decodes and validates the params (-32602 naming the parameter), logs every change with the caller (`ControlAudit`),
@@ -36,6 +37,7 @@ struct ControlRouter: Sendable {
     mutating func register<H: ControlHandler>(_ type: H.Type, services: ControlServices) {
         let handler = H(services: services)
         let audit = audit
+        let engine = services.engine
         routes[H.Method.name] = Route(access: H.Method.access) { params, context in
             let decoded = try H.Method.Params.decode(from: params)
             if H.Method.access == .mutating {
@@ -43,7 +45,14 @@ struct ControlRouter: Sendable {
                     method: H.Method.name, subject: (decoded as? any AuditSubject)?.auditSubject ?? "",
                     peer: context.peer)
             }
-            let result = try await handler.handle(decoded, ControlRequest(context: context))
+            let result: H.Method.Result
+            do {
+                result = try await handler.handle(decoded, ControlRequest(context: context))
+            } catch  where !(error is JSONRPCError) && (error is StoreClosing || engine.isClosing) {
+                // A purge ended writing (or closed the store) under this call: the daemon is going away, which is
+                // what the caller needs to know — not the closed store's errors, which read as damage.
+                throw JSONRPCError.unavailable("the daemon is shutting down: its store was purged")
+            }
             return try JSONValueEncoder().encode(result)
         }
     }

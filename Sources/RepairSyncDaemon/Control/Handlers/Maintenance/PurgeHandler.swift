@@ -10,14 +10,7 @@ struct PurgeHandler: ControlHandler {
     let services: ControlServices
 
     func handle(_ params: RPC.Purge.Params, _ request: ControlRequest) async throws -> RPC.Purge.Result {
-        let engine = services.engine
-        let pending = try engine.pendingChangesCount()
-        if pending > 0, params.force != true {
-            throw JSONRPCError.invalidValue(
-                "force",
-                "\(pending) change(s) are not on the server yet and would be lost: sync first, or purge with force")
-        }
-        let removed = try await engine.purge()
+        let (removed, pending) = try await services.engine.purge(force: params.force == true)
         services.logger.notice(
             "store purged; the daemon stops",
             metadata: [

@@ -117,6 +117,19 @@ struct DaemonEndToEndTests {
                 #expect(error.code == -32602)
                 #expect(error.data?["param"] == .string("colour"))
             }
+            // A NUL: SQLite would stop at it — ord_2 edited for "ord_2\0…", a note cut short on disk.
+            for (params, param) in [
+                (JSONValue.object([("id", .string("ord_2\u{0}evil")), ("notes", .string("x"))]), "id"),
+                (.object([("id", .string("ord_2")), ("notes", .string("before\u{0}after"))]), "notes"),
+            ] {
+                do {
+                    _ = try await h.call("updateOrder", params)
+                    Issue.record("accepted a NUL in \(param)")
+                } catch let ControlClient.Failure.rpc(error) {
+                    #expect(error.code == -32602)
+                    #expect(error.data?["param"] == .string(param))
+                }
+            }
 
             // replyToTicket with the caller's id: a repeat answers the same message; other content is -32002 on id.
             let reply = JSONValue.object([

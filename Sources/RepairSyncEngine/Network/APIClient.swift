@@ -172,9 +172,10 @@ public final class APIClient: Sendable {
         segment.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(["/"])) ?? segment
     }
 
+    /// A server's answer decoded, made storable first (`StorableJSON`: no NUL, no lone surrogate reaches a record).
     func decode<T: Decodable>(_ type: T.Type, _ body: Data) throws(APIError) -> T {
         do {
-            return try JSONDecoder().decode(T.self, from: body)
+            return try JSONDecoder().decode(T.self, from: StorableJSON.repaired(body))
         } catch {
             throw .malformed("\(T.self): \(error)")
         }

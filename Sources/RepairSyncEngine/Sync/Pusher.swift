@@ -438,7 +438,8 @@ struct Pusher {
     private static func refusalsCurrent<R: EditableRecord>(_ type: R.Type, _ failure: HTTPFailure, _ entry: OutboxEntry)
         throws -> R
     {
-        let current = try JSONDecoder().decode(VersionConflictBody<R>.self, from: failure.body).current
+        let current = try JSONDecoder().decode(VersionConflictBody<R>.self, from: StorableJSON.repaired(failure.body))
+            .current
         guard current.id == entry.recordId else {
             throw APIError.malformed("\(entry.collection) 412 for \(entry.recordId) carried record \(current.id)")
         }

@@ -39,6 +39,12 @@ struct ControlRouter: Sendable {
         let audit = audit
         let engine = services.engine
         routes[H.Method.name] = Route(access: H.Method.access) { params, context in
+            if let params, let path = Self.nulPath(params) {
+                // SQLite takes a bound string up to its first NUL: "ord_2\u0000x" would edit ord_2, a note would be
+                // cut short on disk while the server got it whole.
+                throw JSONRPCError.invalidParams(
+                    path, "holds a NUL character (\\u0000), which the replica cannot store")
+            }
             let decoded = try H.Method.Params.decode(from: params)
             if H.Method.access == .mutating {
                 audit.record(
@@ -54,6 +60,26 @@ struct ControlRouter: Sendable {
                 throw JSONRPCError.unavailable("the daemon is shutting down: its store was purged")
             }
             return try JSONValueEncoder().encode(result)
+        }
+    }
+
+    /// Where in `value` a string (or a key) holds U+0000: `notes`, `fields.notes`, `items[2]`; nil when none does.
+    static func nulPath(_ value: JSONValue, at path: String = "params") -> String? {
+        switch value {
+        case .string(let text): return text.utf8.contains(0) ? path : nil
+        case .array(let items):
+            for (index, item) in items.enumerated() {
+                if let found = nulPath(item, at: "\(path)[\(index)]") { return found }
+            }
+            return nil
+        case .object(let members):
+            for (key, member) in members {
+                let inner = path == "params" ? key : "\(path).\(key)"
+                if key.utf8.contains(0) { return path }
+                if let found = nulPath(member, at: inner) { return found }
+            }
+            return nil
+        case .null, .bool, .number: return nil
         }
     }
 

@@ -221,4 +221,26 @@ struct PullTests {
             #expect(try h.localCount("devices") == server["devices"])
         }
     }
+
+    /// Found by a review playing a caching server: the stale page's tombstone deleted a live order (and would have
+    /// dropped the edit waiting on it), and nothing brought it back until its next change on the server.
+    @Test("a tombstone older than the replica's copy is checked with the record's GET: a record the server has is kept")
+    func staleTombstoneKeepsALiveRecord() async throws {
+        try await EngineHarness.with { h in
+            // ord_5 deleted before the first pull (the first orders page ever served, which the stale cache answers
+            // with, holds its tombstone), then created again later than that tombstone.
+            var order = try await h.backend.get("/api/v1/orders/ord_5").object()
+            try await h.serverDelete("orders", "ord_5")
+            #expect(await h.engine.performFullSync().succeeded)
+            #expect(try h.local(Order.self, "ord_5") == nil)
+            order["updated_at"] = "2030-01-01T00:00:00Z"
+            try await h.serverRestore("orders", order)
+            #expect(await h.engine.performFullSync().succeeded)
+            #expect(try h.local(Order.self, "ord_5") != nil)
+
+            try await h.fault("stale_page", method: "GET", path: "/api/v1/orders/changes")
+            _ = await h.engine.sync([.orders])
+            #expect(try h.local(Order.self, "ord_5") != nil, "a stale tombstone deleted a record the server has")
+        }
+    }
 }

@@ -373,7 +373,7 @@ struct Puller {
                 // A new message the server has is no longer pending (a create whose reply was lost).
                 try Outbox.settleMessageCreates(db, messages: messages)
             }
-            try finish(page, gone: checks.gone, sweeping: sweeping, now: now, db, &applied)
+            try finish(page, checks, sweeping: sweeping, now: now, db, &applied)
         }
     }
 
@@ -430,7 +430,7 @@ struct Puller {
                         """, arguments: StatementArguments([R.collection.name] + chunk))
             }
             applied.records = page.data.count
-            try finish(page, gone: checks.gone, sweeping: sweeping, now: now, db, &applied)
+            try finish(page, checks, sweeping: sweeping, now: now, db, &applied)
         }
     }
 
@@ -442,14 +442,17 @@ struct Puller {
 
     /// Tombstones, records the server no longer has, resync marks and the cursor: the end of every page's transaction.
     private func finish<R: SyncRecord>(
-        _ page: ChangesPage<R>, gone: [String], sweeping: Bool, now: Timestamp, _ db: Database, _ applied: inout Applied
+        _ page: ChangesPage<R>, _ checks: Checks<R>, sweeping: Bool, now: Timestamp, _ db: Database,
+        _ applied: inout Applied
     ) throws {
         let policy = configuration.policy(for: R.collection).rawValue
-        for id in page.deleted.map(\.id) + gone {
+        let gone = checks.gone
+        let deleted = page.deleted.map(\.id).filter { !checks.staleTombstones.contains($0) }
+        for id in deleted + gone {
             applied.conflicts += try RecordRebase.deleteWithPendingChildren(
                 R.collection, id: id, policy: policy, now: now, db)
         }
-        applied.deleted = page.deleted.count + gone.count
+        applied.deleted = deleted.count + gone.count
         if applied.deleted > 0 { applied.resized = true }
         if sweeping {
             let ids = page.data.map(\.id) + page.deleted.map(\.id) + gone
@@ -495,6 +498,8 @@ struct Puller {
     struct Checks<R: Sendable>: Sendable {
         var verdicts: [String: Verdict<R>] = [:]
         var gone: [String] = []
+        /// Tombstones older than the replica's copy whose record the server still has: not deleted.
+        var staleTombstones: Set<String> = []
     }
 
     /// A page copy older than the replica's is either stale (a lagging replica behind the API, a cached page) or
@@ -508,9 +513,10 @@ struct Puller {
         } catch {
             throw .failed("\(R.collection): store: \(error)")
         }
-        let older = page.data.filter { record in versions[record.id].map { record.version < $0 } ?? false }
-        guard !older.isEmpty else { return Checks() }
         var checks = Checks<R>()
+        checks.staleTombstones = try await verifyOlderTombstones(page)
+        let older = page.data.filter { record in versions[record.id].map { record.version < $0 } ?? false }
+        guard !older.isEmpty else { return checks }
         for record in older.prefix(configuration.maxVerificationsPerPage) {
             let local = versions[record.id] ?? 0
             do throws(APIError) {
@@ -542,6 +548,69 @@ struct Puller {
                 "stale": "\(older.count - rewound - checks.gone.count)", "gone": "\(checks.gone.count)",
             ])
         return checks
+    }
+
+    /// A tombstone deleted before the replica's copy was last changed on the server cannot be that copy's end: it
+    /// is a stale page (a cache, a lagging replica behind the API), or the record was deleted and created again. The
+    /// record's own endpoint tells: a 404 deletes it as the tombstone said; a record is kept (a stale tombstone
+    /// deleted a live order and dropped the edit waiting on it, and nothing brought it back). At most
+    /// `maxVerificationsPerPage` are asked; the rest follow the majority of those asked (all kept: kept).
+    private func verifyOlderTombstones<R: ReplicaRecord>(_ page: ChangesPage<R>) async throws(SyncStop) -> Set<String> {
+        guard !page.deleted.isEmpty else { return [] }
+        let changed: [String: Timestamp]
+        do {
+            changed = try await store.read { db in
+                try Self.localUpdateTimes(R.self, ids: page.deleted.map(\.id), db)
+            }
+        } catch {
+            throw .failed("\(R.collection): store: \(error)")
+        }
+        let older = page.deleted.filter { tombstone in changed[tombstone.id].map { tombstone.deletedAt < $0 } ?? false }
+        guard !older.isEmpty else { return [] }
+        var kept: Set<String> = []
+        var asked = 0
+        for tombstone in older.prefix(configuration.maxVerificationsPerPage) {
+            asked += 1
+            do throws(APIError) {
+                _ = try await api.currentRecord(R.self, id: tombstone.id)
+                kept.insert(tombstone.id)
+            } catch {
+                if error.isFinalAnswer, error.status == 404, error.code == "not_found" { continue }
+                let message =
+                    "\(R.collection): checking \(tombstone.id), whose tombstone is older than the replica's copy: \(error)"
+                try await recordFailure(R.collection, message)
+                throw SyncStop.from(error).endsRun ? SyncStop.from(error) : .failed(message)
+            }
+        }
+        if older.count > asked, kept.count == asked {
+            for tombstone in older.dropFirst(asked) { kept.insert(tombstone.id) }
+        }
+        logger.warning(
+            "tombstones older than the replica's copies",
+            metadata: [
+                "collection": "\(R.collection)", "older": "\(older.count)", "kept": "\(kept.count)",
+                "deleted": "\(older.count - kept.count)",
+            ])
+        return kept
+    }
+
+    /// id → `updated_at` of the replica's rows among `ids`.
+    static func localUpdateTimes<R: ReplicaRecord>(_ type: R.Type, ids: [String], _ db: Database) throws
+        -> [String: Timestamp]
+    {
+        var times: [String: Timestamp] = [:]
+        for start in stride(from: 0, to: ids.count, by: 500) {
+            let chunk = Array(ids[start..<min(start + 500, ids.count)])
+            let rows = try Row.fetchAll(
+                db,
+                sql:
+                    "SELECT id, updated_at FROM \(R.databaseTableName) WHERE id IN (\(databaseQuestionMarks(count: chunk.count)))",
+                arguments: StatementArguments(chunk))
+            for row in rows {
+                if let time: Timestamp = row["updated_at"] { times[row["id"]] = time }
+            }
+        }
+        return times
     }
 
     /// id → version of the replica's rows among `ids`.

@@ -81,6 +81,8 @@ public enum SimOperation: Sendable, Hashable, CustomStringConvertible {
         // Feed faults (a normal delivery for other requests).
         case stuckFeed
         case emptyFeed
+        /// The page asked for, `has_more`, and a cursor naming the same position under a new text (a nonce).
+        case rotatingFeed
         case stalePage(back: Int)
         /// The page for the cursor asked for, with the right next cursor, but records in it as older copies (a lagging
         /// cache or read replica): each an earlier version than the one the replica holds, which the client must

@@ -760,7 +760,7 @@ public final class Simulation {
             delivery = sticky.delivery
             stickyFeed[feedName] = (sticky.delivery, sticky.remaining - 1, sticky.burst)
             note("   (the feed fault lasts)")
-        } else if isFeed, [.stuckFeed, .emptyFeed].contains(delivery) {
+        } else if isFeed, [.stuckFeed, .emptyFeed, .rotatingFeed].contains(delivery) {
             // Mostly a few pages; one time in four a server stuck for good (until the faults stop), which answers
             // at once, page after page, without waiting for the seed (see `perform`).
             let stuckForGood = execution.next() % 4 == 0
@@ -810,7 +810,7 @@ public final class Simulation {
             var reply = server.handle(request)
             if (200..<300).contains(reply.status) { reply.body = reply.body.prefix(reply.body.count / 2) }
             response = .success(reply)
-        case .stuckFeed, .emptyFeed, .stalePage, .staleCopies, .malformedRecord, .cursorExpired:
+        case .stuckFeed, .emptyFeed, .rotatingFeed, .stalePage, .staleCopies, .malformedRecord, .cursorExpired:
             // A feed fault stands in for a real page: a cursor the server no longer knows still answers 410.
             let cursor = SimServer.split(request.path).1["cursor"]
             let known = cursor.map { server.position($0) != nil } ?? true
@@ -834,6 +834,11 @@ public final class Simulation {
             var page = server.page(collection, after: after, limit: limit).body
             page["has_more"] = .bool(true)
             page["next_cursor"] = .string(query["cursor"] ?? server.cursor(after: 0))
+            return server.json(200, page)
+        case .rotatingFeed:
+            var page = server.page(collection, after: after, limit: limit).body
+            page["has_more"] = .bool(true)
+            page["next_cursor"] = .string(server.cursor(after: after, nonce: execution.next() % 1_000_000))
             return server.json(200, page)
         case .emptyFeed:
             return server.json(
@@ -1088,7 +1093,8 @@ public final class Simulation {
         if !isFeed { kinds += [.refused, .refused] }
         if isFeed {
             kinds += [
-                .stuckFeed, .emptyFeed, .stalePage(back: small()), .staleCopies, .malformedRecord, .cursorExpired,
+                .stuckFeed, .emptyFeed, .rotatingFeed, .stalePage(back: small()), .staleCopies, .malformedRecord,
+                .cursorExpired,
                 .cursorExpired,
             ]
         }

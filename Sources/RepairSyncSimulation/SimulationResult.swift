@@ -74,6 +74,7 @@ public struct SimCoverage: Sendable, Codable, Equatable {
             case .refused: "422 (a write refused)"
             case .stuckFeed: "stuck feed"
             case .emptyFeed: "empty feed"
+            case .rotatingFeed: "rotating feed"
             case .stalePage: "stale page"
             case .staleCopies: "stale copies in a page"
             case .malformedRecord: "malformed record"

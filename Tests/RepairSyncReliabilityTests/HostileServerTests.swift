@@ -13,8 +13,8 @@ struct HostileServerTests {
     // MARK: 1 and 2: feeds
 
     @Test(
-        "a feed that does not advance (same cursor, or empty pages forever) stops after a few pages with an error naming it; the other collections pull",
-        arguments: ["stuck_feed", "empty_feed"])
+        "a feed that does not advance (same cursor, empty pages forever, or the same records under new cursor texts) stops after a few pages with an error naming it; the other collections pull",
+        arguments: ["stuck_feed", "empty_feed", "rotating_feed"])
     func feedThatDoesNotAdvance(fault: String) async throws {
         // A failed run is retried after 5 × retry.base (capped at sync.interval, 15 min here), doubled per failure in
         // a row, with equal jitter (SyncSchedule). retry.base 1m: the retry is due minutes away, so it cannot start

@@ -25,6 +25,17 @@ extension BackendStore {
             page["next_cursor"] = .string(
                 cursor ?? FeedCursor(collection: collection, epoch: epoch, sequence: 0).encoded)
             return BackendReply(status: 200, body: try BackendJSON.encoder().encode(JSONValue.object(page)))
+        case .rotatingFeed?:
+            let real = try await changesPage(collection, cursor: cursor, limit: limit)
+            guard real.status == 200, var page = JSONValue.object(from: real.body) else { return real }
+            let epoch = try await pool.read { db in try self.cursorEpoch(db) }
+            let position = cursor.flatMap(FeedCursor.init(encoded:))?.sequence ?? 0
+            page["has_more"] = .bool(true)
+            page["next_cursor"] = .string(
+                FeedCursor(
+                    collection: collection, epoch: epoch, sequence: position, nonce: UInt64.random(in: 1...UInt64.max)
+                ).encoded)
+            return BackendReply(status: 200, body: try BackendJSON.encoder().encode(JSONValue.object(page)))
         case .emptyFeed?:
             let epoch = try await pool.read { db in try self.cursorEpoch(db) }
             let position = cursor.flatMap(FeedCursor.init(encoded:))?.sequence ?? 0

@@ -35,6 +35,9 @@ enum FaultKind: String, Codable, CaseIterable, Sendable {
     case stuckFeed = "stuck_feed"
     /// A changes page with `has_more: true`, no entries, and a cursor that is new each time but never advances.
     case emptyFeed = "empty_feed"
+    /// The page asked for, with `has_more: true` and a cursor that is new each time (a nonce) but names the same
+    /// position: the same records again and again under new cursor texts.
+    case rotatingFeed = "rotating_feed"
     /// The first changes page this server ever served for the collection, as a stale cache would: older copies of
     /// records the client may have seen newer since.
     case stalePage = "stale_page"

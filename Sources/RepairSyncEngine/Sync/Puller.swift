@@ -140,6 +140,16 @@ struct Puller {
             }
         }
 
+        var entriesFingerprint: Int {
+            switch self {
+            case .clients(let page): page.entriesFingerprint
+            case .tickets(let page): page.entriesFingerprint
+            case .ticketMessages(let page): page.entriesFingerprint
+            case .orders(let page): page.entriesFingerprint
+            case .devices(let page): page.entriesFingerprint
+            }
+        }
+
         var count: Int {
             switch self {
             case .clients(let page): page.count
@@ -230,6 +240,8 @@ struct Puller {
             }
             var requested = cursor
             var seen: Set<String> = cursor.map { [$0] } ?? []
+            // The pages delivered in this read (`entriesFingerprint`): a few thousand integers for the largest shop.
+            var delivered: Set<Int> = []
             var stalled = 0
             var fetched: Fetched
             (fetched, cap) = await fetch(collection, cursor: cursor, cap: cap)
@@ -255,12 +267,16 @@ struct Puller {
                     try await recordFailure(collection, error.description)
                     throw .failed("\(collection): \(error)")
                 }
-                // A feed that does not advance: has_more with a cursor already seen, or with nothing in it.
-                if page.hasMore, page.nextCursor == requested || seen.contains(page.nextCursor) || page.count == 0 {
+                // A feed that does not advance: has_more with a cursor already seen, with nothing in it, or with
+                // entries this read already had (the same page again under a new cursor text).
+                let repeated = page.count > 0 && !delivered.insert(page.entriesFingerprint).inserted
+                if page.hasMore,
+                    page.nextCursor == requested || seen.contains(page.nextCursor) || page.count == 0 || repeated
+                {
                     stalled += 1
                     if stalled >= configuration.maxStalledPages {
                         let message =
-                            "\(collection): the changes feed does not advance (\(stalled) pages in a row with has_more true and a cursor already seen or no entries)"
+                            "\(collection): the changes feed does not advance (\(stalled) pages in a row with has_more true and a cursor already seen, no entries, or entries already delivered)"
                         try await recordFailure(collection, message)
                         throw .failed(message)
                     }

@@ -44,6 +44,20 @@ public struct ChangesPage<Record: SyncRecord>: Codable, Sendable {
 
     /// Entries in the page (records and tombstones).
     public var count: Int { data.count + deleted.count }
+
+    /// What the page delivers — each record's id and version, each tombstone's id — hashed, in order: a feed that
+    /// hands out the same entries again under a new cursor text (a cursor with a nonce or a time in it, its position
+    /// unchanged) is not advancing, however its cursors differ.
+    public var entriesFingerprint: Int {
+        var hasher = Hasher()
+        for record in data {
+            hasher.combine(record.id)
+            hasher.combine(record.version)
+        }
+        hasher.combine(-1)
+        for tombstone in deleted { hasher.combine(tombstone.id) }
+        return hasher.finalize()
+    }
 }
 
 /// A record deleted on the server.

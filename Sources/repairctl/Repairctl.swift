@@ -30,7 +30,7 @@ struct Repairctl: ParsableCommand {
 enum RepairctlMain {
     static func main() {
         if let socket = StatusBadge.fastPath(CommandLine.arguments) {
-            Output.line(StatusBadge.line(socket: socket))
+            Output.line(TerminalText(StatusBadge.line(socket: socket)))
             return
         }
         Repairctl.main()

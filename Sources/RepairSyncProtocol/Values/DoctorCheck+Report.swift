@@ -2,14 +2,32 @@ extension DoctorCheck {
     /// A doctor report as people read it: one line per check (`ok`, `warn`, `fail`, `skipped`), and under each
     /// warning or failure its fix. `paint` colours a level's label (or leaves it, without a terminal).
     public static func report(_ checks: [DoctorCheck], paint: (Level, String) -> String = { $1 }) -> [String] {
+        reportLines(checks).map { line in (line.level.map { paint($0, line.label) } ?? line.label) + line.text }
+    }
+
+    /// One line of a report in its two parts, for a writer that must treat them apart: a terminal colours the label
+    /// it wrote itself and shows the rest — a check's detail and fix, often the server's words — without obeying it.
+    public struct ReportLine: Sendable, Equatable {
+        /// The check's level, on a check's line; nil on the fix under it.
+        public var level: Level?
+        /// The level padded to its column ("ok     "), or the fix's indentation.
+        public var label: String
+        /// The rest of the line, from the space after the label.
+        public var text: String
+    }
+
+    /// `report(_:paint:)`'s lines, each as its label and the rest.
+    public static func reportLines(_ checks: [DoctorCheck]) -> [ReportLine] {
         let width = checks.map(\.name.count).max() ?? 0
-        var lines: [String] = []
+        var lines: [ReportLine] = []
         for check in checks {
             let label = check.level.rawValue + String(repeating: " ", count: max(0, 7 - check.level.rawValue.count))
             let name = check.name + String(repeating: " ", count: width - check.name.count)
-            lines.append("\(paint(check.level, label)) \(name)  \(check.detail)")
+            lines.append(ReportLine(level: check.level, label: label, text: " \(name)  \(check.detail)"))
             if let fix = check.fix, check.level == .warn || check.level == .fail {
-                lines.append("        \(String(repeating: " ", count: width))  → \(fix)")
+                lines.append(
+                    ReportLine(level: nil, label: "        \(String(repeating: " ", count: width))", text: "  → \(fix)")
+                )
             }
         }
         return lines

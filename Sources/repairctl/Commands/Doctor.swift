@@ -44,14 +44,17 @@ struct Doctor: ParsableCommand {
                     fix: "run `repairsyncd doctor` (as root) for the checks that work without the daemon"))
         }
         if options.json {
-            Output.line(try JSONValueEncoder().encode(checks).serialized)
+            Output.json(try JSONValueEncoder().encode(checks).serialized)
         } else {
-            for line in DoctorCheck.report(checks, paint: Self.paint) { Output.line(line) }
+            for line in DoctorCheck.reportLines(checks) {
+                let label = TerminalText(line.label)
+                Output.line((line.level.map { Self.paint($0, label) } ?? label) + TerminalText(line.text))
+            }
         }
         if checks.contains(where: { $0.level == .fail }) { throw ExitCode.failure }
     }
 
-    static func paint(_ level: DoctorCheck.Level, _ label: String) -> String {
+    static func paint(_ level: DoctorCheck.Level, _ label: TerminalText) -> TerminalText {
         switch level {
         case .ok: Output.green(label)
         case .warn: Output.yellow(label)

@@ -9,6 +9,6 @@ struct Ping: ParsableCommand {
 
     func run() throws {
         let reply = try options.call(RPC.Ping.self)
-        if !options.printJSONIfAsked(reply.json) { Output.line(reply.result) }
+        if !options.printJSONIfAsked(reply.json) { Output.line(TerminalText(reply.result)) }
     }
 }

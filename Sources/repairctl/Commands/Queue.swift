@@ -38,13 +38,13 @@ struct Queue: ParsableCommand {
                 case .failure(let error): .object(["id": .string(id), "error": error.json])
                 }
             }
-            Output.line(JSONValue.array(items).serialized)
+            Output.json(JSONValue.array(items).serialized)
         } else {
             for (id, outcome) in outcomes {
                 switch outcome {
                 case .success(let result) where result.outcome == .dead:
                     Output.error(describe(result, id: id))
-                case .success(let result): Output.line(describe(result, id: id))
+                case .success(let result): Output.line(TerminalText(describe(result, id: id)))
                 case .failure(let error): Output.error("\(id): \(error.message)")
                 }
             }
@@ -63,7 +63,7 @@ struct Queue: ParsableCommand {
         let dead = reply.result.outcome == .dead
         if !options.printJSONIfAsked(reply.json) {
             let line = describe(reply.result, id: id, alone: true)
-            if dead { Output.error(line) } else { Output.line(line) }
+            if dead { Output.error(line) } else { Output.line(TerminalText(line)) }
         }
         // The row's change will not reach the server until someone retries or discards it: a script must notice.
         if dead { throw ExitCode.failure }

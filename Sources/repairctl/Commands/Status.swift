@@ -14,7 +14,7 @@ struct Status: ParsableCommand {
     func run() throws {
         if badge {
             // The usual command lines never get here (see StatusBadge); `--badge --json` and the like do.
-            Output.line(StatusBadge.line(socket: options.socketPath))
+            Output.line(TerminalText(StatusBadge.line(socket: options.socketPath)))
             return
         }
         let reply = try options.call(RPC.Status.self)
@@ -44,12 +44,13 @@ struct Status: ParsableCommand {
     }
 
     /// ", slow link: 850 ms, 60 KB/s" (in yellow when slow), or nothing before the link was measured.
-    static func link(_ link: StatusSnapshot.Link?) -> String {
+    static func link(_ link: StatusSnapshot.Link?) -> TerminalText {
         guard let link else { return "" }
         var figures: [String] = []
         if let rtt = link.rttMs { figures.append("\(rtt) ms") }
         if let rate = link.throughputBytesPerSecond { figures.append(Self.rate(rate)) }
-        let text = "\(link.quality) link" + (figures.isEmpty ? "" : ": " + figures.joined(separator: ", "))
+        let text = TerminalText(
+            "\(link.quality) link" + (figures.isEmpty ? "" : ": " + figures.joined(separator: ", ")))
         return ", " + (link.quality == "good" ? text : Output.yellow(text))
     }
 
@@ -62,23 +63,26 @@ struct Status: ParsableCommand {
         }
     }
 
-    static func render(_ status: StatusSnapshot) -> [String] {
+    /// The status as people read it; the daemon's message (often the server's or a proxy's words) on the headline's
+    /// one line.
+    static func render(_ status: StatusSnapshot) -> [TerminalText] {
         var headline = status.state.rawValue
         if status.state == .syncing, let step = status.step {
             headline += " (\(step) \((status.progress?.thousandths ?? 0) / 10) %)"
         }
         if status.state == .error, let message = status.message { headline += ": \(message)" }
+        let plain = TerminalText(Output.cell(headline))
         let coloured =
             switch status.state {
-            case .error: Output.red(headline)
-            case .offline: Output.yellow(headline)
-            default: Output.green(headline)
+            case .error: Output.red(plain)
+            case .offline: Output.yellow(plain)
+            default: Output.green(plain)
             }
-        var lines = [
+        var lines: [TerminalText] = [
             "state:      \(coloured)\(status.paused ? " (automatic sync paused)" : "")",
             "network:    \(status.online ? "online" + Self.link(status.link) : Output.yellow("offline")) "
                 + "(probe: \(status.probe), changed \(Output.relative(status.lastOnlineChange)))"
-                + (serverPush(status).map { "; \($0)" } ?? ""),
+                + TerminalText(serverPush(status).map { "; \($0)" } ?? ""),
             "next sync:  \(nextRun(status))",
             "last sync:  \(Output.relative(status.lastSyncAt)) (last success \(Output.relative(status.lastSuccessAt)))",
             "changes:    \(status.pending) pending, \(status.failed) failed, \(status.dead) dead, "
@@ -90,12 +94,13 @@ struct Status: ParsableCommand {
             store +=
                 " (retention removed \(retention.removed) old records\(conflicts) \(Output.relative(retention.at)))"
         }
-        lines.append(store)
+        lines.append(TerminalText(store))
         lines.append("")
         let header = ["collection", "records", "synced", "error"]
         let rows = status.collections.map { collection in
             [
-                collection.collection, String(collection.records), Output.relative(collection.lastSuccessAt),
+                Output.cell(collection.collection), String(collection.records),
+                Output.relative(collection.lastSuccessAt),
                 Output.cell(collection.lastError),
             ]
         }
@@ -106,8 +111,8 @@ struct Status: ParsableCommand {
             while text.last == " " { text.removeLast() }
             return text
         }
-        lines.append(format(header))
-        lines += rows.map(format)
+        lines.append(TerminalText(format(header)))
+        lines += rows.map { TerminalText(format($0)) }
         return lines
     }
 }

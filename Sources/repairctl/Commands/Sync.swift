@@ -50,7 +50,7 @@ struct Sync: ParsableCommand {
             Output.line(Output.red("\(verb) failed: \(stop)") + " (\(summary))")
             throw ExitCode.failure
         }
-        Output.line(Output.green("\(verb) done: ") + summary)
+        Output.line(Output.green("\(verb) done: ") + TerminalText(summary))
     }
 
     static func drawProgress(_ status: StatusSnapshot) {

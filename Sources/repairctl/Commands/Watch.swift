@@ -17,14 +17,14 @@ struct Watch: ParsableCommand {
         let client = try options.connect()
         let first = try options.call(RPC.Status.self, client: client)
         var last = line(first.result, json: first.json)
-        Output.line(last)
+        write(last)
         _ = try options.call(RPC.Subscribe.self, client: client)
         while true {
             do {
                 let notification = try client.nextNotification()
                 guard let status = notification.decode(RPC.StatusChanged.self) else { continue }
                 let next = line(status, json: notification.params)
-                if !badge || next != last { Output.line(next) }
+                if !badge || next != last { write(next) }
                 last = next
             } catch {
                 // The daemon went away: a bar says so rather than freeze the last count.
@@ -35,12 +35,19 @@ struct Watch: ParsableCommand {
         }
     }
 
+    /// The line for a status: the badge, the JSON document, or a sentence whose daemon message (the server's or a
+    /// proxy's words, perhaps) stays on its one line and is shown, not obeyed, by the terminal.
     func line(_ status: StatusSnapshot, json: JSONValue) -> String {
         if badge { return status.badge.text }
         if options.json { return json.serialized }
         var text = status.state.rawValue
         if let step = status.step { text += " \(step) \(status.progress?.description ?? "")" }
         if let message = status.message { text += " \(message)" }
-        return "\(text) · \(status.pending) pending · \(status.openConflicts) conflicts"
+        return "\(Output.cell(text)) · \(status.pending) pending · \(status.openConflicts) conflicts"
+    }
+
+    /// A JSON document as serialized; anything else made safe.
+    func write(_ line: String) {
+        if options.json && !badge { Output.json(line) } else { Output.line(TerminalText(line)) }
     }
 }

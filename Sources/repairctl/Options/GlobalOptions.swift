@@ -76,7 +76,7 @@ struct GlobalOptions: ParsableArguments {
     /// Prints `json` when --json is set; returns whether it did.
     func printJSONIfAsked(_ json: JSONValue) -> Bool {
         guard self.json else { return false }
-        Output.line(json.serialized)
+        Output.json(json.serialized)
         return true
     }
 }

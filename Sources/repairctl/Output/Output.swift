@@ -5,23 +5,32 @@ import RepairSyncProtocol
 #endif
 
 /// Terminal output: colour only on a terminal and never with `NO_COLOR` set (https://no-color.org); errors on
-/// standard error; lines written at once (a status bar reading a pipe sees each as it comes).
+/// standard error; lines written at once (a status bar reading a pipe sees each as it comes). What a person reads
+/// is `TerminalText`, so a value from the daemon, the server or a customer is shown, never obeyed, by the terminal
+/// (`TerminalSafe`); only `--json` documents are written as they are, by `json(_:)`.
 enum Output {
     static let isTerminal = isatty(STDOUT_FILENO) == 1
     static let colour = isTerminal && (getenv("NO_COLOR").map { String(cString: $0).isEmpty } ?? true)
 
     /// One line on standard output, written now (not buffered).
-    static func line(_ text: String) {
-        write(STDOUT_FILENO, text + "\n")
+    static func line(_ text: TerminalText) {
+        write(STDOUT_FILENO, text.rendered + "\n")
     }
 
+    /// A `--json` document on one line, byte for byte as serialized: it is for a parser, which must get every text
+    /// exact (the serializer escapes the C0 controls; C1 controls and bidi overrides are plain JSON text).
+    static func json(_ document: String) {
+        write(STDOUT_FILENO, document + "\n")
+    }
+
+    /// A sentence on standard error; it often quotes the daemon or the server, so it is made safe like any value.
     static func error(_ sentence: String) {
-        write(STDERR_FILENO, "repairctl: \(sentence)\n")
+        write(STDERR_FILENO, "repairctl: \(TerminalSafe.text(sentence))\n")
     }
 
     /// Text on standard error without a newline (a progress bar).
-    static func status(_ text: String) {
-        write(STDERR_FILENO, text)
+    static func status(_ text: TerminalText) {
+        write(STDERR_FILENO, text.rendered)
     }
 
     private static func write(_ descriptor: Int32, _ text: String) {
@@ -37,20 +46,23 @@ enum Output {
         }
     }
 
-    static func paint(_ text: String, _ code: String) -> String { colour ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text }
-    static func red(_ text: String) -> String { paint(text, "31") }
-    static func green(_ text: String) -> String { paint(text, "32") }
-    static func yellow(_ text: String) -> String { paint(text, "33") }
-    static func bold(_ text: String) -> String { paint(text, "1") }
+    static func paint(_ text: TerminalText, _ code: String) -> TerminalText {
+        colour ? TerminalText(painting: text, code) : text
+    }
+    static func red(_ text: TerminalText) -> TerminalText { paint(text, "31") }
+    static func green(_ text: TerminalText) -> TerminalText { paint(text, "32") }
+    static func yellow(_ text: TerminalText) -> TerminalText { paint(text, "33") }
+    static func bold(_ text: TerminalText) -> TerminalText { paint(text, "1") }
 
     /// `text` padded with spaces to `width` characters.
     static func pad(_ text: String, _ width: Int) -> String {
         text.count >= width ? text : text + String(repeating: " ", count: width - text.count)
     }
 
-    /// Aligned columns under a header; cells are cut at `width` characters; "(none)" for no rows.
+    /// Aligned columns under a header; each cell on one line (`cell`), cut at `width` characters; "(none)" for no
+    /// rows.
     static func table(_ header: [String], _ rows: [[String]], width: Int = 48) {
-        let cut = rows.map { $0.map { $0.count > width ? String($0.prefix(width - 1)) + "…" : $0 } }
+        let cut = rows.map { $0.map(cell).map { $0.count > width ? String($0.prefix(width - 1)) + "…" : $0 } }
         var widths = header.map(\.count)
         for row in cut {
             for (index, cell) in row.enumerated() where index < widths.count {
@@ -61,8 +73,8 @@ enum Output {
             cells.enumerated().map { index, cell in index == cells.count - 1 ? cell : pad(cell, widths[index]) }
                 .joined(separator: "  ")
         }
-        line(bold(format(header)))
-        for row in cut { line(format(row)) }
+        line(bold(TerminalText(format(header))))
+        for row in cut { line(TerminalText(format(row))) }
         if rows.isEmpty { line("(none)") }
     }
 
@@ -90,9 +102,10 @@ enum Output {
         }
     }
 
-    /// A text cell: one line, "" for none.
+    /// A text cell: one line, safe for a terminal (`TerminalSafe.line`: each line break or tab a space, control
+    /// characters shown as `\u{1B}`), "" for none.
     static func cell(_ text: String?) -> String {
-        (text ?? "").split(separator: "\n", omittingEmptySubsequences: false).joined(separator: " ")
+        TerminalSafe.line(text ?? "")
     }
 
     /// Money as people read it ("150.00"), "" for none.

@@ -117,6 +117,13 @@ struct DaemonEndToEndTests {
                 #expect(error.code == -32602)
                 #expect(error.data?["param"] == .string("colour"))
             }
+            // A caller's id with a line break and an escape: logged (the audit line), never as a line of its own.
+            _ = try? await h.call(
+                "updateOrder",
+                .object([("id", .string("nope\nFORGED store destroyed\u{1B}[31m")), ("notes", .string("x"))]))
+            let forged = h.log()
+            #expect(forged.contains("FORGED store destroyed"), "the audit line was not written")
+            #expect(!forged.contains("\nFORGED") && !forged.contains("\u{1B}"), "a caller wrote a line of its own")
             // A NUL: SQLite would stop at it — ord_2 edited for "ord_2\0…", a note cut short on disk.
             for (params, param) in [
                 (JSONValue.object([("id", .string("ord_2\u{0}evil")), ("notes", .string("x"))]), "id"),

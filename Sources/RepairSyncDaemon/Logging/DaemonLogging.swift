@@ -44,5 +44,5 @@ struct LevelTrackingHandler: LogHandler {
         set { upstream[metadataKey: key] = newValue }
     }
 
-    func log(event: LogEvent) { upstream.log(event: event) }
+    func log(event: LogEvent) { upstream.log(event: event.safe) }
 }

@@ -32,9 +32,11 @@ public struct JournaldLogHandler: LogHandler {
     }
 
     public func log(event: LogEvent) {
+        let event = event.safe
         var merged = metadata
         if let provided = metadataProvider?.get() { merged.merge(provided) { _, new in new } }
         if let extra = event.metadata { merged.merge(extra) { _, new in new } }
+        merged = LogEvent.safe(merged)
         let text =
             merged.isEmpty
             ? "\(event.message)"

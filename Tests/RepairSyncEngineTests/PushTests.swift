@@ -225,18 +225,42 @@ struct PushTests {
         try await EngineHarness.with(configuration: EngineHarness.configuration(maxAttempts: 3)) { h in
             #expect(await h.engine.performFullSync().succeeded)
             try await h.engine.update(.orders, id: "ord_8", fields: ["notes": "through the outage"])
-            try await h.fault("503", method: "PATCH", path: "/api/v1/orders/ord_8", count: 3)
-            try await h.fault("html_404", method: "PATCH", path: "/api/v1/orders/ord_8", count: 3)
-
-            var pushed = 0
-            for _ in 0..<8 where pushed == 0 {
+            // The whole API down (its health check too): every answer a 503 or a proxy's page, for six runs — twice
+            // the attempts a change has.
+            try await h.faultPlan(#"{"rate":1,"kinds":{"503":1,"html_404":1},"include_health":true}"#)
+            for _ in 0..<6 {
                 let report = await h.engine.sync([])
-                #expect(report.dead == 0, "\(report)")
-                pushed += report.pushed
+                #expect(report.dead == 0 && report.pushed == 0, "\(report)")
             }
-            #expect(pushed == 1)
+            try await h.faultPlan(#"{"rate":0,"kinds":{}}"#)
+            #expect(await h.engine.sync([]).pushed == 1)
             #expect(try h.engine.outboxEntries().isEmpty)
             #expect(try await h.serverRecord(Order.self, "orders", "ord_8").notes == "through the outage")
+        }
+    }
+
+    /// Found by a review: a firewall answering one change's text with its HTML 403 page, every time, while the API
+    /// took the others. Read as an outage, it was retried for ever — "failed", neither dead nor discardable.
+    @Test(
+        "a proxy's page for one change alone, while the API answers its health check, uses up that change's attempts: dead and visible; the others go"
+    )
+    func proxyPageForOneChangeEndsDead() async throws {
+        try await EngineHarness.with(configuration: EngineHarness.configuration(maxAttempts: 3)) { h in
+            #expect(await h.engine.performFullSync().succeeded)
+            try await h.engine.update(.orders, id: "ord_9", fields: ["notes": "DROP TABLE is in this note"])
+            try await h.engine.update(.orders, id: "ord_10", fields: ["notes": "an ordinary note"])
+            try await h.fault("html_403", method: "PATCH", path: "/api/v1/orders/ord_9", count: 1_000)
+            var dead = 0
+            var pushed = 0
+            for _ in 0..<6 where dead == 0 {
+                let report = await h.engine.sync([])
+                dead += report.dead
+                pushed += report.pushed
+            }
+            #expect(dead == 1 && pushed == 1)
+            let entry = try #require(try h.engine.outboxEntries().first)
+            #expect(entry.recordId == "ord_9" && entry.state == .dead, "\(entry)")
+            #expect(try await h.serverRecord(Order.self, "orders", "ord_10").notes == "an ordinary note")
         }
     }
 

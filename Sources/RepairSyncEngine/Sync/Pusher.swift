@@ -3,6 +3,7 @@ internal import GRDB
 internal import Logging
 internal import RepairSyncModels
 internal import RepairSyncStore
+internal import Synchronization
 
 /// Sends due outbox entries and applies each acknowledgement together with its server copy in one transaction.
 /// Never retries a change with a different idempotency key unless a rebase made it a different request.
@@ -23,6 +24,8 @@ struct Pusher {
     let logger: Logger
     let events: EngineEvents
     let stopFlag: StopFlag
+    /// Whether the API answers its health check, asked once a run when a change's attempts ran out on an outage.
+    private let health = HealthOfTheRun()
 
     struct Report {
         var pushed = 0
@@ -479,8 +482,12 @@ struct Pusher {
         let attempt = entry.attempts + 1
         // Given up only on failures of its own (a 500, a cut answer): a maintenance window of 502/503/504 pages
         // longer than the backoff's sum (about 8 minutes by default) killed every change waiting. The backoff still
-        // grows with the attempts, up to its cap.
-        let giveUp = attempt >= configuration.retry.maxAttempts && !error.isOutage
+        // grows with the attempts, up to its cap. An outage answer while the API answers its health check is this
+        // change's own (a firewall's page for what its text holds): retried for ever, it stayed "failed", neither
+        // dead nor discardable, with the changes of its record held behind it.
+        let attemptsUsed = attempt >= configuration.retry.maxAttempts
+        let apiAnswers = attemptsUsed && error.isOutage ? await health.apiAnswers(api) : false
+        let giveUp = attemptsUsed && (!error.isOutage || apiAnswers)
         let delay = configuration.retry.delay(
             afterAttempt: attempt, retryAfter: error.retryAfter, random: configuration.random())
         let next = giveUp ? nil : now.adding(milliseconds: delay.inMilliseconds)
@@ -497,5 +504,24 @@ struct Pusher {
             }
         }
         return giveUp ? .dead : .retryLater(reason: error.description, outage: error.isOutage)
+    }
+}
+
+/// The API's health check, asked at most once a push run and only when needed: does the API answer as a whole while
+/// one change keeps meeting an outage's answer?
+private final class HealthOfTheRun: Sendable {
+    private let answer = Mutex<Bool?>(nil)
+
+    func apiAnswers(_ api: APIClient) async -> Bool {
+        if let known = answer.withLock({ $0 }) { return known }
+        let answers: Bool
+        do {
+            _ = try await api.health()
+            answers = true
+        } catch {
+            answers = false
+        }
+        answer.withLock { $0 = answers }
+        return answers
     }
 }

@@ -455,6 +455,23 @@ extension Simulator {
                 .deliver(.serverError(503)), .deliver(.normal), .deliver(.stalePage(back: 44)),
             ]
         ),
+        (
+            1568,
+            "another program's edit of a device, not queued yet, went with the device when its tombstone came: no entry, no audit",
+            [
+                .startSync(.full), .deliver(.normal), .deliver(.normal), .deliver(.normal), .deliver(.emptyFeed),
+                .deliver(.rateLimited(seconds: 6, asDate: true)), .processCrash(event: 30, count: 2),
+                .localUpdate(devices: true, record: 17, field: 57, value: 45),
+                .localUpdate(devices: false, record: 51, field: 6, value: 60),
+                .serverDelete(collection: 26, record: 20),
+                .localMessage(ticket: 58, content: 8, sameIdAsLast: false), .startSync(.full), .deliver(.normal),
+                .deliver(.lostRequest), .deliver(.lostResponse), .deliver(.refused), .deliver(.normal),
+                .deliver(.normal), .startSync(.full), .externalWrite(devices: true, record: 30, field: 2, value: 36),
+                .deliver(.normal), .deliver(.normal), .deliver(.normal), .deliver(.normal), .deliver(.normal),
+                .deliver(.normal), .deliver(.normal), .deliver(.serverError(503)), .deliver(.stalePage(back: 51)),
+                .queueExternal(devices: true, record: 30),
+            ]
+        ),
     ]
 
     /// `count` normal deliveries (more than a step needs are skipped: nothing waits).

@@ -396,15 +396,20 @@ struct RecordRebase {
     }
 
     /// The server no longer has the record (tombstone, 404, or missing from a resync). Pending local values go to
-    /// the audit log, then the row, its children and its entries go.
+    /// the audit log, then the row, its children and its entries go. Returns whether local values went to the log.
+    @discardableResult
     static func deletedRemotely(
         _ db: Database, collection: SyncCollection, id: String, policy: String, now: Timestamp
-    ) throws {
+    ) throws -> Bool {
         let entries = try Outbox.entries(db, collection: collection, id: id)
-        if !entries.isEmpty {
-            let base = try BaseCopies.load(db, collection: collection, id: id)
-            var local: FieldValues = [:]
-            for entry in entries { local = local.overlaid(with: entry.fields) }
+        let base = try BaseCopies.load(db, collection: collection, id: id)
+        var local: FieldValues = [:]
+        for entry in entries { local = local.overlaid(with: entry.fields) }
+        // Another program's edit of the row, not queued yet, goes with the record too, and is told the same way
+        // (simulator seed 1568: a counter tool's edit of a device whose order another user deleted vanished untold).
+        let row = try Self.storedEditableValues(collection, id: id, db)
+        local = local.overlaid(with: Self.unqueuedEdits(row: row, base: base, pending: local))
+        if !local.isEmpty {
             try ConflictLog.record(
                 db, collection: collection, id: id, fields: local.keys.sorted(), base: base?.fields ?? [:],
                 local: local, remote: [:], remoteVersion: nil, policy: policy, outcome: .deletedRemotely, now: now)
@@ -417,6 +422,18 @@ struct RecordRebase {
             try Outbox.removeAll(db, collection: collection, id: id)
         }
         try db.execute(sql: "DELETE FROM \(collection.name) WHERE id = ?", arguments: [id])
+        return !local.isEmpty
+    }
+
+    /// The row's editable values, for the collections a person edits here (nil for the others, and for no row).
+    private static func storedEditableValues(_ collection: SyncCollection, id: String, _ db: Database) throws
+        -> FieldValues?
+    {
+        switch collection {
+        case .orders: try Order.storedEditableValues(id: id, db)
+        case .devices: try Device.storedEditableValues(id: id, db)
+        case .clients, .tickets, .ticketMessages: nil
+        }
     }
 
     /// Deletes a record the server deleted (a tombstone, a sweep's 404, or a 404 to a change of it), and its
@@ -435,8 +452,7 @@ struct RecordRebase {
         for (childCollection, childId) in try Outbox.queuedChildren(db, of: collection, id: id) {
             affected += try deleteWithPendingChildren(childCollection, id: childId, policy: policy, now: now, db)
         }
-        let pending = try Outbox.entryCount(db, collection: collection, id: id)
-        try deletedRemotely(db, collection: collection, id: id, policy: policy, now: now)
-        return affected + (pending > 0 ? 1 : 0)
+        let logged = try deletedRemotely(db, collection: collection, id: id, policy: policy, now: now)
+        return affected + (logged ? 1 : 0)
     }
 }

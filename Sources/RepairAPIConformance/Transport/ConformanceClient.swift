@@ -96,8 +96,8 @@ final class ConformanceClient: Sendable {
                 return (exchange, failure)
             }
             if exchange.status == 429 || exchange.status == 503 {
-                if let pending { record(pending) }
-                pending = RateLimitObservation(exchange: exchange, retrySucceeded: false)
+                // One observation per call, of its first refusal: whether the call went through in the end.
+                if pending == nil { pending = RateLimitObservation(exchange: exchange, retrySucceeded: false) }
                 continue
             }
             if var pending {

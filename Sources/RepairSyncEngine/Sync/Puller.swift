@@ -570,7 +570,7 @@ struct Puller {
     /// is a stale page (a cache, a lagging replica behind the API), or the record was deleted and created again. The
     /// record's own endpoint tells: a 404 deletes it as the tombstone said; a record is kept (a stale tombstone
     /// deleted a live order and dropped the edit waiting on it, and nothing brought it back). At most
-    /// `maxVerificationsPerPage` are asked; the rest follow the majority of those asked (all kept: kept).
+    /// `maxVerificationsPerPage` are asked; the rest are deleted only when most of those asked were gone.
     private func verifyOlderTombstones<R: ReplicaRecord>(_ page: ChangesPage<R>) async throws(SyncStop) -> Set<String> {
         guard !page.deleted.isEmpty else { return [] }
         let changed: [String: Timestamp]
@@ -598,7 +598,7 @@ struct Puller {
                 throw SyncStop.from(error).endsRun ? SyncStop.from(error) : .failed(message)
             }
         }
-        if older.count > asked, kept.count == asked {
+        if older.count > asked, 2 * (asked - kept.count) <= asked {
             for tombstone in older.dropFirst(asked) { kept.insert(tombstone.id) }
         }
         logger.warning(

@@ -482,11 +482,13 @@ struct Pusher {
         let attempt = entry.attempts + 1
         // Given up only on failures of its own (a 500, a cut answer): a maintenance window of 502/503/504 pages
         // longer than the backoff's sum (about 8 minutes by default) killed every change waiting. The backoff still
-        // grows with the attempts, up to its cap. An outage answer while the API answers its health check is this
-        // change's own (a firewall's page for what its text holds): retried for ever, it stayed "failed", neither
-        // dead nor discardable, with the changes of its record held behind it.
+        // grows with the attempts, up to its cap. A page that is not the API's (a proxy's, a firewall's) while the API
+        // answers its health check, asked then, is this change's own (a firewall refusing what its text holds):
+        // retried for ever, it stayed "failed", neither dead nor discardable, its record's changes held behind it.
+        // The API's own 502/503/504 stay an outage: its health check may well answer through a maintenance window.
         let attemptsUsed = attempt >= configuration.retry.maxAttempts
-        let apiAnswers = attemptsUsed && error.isOutage ? await health.apiAnswers(api) : false
+        let notTheAPIs = if case .http(let failure) = error { !failure.isAPIAnswer } else { false }
+        let apiAnswers = attemptsUsed && notTheAPIs ? await health.apiAnswers(api) : false
         let giveUp = attemptsUsed && (!error.isOutage || apiAnswers)
         let delay = configuration.retry.delay(
             afterAttempt: attempt, retryAfter: error.retryAfter, random: configuration.random())

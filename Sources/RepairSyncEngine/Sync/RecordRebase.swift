@@ -402,13 +402,14 @@ struct RecordRebase {
         _ db: Database, collection: SyncCollection, id: String, policy: String, now: Timestamp
     ) throws -> Bool {
         let entries = try Outbox.entries(db, collection: collection, id: id)
-        let base = try BaseCopies.load(db, collection: collection, id: id)
+        let row = try Self.storedEditableValues(collection, id: id, db)
+        let base = entries.isEmpty && row == nil ? nil : try BaseCopies.load(db, collection: collection, id: id)
         var local: FieldValues = [:]
         for entry in entries { local = local.overlaid(with: entry.fields) }
         // Another program's edit of the row, not queued yet, goes with the record too, and is told the same way
         // (simulator seed 1568: a counter tool's edit of a device whose order another user deleted vanished untold).
-        let row = try Self.storedEditableValues(collection, id: id, db)
-        local = local.overlaid(with: Self.unqueuedEdits(row: row, base: base, pending: local))
+        // Against the row as shown (base ⊕ live changes): a dead change is no longer in it.
+        local = local.overlaid(with: Self.unqueuedEdits(row: row, base: base, pending: Self.overlay(entries).values))
         if !local.isEmpty {
             try ConflictLog.record(
                 db, collection: collection, id: id, fields: local.keys.sorted(), base: base?.fields ?? [:],

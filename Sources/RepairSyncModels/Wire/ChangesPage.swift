@@ -55,7 +55,10 @@ public struct ChangesPage<Record: SyncRecord>: Codable, Sendable {
             hasher.combine(record.version)
         }
         hasher.combine(-1)
-        for tombstone in deleted { hasher.combine(tombstone.id) }
+        for tombstone in deleted {
+            hasher.combine(tombstone.id)
+            hasher.combine(tombstone.deletedAt)
+        }
         return hasher.finalize()
     }
 }

@@ -57,7 +57,7 @@ struct ControlRouter: Sendable {
             } catch  where !(error is JSONRPCError) && (error is StoreClosing || engine.isClosing) {
                 // A purge ended writing (or closed the store) under this call: the daemon is going away, which is
                 // what the caller needs to know — not the closed store's errors, which read as damage.
-                throw JSONRPCError.unavailable("the daemon is shutting down: its store was purged")
+                throw JSONRPCError.unavailable("the daemon is shutting down: its store is closed (a purge)")
             }
             return try JSONValueEncoder().encode(result)
         }

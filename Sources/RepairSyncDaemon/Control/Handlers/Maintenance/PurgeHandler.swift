@@ -10,14 +10,22 @@ struct PurgeHandler: ControlHandler {
     let services: ControlServices
 
     func handle(_ params: RPC.Purge.Params, _ request: ControlRequest) async throws -> RPC.Purge.Result {
-        let (removed, pending) = try await services.engine.purge(force: params.force == true)
+        let shutdown = services.shutdown
+        let removed: [String]
+        let pending: Int
+        do {
+            (removed, pending) = try await services.engine.purge(force: params.force == true)
+        } catch {
+            // Past the count, writing has ended for good: a daemon left running could only refuse every write.
+            if services.engine.isClosing { request.afterReply { await shutdown() } }
+            throw error
+        }
         services.logger.notice(
             "store purged; the daemon stops",
             metadata: [
                 "removed": "\(removed)", "discarded_changes": "\(pending)", "uid": "\(request.peer.uid)",
                 "pid": "\(request.peer.pid)",
             ])
-        let shutdown = services.shutdown
         request.afterReply { await shutdown() }
         return RPC.Purge.Result(removed: removed, discardedChanges: pending, stopping: true)
     }

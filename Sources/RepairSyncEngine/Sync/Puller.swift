@@ -535,19 +535,12 @@ struct Puller {
         guard !older.isEmpty else { return checks }
         for record in older.prefix(configuration.maxVerificationsPerPage) {
             let local = versions[record.id] ?? 0
-            do throws(APIError) {
-                let current = try await api.currentRecord(R.self, id: record.id)
-                checks.verdicts[record.id] = current.version < local ? .rewound(current) : .fresher(current)
-            } catch {
-                if error.isFinalAnswer, error.status == 404, error.code == "not_found" {
-                    checks.verdicts[record.id] = .gone
-                    checks.gone.append(record.id)
-                    continue
-                }
-                let message = "\(R.collection): checking \(record.id), whose copy is older than the replica's: \(error)"
-                try await recordFailure(R.collection, message)
-                throw SyncStop.from(error).endsRun ? SyncStop.from(error) : .failed(message)
+            guard let current = try await currentCopy(R.self, id: record.id, whose: "copy") else {
+                checks.verdicts[record.id] = .gone
+                checks.gone.append(record.id)
+                continue
             }
+            checks.verdicts[record.id] = current.version < local ? .rewound(current) : .fresher(current)
         }
         let asked = checks.verdicts.values
         let allRewound = asked.allSatisfy { if case .rewound = $0 { true } else { false } }
@@ -584,19 +577,9 @@ struct Puller {
         let older = page.deleted.filter { tombstone in changed[tombstone.id].map { tombstone.deletedAt < $0 } ?? false }
         guard !older.isEmpty else { return [] }
         var kept: Set<String> = []
-        var asked = 0
-        for tombstone in older.prefix(configuration.maxVerificationsPerPage) {
-            asked += 1
-            do throws(APIError) {
-                _ = try await api.currentRecord(R.self, id: tombstone.id)
-                kept.insert(tombstone.id)
-            } catch {
-                if error.isFinalAnswer, error.status == 404, error.code == "not_found" { continue }
-                let message =
-                    "\(R.collection): checking \(tombstone.id), whose tombstone is older than the replica's copy: \(error)"
-                try await recordFailure(R.collection, message)
-                throw SyncStop.from(error).endsRun ? SyncStop.from(error) : .failed(message)
-            }
+        let asked = min(older.count, configuration.maxVerificationsPerPage)
+        for tombstone in older.prefix(asked) {
+            if try await currentCopy(R.self, id: tombstone.id, whose: "tombstone") != nil { kept.insert(tombstone.id) }
         }
         if older.count > asked, 2 * (asked - kept.count) <= asked {
             for tombstone in older.dropFirst(asked) { kept.insert(tombstone.id) }
@@ -610,38 +593,50 @@ struct Puller {
         return kept
     }
 
+    /// The record as the server has it now (`GET /{collection}/{id}`), or nil when it answers that it has none (404
+    /// `not_found`); any other failure is the collection's, and ends its pull (or the run, as the error says).
+    /// `whose`: what made the record worth asking about ("copy", "tombstone": older than the replica's), for the
+    /// failure's message.
+    private func currentCopy<R: ReplicaRecord>(_ type: R.Type, id: String, whose: String) async throws(SyncStop) -> R? {
+        do throws(APIError) {
+            return try await api.currentRecord(R.self, id: id)
+        } catch {
+            if error.isFinalAnswer, error.status == 404, error.code == "not_found" { return nil }
+            let message = "\(R.collection): checking \(id), whose \(whose) is older than the replica's: \(error)"
+            try await recordFailure(R.collection, message)
+            throw SyncStop.from(error).endsRun ? SyncStop.from(error) : .failed(message)
+        }
+    }
+
     /// id → `updated_at` of the replica's rows among `ids`.
     static func localUpdateTimes<R: ReplicaRecord>(_ type: R.Type, ids: [String], _ db: Database) throws
         -> [String: Timestamp]
     {
-        var times: [String: Timestamp] = [:]
-        for start in stride(from: 0, to: ids.count, by: 500) {
-            let chunk = Array(ids[start..<min(start + 500, ids.count)])
-            let rows = try Row.fetchAll(
-                db,
-                sql:
-                    "SELECT id, updated_at FROM \(R.databaseTableName) WHERE id IN (\(databaseQuestionMarks(count: chunk.count)))",
-                arguments: StatementArguments(chunk))
-            for row in rows {
-                if let time: Timestamp = row["updated_at"] { times[row["id"]] = time }
-            }
-        }
-        return times
+        try localValues(R.self, column: "updated_at", ids: ids, db)
     }
 
     /// id → version of the replica's rows among `ids`.
     static func localVersions<R: ReplicaRecord>(_ type: R.Type, ids: [String], _ db: Database) throws -> [String: Int] {
-        var versions: [String: Int] = [:]
+        try localValues(R.self, column: "version", ids: ids, db)
+    }
+
+    /// id → `column` of the replica's rows among `ids` (rows where it is NULL left out), 500 ids a statement.
+    private static func localValues<R: ReplicaRecord, Value: DatabaseValueConvertible>(
+        _ type: R.Type, column: String, ids: [String], _ db: Database
+    ) throws -> [String: Value] {
+        var values: [String: Value] = [:]
         for start in stride(from: 0, to: ids.count, by: 500) {
             let chunk = Array(ids[start..<min(start + 500, ids.count)])
             let rows = try Row.fetchAll(
                 db,
                 sql:
-                    "SELECT id, version FROM \(R.databaseTableName) WHERE id IN (\(databaseQuestionMarks(count: chunk.count)))",
+                    "SELECT id, \(column) FROM \(R.databaseTableName) WHERE id IN (\(databaseQuestionMarks(count: chunk.count)))",
                 arguments: StatementArguments(chunk))
-            for row in rows { versions[row["id"]] = row["version"] }
+            for row in rows {
+                if let value: Value = row[column] { values[row["id"]] = value }
+            }
         }
-        return versions
+        return values
     }
 
     // MARK: Resync and sweep

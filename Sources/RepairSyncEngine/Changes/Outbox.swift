@@ -631,6 +631,8 @@ enum Outbox {
         var dead = 0
         var held = 0
         var total: Int { pending + failed + dead + held }
+        /// Changes still to reach the server: every entry but the dead ones (which never will).
+        var notOnServer: Int { total - dead }
     }
 
     /// The entries by state, from the counts the outbox's triggers keep (`outbox_counts`): five rows, whatever the

@@ -16,7 +16,7 @@ public struct StoreInspection: Sendable, Hashable {
             let problems = try String.fetchAll(db, sql: "PRAGMA quick_check")
             let counts = try Outbox.counts(db)
             return StoreInspection(
-                problems: problems == ["ok"] ? [] : problems, pendingChanges: counts.total - counts.dead)
+                problems: problems == ["ok"] ? [] : problems, pendingChanges: counts.notOnServer)
         }
     }
 }

@@ -29,8 +29,7 @@ extension SyncEngine {
     /// lose it throws `EngineError.invalidValue` (field `force`) and the store goes on as before.
     public func purge(force: Bool) async throws -> (removed: [String], discardedChanges: Int) {
         let pending = try await store.endWrites { db in
-            let counts = try Outbox.counts(db)
-            let pending = counts.total - counts.dead
+            let pending = try Outbox.counts(db).notOnServer
             if pending > 0, !force {
                 throw EngineError.invalidValue(
                     field: "force",

@@ -75,8 +75,7 @@ extension SyncEngine {
     /// Changes not yet on the server and not given up on (pending, being sent, waiting to retry, held).
     public nonisolated func pendingChangesCount() throws -> Int {
         try store.read { db in
-            let counts = try Outbox.counts(db)
-            return counts.total - counts.dead
+            try Outbox.counts(db).notOnServer
         }
     }
 

@@ -32,15 +32,16 @@ public struct JournaldLogHandler: LogHandler {
     }
 
     public func log(event: LogEvent) {
-        let event = event.safe
         var merged = metadata
         if let provided = metadataProvider?.get() { merged.merge(provided) { _, new in new } }
         if let extra = event.metadata { merged.merge(extra) { _, new in new } }
+        // Made safe once, all of it (`LogEvent.safe`): the handler's, the provider's and the event's.
         merged = LogEvent.safe(merged)
+        let message = LogEvent.safe(event.message)
         let text =
             merged.isEmpty
-            ? "\(event.message)"
-            : "\(event.message) "
+            ? "\(message)"
+            : "\(message) "
                 + merged.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
         var fields = [
             "MESSAGE=\(text)", "PRIORITY=\(Self.priority(event.level))", "SYSLOG_IDENTIFIER=repairsyncd",

@@ -9,9 +9,13 @@ internal import RepairSyncProtocol
 extension LogEvent {
     var safe: LogEvent {
         var event = self
-        event.message = Logger.Message(stringLiteral: TerminalSafe.line(message.description))
+        event.message = Self.safe(message)
         event.metadata = metadata.map(Self.safe)
         return event
+    }
+
+    static func safe(_ message: Logger.Message) -> Logger.Message {
+        Logger.Message(stringLiteral: TerminalSafe.line(message.description))
     }
 
     static func safe(_ metadata: Logger.Metadata) -> Logger.Metadata {

@@ -46,8 +46,8 @@ struct ConnectivityTests {
         let offline = await watcher.wait(timeout: 20) { $0["state"] == .string("offline") }
         #expect(offline != nil, "\(watcher.states)")
         let detection = ContinuousClock.now - stopped
-        // One online interval (1 s), one health timeout (1 s), and slack for a loaded machine.
-        #expect(detection < .seconds(6), "offline after \(detection)")
+        // One online interval (1 s), one health timeout (1 s), and slack for a loaded machine (7 s stalls were seen).
+        #expect(detection < .seconds(12), "offline after \(detection)")
         let runsWhileOffline = try await h.call("status")["metrics"]?["runs"]?.intValue ?? -1
         do {
             _ = try await h.call("sync", .object(["wait": .bool(true)]))
@@ -133,7 +133,9 @@ struct ConnectivityTests {
         let elapsed = ContinuousClock.now - up
         print("netlink: the pending change was pushed \(elapsed) after the link came back")
         #expect(pushed != nil, "\(watcher.states)")
-        #expect(elapsed < .seconds(2), "pushed \(elapsed) after the link came back")
+        // Polling is an hour away (offline_interval 1h): within seconds, only netlink can have told it. The bound
+        // leaves a loaded machine room for the debounce, the health check and the run.
+        #expect(elapsed < .seconds(8), "pushed \(elapsed) after the link came back")
         let order = try await h.call("getOrder", .object(["id": .string("ord_4")]))
         #expect(order["order"]?["notes"] == .string("across the link"))
         #expect(order["order"]?["version"] != .number(1), "the server's copy came back with a new version")

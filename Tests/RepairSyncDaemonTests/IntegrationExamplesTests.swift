@@ -57,7 +57,7 @@ struct IntegrationExamplesTests {
 
             // Every request slow and a resync from scratch: the examples run while the daemon writes pages.
             _ = try await h.backend.send(.POST, "/admin/cursors/expire")
-            _ = try await h.backend.send(.PUT, "/admin/faults", json: #"{"rate":1,"kinds":{"slow":1},"slow_ms":100}"#)
+            _ = try await h.backend.send(.PUT, "/admin/faults", json: #"{"rate":1,"kinds":{"slow":1},"slow_ms":500}"#)
             let watcher = try StatusWatcher(path: h.socketPath)
             _ = try await h.call("sync")
             #expect(await watcher.wait(timeout: 10) { $0["state"] == .string("syncing") } != nil)

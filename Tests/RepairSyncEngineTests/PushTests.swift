@@ -513,8 +513,9 @@ struct PushTests {
     func rateLimited() async throws {
         try await EngineHarness.with { h in
             #expect(await h.engine.performFullSync().succeeded)
-            // Three seconds, so that "at once" is still within the wait on a machine loaded by a parallel build.
-            try await h.faultPlan(#"{"rate":0,"kinds":{},"retry_after":3,"in_flight_grace_ms":0}"#)
+            // Ten seconds, so that "at once" is still within the wait on a machine loaded by a parallel build (3 s was
+            // not, once).
+            try await h.faultPlan(#"{"rate":0,"kinds":{},"retry_after":10,"in_flight_grace_ms":0}"#)
             try await h.engine.update(.orders, id: "ord_10", fields: ["notes": "after the wait"])
             try await h.fault("429", method: "PATCH", path: "/api/v1/orders/ord_10")
 

@@ -87,6 +87,8 @@ struct HostileServerTests {
         let config = "conflicts:\n  orders: \(policy)\nretry:\n  base: 10m\n  cap: 20m\n"
         try await HostileStack.with("in-doubt-\(policy)", config: config) { s in
             try await s.sync()
+            // Paused: every run below is the test's own (a debounced push would take the fault first under load).
+            _ = try await s.daemon.call("pause")
             try await s.fault("cut", "PATCH", "/api/v1/orders/ord_1")
             _ = try await s.updateOrder("ord_1", ["notes": .string("call first")])
             // Push only (and pull clients): the orders pull comes once the later edit exists.
@@ -112,7 +114,8 @@ struct HostileServerTests {
     func sentChangeNeverAbsorbsALaterEdit() async throws {
         try await HostileStack.with("in-flight-kill", config: "retry:\n  base: 1s\n") { s in
             try await s.sync()
-            let plan = #"{"rate":0,"kinds":{},"slow_ms":1500}"#
+            // Slow enough that the kill lands while the request is held, however loaded the machine.
+            let plan = #"{"rate":0,"kinds":{},"slow_ms":8000}"#
             _ = try await s.admin.send("PUT", "/admin/faults", json: plan)
             try await s.fault("slow", "PATCH", "/api/v1/orders/ord_2")
             _ = try await s.updateOrder("ord_2", ["notes": .string("first")])
@@ -191,6 +194,8 @@ struct HostileServerTests {
     func refusedChangeDoesNotHaunt() async throws {
         try await HostileStack.with("refused") { s in
             try await s.sync()
+            // Paused: every run below is the test's own (a debounced push would take the fault first under load).
+            _ = try await s.daemon.call("pause")
             let original = try await s.serverRecord("orders", "ord_3")["notes"] as? String
             try await s.fault("422", "PATCH", "/api/v1/orders/ord_3")
             _ = try await s.updateOrder("ord_3", ["notes": .string("refused value")])
@@ -308,6 +313,8 @@ struct HostileServerTests {
     func repeated412IsBounded() async throws {
         try await HostileStack.with("412") { s in
             try await s.sync()
+            // Paused: every run below is the test's own (a debounced push would take the fault first under load).
+            _ = try await s.daemon.call("pause")
             try await s.fault("412", "PATCH", "/api/v1/orders/ord_5", count: 1000)
             _ = try await s.updateOrder("ord_5", ["notes": .string("never accepted")])
             let report = try await s.sync()
@@ -413,6 +420,9 @@ struct HostileServerTests {
     func retryAfterDateFromASkewedServer() async throws {
         try await HostileStack.with("retry-after-date") { s in
             try await s.sync()
+            // Paused until the wait is read: a debounced push would take the 429 first under load, and this sync's
+            // report would then have no wait to show.
+            _ = try await s.daemon.call("pause")
             let plan = #"{"rate":0,"kinds":{},"retry_after":2,"retry_after_date":true,"clock_skew_ms":3600000}"#
             #expect(try await s.admin.send("PUT", "/admin/faults", json: plan).status == 200)
             try await s.fault("429", "PATCH", "/api/v1/orders/ord_10")
@@ -420,6 +430,7 @@ struct HostileServerTests {
             let report = try await s.sync()
             let wait = report["retryAfterMilliseconds"]?.intValue ?? -1
             #expect(wait > 0 && wait <= 3000, "waits \(wait) ms: \(report)")
+            _ = try await s.daemon.call("resume")
             // The scheduler comes back by itself when the wait is over.
             let drained = try await s.daemon.waitForStatus(timeout: 30) { DaemonProcess.drained($0) }
             #expect(drained != nil)
@@ -495,9 +506,11 @@ struct HostileServerTests {
             let plan = #"{"rate":0,"kinds":{},"retry_after":2}"#
             #expect(try await s.admin.send("PUT", "/admin/faults", json: plan).status == 200)
             try await s.fault("429", "GET", "/api/v1/clients/changes")
+            let successesBefore = try await s.successes()
             let report = try await s.sync()
             #expect(report["stop"]?.stringValue?.contains("rate limited") == true, "\(report)")
-            let after = try await s.daemon.waitForStatus(timeout: 30) { $0["state"]?.stringValue == "completed" }
+            // A count of successes, not the 2 s `completed` a slow watcher could miss.
+            let after = try await s.daemon.waitForStatus(timeout: 30) { HostileStack.successes($0) > successesBefore }
             #expect(after != nil, "the scheduler came back by itself after the wait")
             #expect(try await s.admin.counters().retryAfterViolations == 0)
         }
@@ -684,6 +697,8 @@ struct HostileServerTests {
     func replyIdIsExactlyOnce() async throws {
         try await HostileStack.with("reply-id") { s in
             try await s.sync()
+            // Paused: a debounced push between the two calls would turn the row into the server's copy.
+            _ = try await s.daemon.call("pause")
             let id = "5b1f0e2a-8c47-4d8e-9a3b-2f6c1d7e9a01"
             let params = JSONValue.object([
                 "ticketId": .string("tkt_1"), "content": .string("ready at 2pm"), "id": .string(id),

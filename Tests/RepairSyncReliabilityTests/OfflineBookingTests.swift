@@ -168,7 +168,8 @@ struct OfflineBookingTests {
     func crashBetweenCreates() async throws {
         try await HostileStack.with("crash-between-creates", config: "retry:\n  base: 1s\n") { s in
             try await s.sync()
-            _ = try await s.admin.send("PUT", "/admin/faults", json: #"{"rate":0,"kinds":{},"slow_ms":1500}"#)
+            // Slow enough that the kill lands while the request is held, however loaded the machine.
+            _ = try await s.admin.send("PUT", "/admin/faults", json: #"{"rate":0,"kinds":{},"slow_ms":8000}"#)
             try await s.fault("slow", "POST", "/api/v1/orders")
             try await Self.bookIn(s)
             _ = try await s.daemon.call("sync")
@@ -194,6 +195,8 @@ struct OfflineBookingTests {
     func refusedClientBlocksTheBooking() async throws {
         try await HostileStack.with("refused-client") { s in
             try await s.sync()
+            // Paused: every run below is the test's own (a debounced push would take the fault first under load).
+            _ = try await s.daemon.call("pause")
             try await s.fault("422", "POST", "/api/v1/clients")
             try await Self.bookIn(s)
             let report = try await s.sync()
@@ -254,6 +257,8 @@ struct OfflineBookingTests {
     func socketIdempotencyAndErrors() async throws {
         try await HostileStack.with("booking-socket") { s in
             try await s.sync()
+            // Paused: a debounced push between the two calls would turn the row into the server's copy.
+            _ = try await s.daemon.call("pause")
             let params: JSONValue = .object(["id": .string(Self.client), "email": .string("once@example.com")])
             let first = try await s.daemon.call("createClient", params)
             let again = try await s.daemon.call("createClient", params)

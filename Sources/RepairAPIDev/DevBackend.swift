@@ -178,7 +178,7 @@ public final class DevBackend: Sendable {
             middleware: CompressionMiddleware(
                 enabled: options.compression, threshold: options.compressionThreshold, counters: store.counters))
         router.add(middleware: DefectMiddleware(defects: defects, store: store))
-        APIRoutes(store: store, injector: injector).register(on: router)
+        APIRoutes(store: store, injector: injector, defects: defects).register(on: router)
         EventRoutes(hub: store.events, adminEnabled: options.admin).register(on: router)
         if options.admin {
             AdminRoutes(store: store, injector: injector).register(on: router)

@@ -78,6 +78,9 @@ public enum SimOperation: Sendable, Hashable, CustomStringConvertible {
         case truncated
         /// A write the server refuses for good: `422 invalid_value`, not applied (remembered for its key).
         case refused
+        /// A PATCH answered `200` at a new version without its values: acknowledged and not applied (remembered for
+        /// its key, so a replay answers the same). Other requests: a normal delivery.
+        case notApplied
         // Feed faults (a normal delivery for other requests).
         case stuckFeed
         case emptyFeed

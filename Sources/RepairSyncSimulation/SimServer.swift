@@ -64,6 +64,8 @@ struct SimServer {
     var createdIds: [String: Int] = [:]
     /// Creates whose parent the server never had (a child sent before its parent: the client's fault, must stay 0).
     var orphanCreates = 0
+    /// False while a PATCH is delivered `notApplied`: answered 200 at a new version, its values not written.
+    var appliesPatchValues = true
 
     // MARK: Seeding
 
@@ -458,8 +460,9 @@ struct SimServer {
                     ]))
             }
         }
+        let applying = appliesPatchValues
         let updated = write(collection, id) { body in
-            for (name, value) in fields { body[name] = value.map { .string($0) } ?? .null }
+            for (name, value) in fields where applying { body[name] = value.map { .string($0) } ?? .null }
         }!
         return json(200, updated, etag: updated["version"]?.int)
     }

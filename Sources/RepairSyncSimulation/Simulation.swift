@@ -806,6 +806,10 @@ public final class Simulation {
             response = .success(server.refuse(request))
         case .refused:
             response = .success(server.handle(request))
+        case .notApplied:
+            server.appliesPatchValues = false
+            response = .success(server.handle(request))
+            server.appliesPatchValues = true
         case .truncated:
             var reply = server.handle(request)
             if (200..<300).contains(reply.status) { reply.body = reply.body.prefix(reply.body.count / 2) }
@@ -1090,7 +1094,7 @@ public final class Simulation {
             .unavailableRetryAfter(seconds: 1 + Int(generator.next() % 30)), .unauthorized,
             .proxyPage([401, 403, 404][Int(generator.next() % 3)]), .truncated,
         ]
-        if !isFeed { kinds += [.refused, .refused] }
+        if !isFeed { kinds += [.refused, .refused, .notApplied] }
         if isFeed {
             kinds += [
                 .stuckFeed, .emptyFeed, .rotatingFeed, .stalePage(back: small()), .staleCopies, .malformedRecord,

@@ -72,6 +72,7 @@ public struct SimCoverage: Sendable, Codable, Equatable {
             case .proxyPage(let status): "proxy HTML \(status)"
             case .truncated: "truncated body"
             case .refused: "422 (a write refused)"
+            case .notApplied: "200 without the values sent"
             case .stuckFeed: "stuck feed"
             case .emptyFeed: "empty feed"
             case .rotatingFeed: "rotating feed"

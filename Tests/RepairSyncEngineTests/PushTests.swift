@@ -57,6 +57,37 @@ struct PushTests {
         }
     }
 
+    @Test(
+        "a PATCH answered 200 without the values sent (a server that acknowledges and does not apply): its copy stands, the edit is in the audit log as server_overrode, the run counts it"
+    )
+    func acknowledgedWithoutTheValuesSent() async throws {
+        try await EngineHarness.with { h in
+            #expect(await h.engine.performFullSync().succeeded)
+            let before = try await h.serverRecord(Order.self, "orders", "ord_2")
+            try await h.engine.update(
+                .orders, id: "ord_2", fields: ["notes": "call the client", "status": before.status.rawValue])
+            let defects = try await h.backend.send(.PUT, "/admin/defects", json: #"{"defects":["drop_patch_values"]}"#)
+            #expect(defects.status == 200)
+            let report = await h.engine.sync([])
+            _ = try await h.backend.send(.DELETE, "/admin/defects")
+            #expect(report.pushed == 1 && report.conflicts == 1, "\(report)")
+            #expect(try h.engine.pendingChangesCount() == 0, "acknowledged: not sent again")
+            let remote = try await h.serverRecord(Order.self, "orders", "ord_2")
+            #expect(remote.version == before.version + 1 && remote.notes == before.notes)
+            #expect(try h.local(Order.self, "ord_2")?.notes == before.notes, "the server's copy stands")
+            let log = try h.engine.conflicts()
+            #expect(log.count == 1, "\(log)")
+            #expect(log.first?.outcome == .serverOverrode && log.first?.fields == ["notes"], "only the field not kept")
+            #expect(log.first?.local["notes"] == "call the client", "the value sent is kept")
+            #expect(log.first?.isOpen == false)
+            // A server that keeps what it is sent: nothing more in the log.
+            try await h.engine.update(.orders, id: "ord_2", fields: ["notes": "call the client"])
+            #expect(await h.engine.sync([]).conflicts == 0)
+            #expect(try h.engine.conflicts().count == 1)
+            #expect(try await h.serverRecord(Order.self, "orders", "ord_2").notes == "call the client")
+        }
+    }
+
     @Test("messages never coalesce and reach the server in the order they were written")
     func messagesInOrder() async throws {
         try await EngineHarness.with { h in

@@ -43,10 +43,11 @@ extension BackendStore {
         }
     }
 
-    /// `PATCH /api/v1/{orders|devices}/{id}`.
+    /// `PATCH /api/v1/{orders|devices}/{id}`. `applyingValues` false is the `drop_patch_values` defect: checked and
+    /// answered as usual, a new version, but the fields left as they were.
     func patch(
         _ collection: SyncCollection, id: String, body: Data, ifMatch: Int?, idempotencyKey: String?, token: String,
-        fingerprint: String
+        fingerprint: String, applyingValues: Bool = true
     ) async throws -> BackendReply {
         let allowed = Self.patchFields(collection)
         guard !allowed.isEmpty else {
@@ -64,19 +65,20 @@ extension BackendStore {
             }
             if let problem = field.validate(name, value) { return problem }
         }
+        let applied = applyingValues ? fields : [:]
         let reply = try await pool.write { db in
             try idempotent(db, token: token, key: idempotencyKey, fingerprint: fingerprint) {
                 switch collection {
                 case .orders:
                     try applyPatch(Order.self, id: id, ifMatch: ifMatch, db) { order in
-                        if case .string(let raw)? = fields["status"] { order.status = .parse(raw) }
-                        if let notes = fields["notes"] { order.notes = notes.stringValue }
+                        if case .string(let raw)? = applied["status"] { order.status = .parse(raw) }
+                        if let notes = applied["notes"] { order.notes = notes.stringValue }
                     }
                 default:
                     try applyPatch(Device.self, id: id, ifMatch: ifMatch, db) { device in
-                        if case .string(let raw)? = fields["status"] { device.status = .parse(raw) }
-                        if let diagnosis = fields["diagnosis"] { device.diagnosis = diagnosis.stringValue }
-                        if let resolution = fields["resolution"] { device.resolution = resolution.stringValue }
+                        if case .string(let raw)? = applied["status"] { device.status = .parse(raw) }
+                        if let diagnosis = applied["diagnosis"] { device.diagnosis = diagnosis.stringValue }
+                        if let resolution = applied["resolution"] { device.resolution = resolution.stringValue }
                     }
                 }
             }

@@ -8,6 +8,8 @@ internal import RepairSyncModels
 struct APIRoutes {
     let store: BackendStore
     let injector: FaultInjector
+    /// Read by PATCH alone (`drop_patch_values`); the other defects act in `DefectMiddleware`.
+    let defects: DefectSwitches
 
     func register(on router: Router<DevRequestContext>) {
         let api = router.group("api/v1")
@@ -89,7 +91,7 @@ struct APIRoutes {
             return try await write(request, body: body, key: key, context) { fingerprint in
                 try await store.patch(
                     collection, id: id, body: body, ifMatch: ifMatch, idempotencyKey: key, token: context.token ?? "",
-                    fingerprint: fingerprint)
+                    fingerprint: fingerprint, applyingValues: !defects.isOn(.dropPatchValues))
             }
         }
         api.post(":collection") { request, context in

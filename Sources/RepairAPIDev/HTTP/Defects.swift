@@ -34,6 +34,9 @@ public enum Defect: String, CaseIterable, Codable, Sendable {
     case compressAlways = "compress_always"
     /// A changes feed's `limit` (when valid) is taken as 1000: pages hold more entries than the client asked for.
     case ignoreLimit = "ignore_limit"
+    /// A PATCH is answered `200` at version + 1 with its `ETag`, as if applied, but the record's fields stay as they
+    /// were: the write is acknowledged and not made.
+    case dropPatchValues = "drop_patch_values"
 }
 
 /// Which defects are on, and the bookkeeping `repeat_page` needs: which cursor each cursor was issued after.

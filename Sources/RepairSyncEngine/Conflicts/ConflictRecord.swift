@@ -15,6 +15,10 @@ public struct ConflictRecord: Sendable, Hashable, Codable {
         /// The server's copy went back (a lower version than the base: restored from a backup, or deleted and
         /// created again): it was taken as the new base, and pending local changes were rebased onto it.
         case historyRewound = "history_rewound"
+        /// The server acknowledged a change (2xx) with a copy that holds other values for fields the change set (a
+        /// server rule rewrote them, or the write was not applied): the server's copy stands; the values sent are
+        /// kept here.
+        case serverOverrode = "server_overrode"
     }
 
     public var id: Int64

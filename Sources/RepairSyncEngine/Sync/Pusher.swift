@@ -109,7 +109,8 @@ struct Pusher {
                 while let (entry, outcome) = await group.next() {
                     let urgency = inFlight.removeValue(forKey: entry.seq) ?? entry.priority
                     switch outcome {
-                    case .success(.done):
+                    case .success(.done(let overridden)):
+                        if overridden { report.conflicts += 1 }
                         report.pushed += 1
                         report.pushedByCollection[entry.collection.name, default: 0] += 1
                         events.emit(.pushed(seq: entry.seq, collection: entry.collection, id: entry.recordId))
@@ -150,7 +151,8 @@ struct Pusher {
     }
 
     enum Result {
-        case done
+        /// Acknowledged. `overridden`: the server's copy does not hold every value sent (audit log `server_overrode`).
+        case done(overridden: Bool)
         case rebased(conflict: Bool)
         case retryLater(reason: String, outage: Bool)
         case dead
@@ -224,9 +226,9 @@ struct Pusher {
         let rebase = RecordRebase(
             policy: configuration.policy(for: R.collection), clockOffsetMilliseconds: api.clockOffsetMilliseconds,
             now: clock.now(), cipher: configuration.passcodeCipher)
-        try await store.groupCommit.write { db in
-            try rebase.acknowledge(entry, response: record, db)
-            guard let current else { return }
+        let notKept = try await store.groupCommit.write { db in
+            let notKept = try rebase.acknowledge(entry, response: record, db)
+            guard let current else { return notKept }
             // Older than the replayed answer: the server's history went back since the write (the rewind was in a
             // feed already read); newer: taken as a pull would.
             if let base = try BaseCopies.load(db, collection: R.collection, id: current.id),
@@ -236,8 +238,17 @@ struct Pusher {
             } else {
                 try rebase.apply(current, db)
             }
+            return notKept
         }
-        return .done
+        if !notKept.isEmpty {
+            logger.warning(
+                "the server acknowledged a change without the values sent; its copy stands, the values sent are in the conflict log (server_overrode)",
+                metadata: [
+                    "collection": "\(R.collection)", "id": "\(entry.recordId)",
+                    "fields": "\(notKept.joined(separator: ","))",
+                ])
+        }
+        return .done(overridden: !notKept.isEmpty)
     }
 
     /// A replayed answer is the record as it was when the write was applied, which may be long ago: since then the
@@ -279,7 +290,7 @@ struct Pusher {
             try message.upsert(db, syncedAt: now)
             try Outbox.remove(db, seq: entry.seq)
         }
-        return .done
+        return .done(overridden: false)
     }
 
     /// Why a create's sealed passcode cannot be sent, if it cannot: it does not open with this workstation's key — the
@@ -325,7 +336,7 @@ struct Pusher {
             events.emit(.accepted(seq: entry.seq, collection: entry.collection, id: entry.recordId))
             try await store.groupCommit.write { db in try rebase.acknowledgeCreate(entry, plain: client, db) }
         }
-        return .done
+        return .done(overridden: false)
     }
 
     private func recordRebase(_ collection: SyncCollection) -> RecordRebase {

@@ -257,17 +257,42 @@ struct RecordRebase {
     /// queued or written while the request was in flight stay on top of it. The If-Match of the PATCH guarantees
     /// that the response is the base plus this change (nothing to resolve); a response older than the base (a
     /// replay answered after a pull brought a newer copy) teaches nothing.
-    func acknowledge<R: EditableRecord>(_ entry: OutboxEntry, response: R, _ db: Database) throws {
+    ///
+    /// A response that does not hold a value the change sent (a server rule that rewrote it, or a server that
+    /// answers success without applying the write) is still the server's word: its copy is taken, and the values
+    /// sent go to the audit log as `server_overrode`, so the edit is not lost without a trace. Returns the fields
+    /// the server did not keep.
+    @discardableResult
+    func acknowledge<R: EditableRecord>(_ entry: OutboxEntry, response: R, _ db: Database) throws -> [String] {
         let base = try BaseCopies.load(db, collection: R.collection, id: response.id)
+        let notKept = Self.fieldsNotKept(sent: entry.fields, by: response)
+        if !notKept.isEmpty {
+            try ConflictLog.record(
+                db, collection: R.collection, id: response.id, fields: notKept,
+                base: (base?.fields ?? [:]).merging(["version": base.map { "\($0.version)" }]) { $1 },
+                local: entry.fields,
+                remote: response.editableValues.merging(["version": "\(response.version)"]) { $1 },
+                remoteVersion: response.version, policy: policy.rawValue, outcome: .serverOverrode, now: now)
+        }
         var entries = try Outbox.entries(db, collection: R.collection, id: response.id).filter { $0.kind == .update }
         entries = try queueUnqueuedEdits(R.self, id: response.id, base: base, entries: entries, db)
         try Outbox.remove(db, seq: entry.seq)
         let remaining = entries.filter { $0.seq != entry.seq && $0.isLive }
-        guard base.map({ response.version >= $0.version }) ?? true else { return }
+        guard base.map({ response.version >= $0.version }) ?? true else { return notKept }
         var newRow = response
         newRow.apply(Self.overlay(remaining).values)
         try newRow.protectingSecrets(cipher).upsert(db, syncedAt: now)
         try BaseCopies.save(db, response)
+        return notKept
+    }
+
+    /// The editable fields `sent` sets that `response` holds another value for, sorted.
+    static func fieldsNotKept<R: EditableRecord>(sent: FieldValues, by response: R) -> [String] {
+        let answered = response.editableValues
+        return sent.keys.filter { field in
+            guard let value = answered[field] else { return false }
+            return value != (sent[field] ?? nil)
+        }.sorted()
     }
 
     /// The server created a record that was created here (`entry`, its create) and answered with it: the entry is

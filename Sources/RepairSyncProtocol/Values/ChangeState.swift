@@ -32,11 +32,12 @@ public enum ChangeState: OpenEnum {
 
 /// How a conflict ended (or that it waits). Open, like every status this daemon reports.
 public enum ConflictOutcome: OpenEnum {
-    case keptLocal, keptRemote, merged, awaitingDecision, deletedRemotely, discarded, historyRewound
+    case keptLocal, keptRemote, merged, awaitingDecision, deletedRemotely, discarded, historyRewound, serverOverrode
     case unrecognized(String)
 
     public static let known: [ConflictOutcome] = [
         .keptLocal, .keptRemote, .merged, .awaitingDecision, .deletedRemotely, .discarded, .historyRewound,
+        .serverOverrode,
     ]
 
     public var rawValue: String {
@@ -48,6 +49,7 @@ public enum ConflictOutcome: OpenEnum {
         case .deletedRemotely: "deleted_remotely"
         case .discarded: "discarded"
         case .historyRewound: "history_rewound"
+        case .serverOverrode: "server_overrode"
         case .unrecognized(let raw): raw
         }
     }

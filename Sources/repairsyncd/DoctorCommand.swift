@@ -32,15 +32,15 @@ struct DoctorCommand: AsyncParsableCommand {
             // Colour only on a terminal, and never with NO_COLOR set (https://no-color.org).
             let noColor = !(ProcessInfo.processInfo.environment["NO_COLOR"] ?? "").isEmpty
             let colour = isatty(STDOUT_FILENO) == 1 && !noColor
-            for line in DoctorCheck.report(
-                checks,
-                paint: { level, label in
-                    guard colour else { return label }
+            // The label is ours and may be coloured; the rest (a check's detail, often the server's or a file's
+            // words) is shown, never obeyed, as `repairctl doctor` shows it.
+            for line in DoctorCheck.reportLines(checks) {
+                var label = line.label
+                if colour, let level = line.level {
                     let code = level == .ok ? "32" : level == .fail ? "31" : level == .warn ? "33" : "0"
-                    return "\u{1B}[\(code)m\(label)\u{1B}[0m"
-                })
-            {
-                print(line)
+                    label = "\u{1B}[\(code)m\(label)\u{1B}[0m"
+                }
+                print(label + TerminalSafe.line(line.text))
             }
         }
         if checks.contains(where: { $0.level == .fail }) { throw ExitCode.failure }

@@ -105,6 +105,20 @@ struct RepairctlBinaryTests {
         }
     }
 
+    @Test("a --limit or --offset out of range is a usage error (64), found before any daemon is asked")
+    func pagingOutOfRange() async throws {
+        let directory = try TemporaryDirectory(prefix: "paging-usage")
+        // No daemon here: a command line that got as far as connecting would exit with the connection's failure.
+        let environment = ["REPAIRSYNCD_SOCKET": directory.path("nothing.sock"), "PATH": "/usr/bin:/bin"]
+        for arguments in [
+            ["orders", "--limit", "0"], ["devices", "--limit", "1001"], ["clients", "--offset", "-1"],
+            ["tickets", "--limit", "-5"],
+        ] {
+            #expect(try await Self.run(arguments, environment: environment).status == 64, "\(arguments)")
+        }
+        #expect(try await Self.run(["orders", "--limit", "1000"], environment: environment).status != 64)
+    }
+
     @Test(
         "a daemon that accepts and never answers: the badge says offline within its timeout and exits 0, leaving no process behind"
     )

@@ -2,6 +2,7 @@ import BackendTestSupport
 import Foundation
 import NIOHTTP1
 import RepairSyncProtocol
+import RepairSyncTestSupport
 import Testing
 
 /// Text from the server or a customer, shown by the real `repairctl` against a daemon and a development backend:
@@ -33,6 +34,17 @@ struct RepairctlTerminalSafetyTests {
             let document = try JSONParser().parse(json.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
             #expect(document["order"]?["notes"] == .string(Self.hostile))
         }
+    }
+
+    @Test("repairsyncd doctor shows a detail's escapes (here a configuration path's), never obeys them")
+    func daemonDoctorDetail() async throws {
+        let directory = try TemporaryDirectory(prefix: "doctor-escapes")
+        let path = directory.path("shop\u{1B}]52;c;cHduZWQ=\u{07}\u{1B}[2J.yaml")
+        let result = try await DaemonHarness.runDaemonBinary(["doctor", "--config", path])
+        #expect(result.status == 1, "no configuration there: \(result)")
+        #expect(!result.stdout.isEmpty)
+        #expect(!result.stdout.unicodeScalars.contains("\u{1B}"), "no escape reaches the terminal: \(result.stdout)")
+        #expect(result.stdout.contains(#"shop\u{1B}]52;c;cHduZWQ=\u{07}\u{1B}[2J.yaml"#), "\(result.stdout)")
     }
 
     @Test("a ticket's subject and a message's content: shown, not obeyed; the message keeps its lines")

@@ -1,10 +1,4 @@
 extension DoctorCheck {
-    /// A doctor report as people read it: one line per check (`ok`, `warn`, `fail`, `skipped`), and under each
-    /// warning or failure its fix. `paint` colours a level's label (or leaves it, without a terminal).
-    public static func report(_ checks: [DoctorCheck], paint: (Level, String) -> String = { $1 }) -> [String] {
-        reportLines(checks).map { line in (line.level.map { paint($0, line.label) } ?? line.label) + line.text }
-    }
-
     /// One line of a report in its two parts, for a writer that must treat them apart: a terminal colours the label
     /// it wrote itself and shows the rest — a check's detail and fix, often the server's words — without obeying it.
     public struct ReportLine: Sendable, Equatable {
@@ -16,7 +10,8 @@ extension DoctorCheck {
         public var text: String
     }
 
-    /// `report(_:paint:)`'s lines, each as its label and the rest.
+    /// A doctor report as people read it: one line per check (`ok`, `warn`, `fail`, `skipped`), and under each
+    /// warning or failure its fix — each line as its label and the rest.
     public static func reportLines(_ checks: [DoctorCheck]) -> [ReportLine] {
         let width = checks.map(\.name.count).max() ?? 0
         var lines: [ReportLine] = []

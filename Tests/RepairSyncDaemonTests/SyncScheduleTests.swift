@@ -274,7 +274,7 @@ struct SyncScheduleTests {
     }
 
     @Test(
-        "a reload keeps what is planned — a queued change's push, a backed-off retry, the start-up run — and brings the periodic run no later than the new interval"
+        "a reload keeps what is planned — a queued change's push, a backed-off retry, the start-up run — and brings the periodic run and a longer retry no later than the new interval, never before a Retry-After"
     )
     func reloadKeepsThePlan() {
         let shorter = SchedulePolicy(
@@ -307,5 +307,27 @@ struct SyncScheduleTests {
         failing.reconfigure(shorter, now: retry.at.advanced(by: .seconds(-1)))
         #expect(failing.nextRun() == retry)
         #expect(failing.consecutiveFailures == 3)
+
+        // A retry backed off to the old interval (15 min) comes no later than the new one (1 min): the interval caps
+        // the backoff.
+        var longFailing = Schedule(policy: policy, now: .zero)
+        for _ in 0..<12 { _ = runNext(&longFailing, outcome: .failed, duration: 0, random: 1) }
+        let far = longFailing.nextRun()!
+        let reloadedAt = far.at.advanced(by: .zero - policy.interval / 2)
+        #expect(far.reason == .retry && reloadedAt.advanced(by: shorter.interval) < far.at, "\(far)")
+        longFailing.reconfigure(shorter, now: reloadedAt)
+        #expect(longFailing.nextRun()?.reason == .retry)
+        #expect(longFailing.nextRun()?.at == reloadedAt.advanced(by: shorter.interval))
+        #expect(longFailing.consecutiveFailures == 12)
+
+        // The server's Retry-After stands: a reload never brings a run before it.
+        var limited = Schedule(policy: policy, now: .zero)
+        _ = runNext(&limited, duration: 0)
+        limited.manualRequested(nil, now: .seconds(10))
+        _ = runNext(&limited, outcome: .rateLimited(.seconds(600)), duration: 0, random: 0)
+        let waiting = limited.nextRun()!
+        #expect(waiting.reason == .retry && waiting.at == .seconds(610), "\(waiting)")
+        limited.reconfigure(shorter, now: .seconds(20))
+        #expect(limited.nextRun() == waiting)
     }
 }

@@ -59,6 +59,9 @@ public struct SyncSchedule<Instant: InstantProtocol>: Sendable where Instant.Dur
     private var manual: (at: Instant, collections: Set<SyncCollection>?)?
     private var push: (at: Instant, first: Instant)?
     private var changeRetry: Instant?
+    /// The server's own Retry-After after the last rate limit, until a run ends otherwise: nothing brings a run
+    /// before it, a reload included.
+    private var serverWaitUntil: Instant?
     private var serverChange: (at: Instant, first: Instant, collections: Set<SyncCollection>)?
     private var lastPulled: [SyncCollection: Instant] = [:]
 
@@ -185,6 +188,11 @@ public struct SyncSchedule<Instant: InstantProtocol>: Sendable where Instant.Dur
             // Not sooner than the debounce: a change failing at once must not spin.
             changeRetry = now.advanced(by: max(nextChangeDue, policy.pushDebounce))
         }
+        if case .rateLimited(let wait, _) = outcome {
+            serverWaitUntil = now.advanced(by: wait)
+        } else {
+            serverWaitUntil = nil
+        }
         switch outcome {
         case .succeeded:
             consecutiveFailures = 0
@@ -240,12 +248,14 @@ public struct SyncSchedule<Instant: InstantProtocol>: Sendable where Instant.Dur
     /// A reload's policy. What is planned stays planned — a change waiting for its push or its retry, a manual run, a
     /// pull the server asked for, a backed-off retry, the start-up run, the failures counted so far; the next
     /// periodic run comes no later than one new interval from now (before, a reload planned a fresh schedule's
-    /// periodic run an interval away, and a change queued just before it waited for that).
+    /// periodic run an interval away, and a change queued just before it waited for that). So does a backed-off
+    /// retry, whose backoff the interval caps — but never before a Retry-After the server gave.
     public mutating func reconfigure(_ policy: SchedulePolicy, now: Instant) {
         self.policy = policy
-        if let planned = periodic, planned.reason == .periodic {
-            let latest = now.advanced(by: policy.interval)
-            if latest < planned.at { periodic = (latest, .periodic) }
+        if let planned = periodic, planned.reason == .periodic || planned.reason == .retry {
+            var latest = now.advanced(by: policy.interval)
+            if planned.reason == .retry, let until = serverWaitUntil, until > latest { latest = until }
+            if latest < planned.at { periodic = (latest, planned.reason) }
         }
     }
 

@@ -99,6 +99,24 @@ struct ControlServerTests {
     }
 
     @Test(
+        "a line of exactly the limit is taken with \\n or \\r\\n endings (the \\r is not the request's); one byte more is not"
+    )
+    func lineOfExactlyTheLimit() async throws {
+        try await Self.withServer(limits: .init(maxLineBytes: 4096)) { path, _ in
+            let ping = #"{"jsonrpc":"2.0","method":"ping","id":1}"#
+            // JSON allows the spaces: a request of exactly 4,096 bytes.
+            let exact = ping + String(repeating: " ", count: 4096 - ping.utf8.count)
+            let pong = #"{"jsonrpc":"2.0","result":"pong","id":1}"# + "\n"
+            for ending in ["\n", "\r\n"] {
+                #expect(
+                    try await RawClient.sendThenCloseOutput(path, exact + ending) == pong, "\(ending.debugDescription)")
+            }
+            let over = try await RawClient.sendThenCloseOutput(path, exact + " \r\n")
+            #expect(over.contains("-32600"), "\(over)")
+        }
+    }
+
+    @Test(
         "a client that sends its requests and closes its side (echo … | socat) gets every reply, the last line's without its newline"
     )
     func halfClosedInput() async throws {

@@ -7,7 +7,8 @@ enum ControlFrame: Sendable {
     case tooLong
 }
 
-/// Splits the byte stream at `\n` (a preceding `\r` is dropped), buffering at most `maxLineBytes`.
+/// Splits the byte stream at `\n` (a preceding `\r` is dropped), buffering at most `maxLineBytes` of a line (and the
+/// `\r` a client on CRLF line endings puts after it: the limit is the request's, whatever the line ending).
 struct LineFrameDecoder: ByteToMessageDecoder {
     typealias InboundOut = ControlFrame
 
@@ -23,7 +24,8 @@ struct LineFrameDecoder: ByteToMessageDecoder {
         }
         if let newline = buffer.readableBytesView.firstIndex(of: UInt8(ascii: "\n")) {
             let length = newline - buffer.readerIndex
-            guard length <= maxLineBytes else { return overflow(context, &buffer) }
+            let carriageReturn = length > 0 && buffer.getInteger(at: newline - 1, as: UInt8.self) == UInt8(ascii: "\r")
+            guard length - (carriageReturn ? 1 : 0) <= maxLineBytes else { return overflow(context, &buffer) }
             var line = buffer.readSlice(length: length)!
             buffer.moveReaderIndex(forwardBy: 1)
             if line.readableBytesView.last == UInt8(ascii: "\r") {
@@ -32,7 +34,14 @@ struct LineFrameDecoder: ByteToMessageDecoder {
             context.fireChannelRead(wrapInboundOut(.line(line)))
             return .continue
         }
-        if buffer.readableBytes > maxLineBytes { return overflow(context, &buffer) }
+        // One byte over the limit may still be the `\r` of a line of exactly the limit, its `\n` not read yet.
+        let waiting = buffer.readableBytes
+        if waiting > maxLineBytes + 1
+            || (waiting == maxLineBytes + 1
+                && buffer.getInteger(at: buffer.writerIndex - 1, as: UInt8.self) != UInt8(ascii: "\r"))
+        {
+            return overflow(context, &buffer)
+        }
         return .needMoreData
     }
 

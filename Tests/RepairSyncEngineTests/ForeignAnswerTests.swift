@@ -248,4 +248,87 @@ struct ForeignAnswerTests {
             #expect(try h.local(TicketMessage.self, id.uppercased()) == nil, "no second message under the other id")
         }
     }
+    @Test(
+        "a gateway's JSON 404 of the API's error shape with a code of its own decides nothing: the record stays, the change is retried and goes through"
+    )
+    func gatewayErrorOfTheAPIsShape() async throws {
+        try await EngineHarness.with { h in
+            #expect(await h.engine.performFullSync().succeeded)
+            // Two PATCHes of ord_5 go to an id no server holds (a real 404 not_found), whose code is then rewritten to
+            // a gateway's: {"error":{"code":"ResourceNotFound",…}}; and its message quotes the request's token.
+            let gateway = Atomic<Int>(2)
+            let transport = RewritingTransport(
+                inner: Self.http(h),
+                route: { request in
+                    guard request.method == "PATCH", request.path.hasSuffix("/orders/ord_5"),
+                        gateway.subtract(1, ordering: .relaxed).newValue >= 0
+                    else { return request }
+                    var elsewhere = request
+                    elsewhere.path = request.path.replacingOccurrences(of: "ord_5", with: "ord_nowhere")
+                    // The gateway answers itself: nothing of the request reaches the API's memory of keys.
+                    elsewhere.headers.removeAll { $0.name == "Idempotency-Key" }
+                    return elsewhere
+                },
+                matches: { $0.method == "PATCH" && $0.path.hasSuffix("/orders/ord_5") }, statuses: 404..<405,
+                rewrite: { object in
+                    object["error"] = [
+                        "code": "ResourceNotFound",
+                        "message": "no route for Authorization: Bearer \(RunningBackend.token)",
+                    ]
+                })
+            let engine = try Self.engine(h, transport)
+            try await engine.update(.orders, id: "ord_5", fields: ["notes": "past the gateway"])
+            let report = await engine.sync([])
+            #expect(transport.rewritten.load(ordering: .relaxed) == 2)
+            #expect(report.pushed == 1 && report.dead == 0, "\(report)")
+            #expect(try h.local(Order.self, "ord_5")?.notes == "past the gateway", "not deleted as gone remotely")
+            #expect(try engine.conflicts().isEmpty)
+            #expect(try await h.serverRecord(Order.self, "orders", "ord_5").notes == "past the gateway")
+        }
+    }
+
+    @Test(
+        "an error quoting the request's token (a gateway echoing headers): the token is not kept in the change's error")
+    func errorQuotingTheToken() async throws {
+        try await EngineHarness.with { h in
+            #expect(await h.engine.performFullSync().succeeded)
+            try await h.fault("422", method: "PATCH", path: "/api/v1/orders/ord_6")
+            let transport = RewritingTransport(
+                inner: Self.http(h), matches: { $0.method == "PATCH" }, statuses: 422..<423,
+                rewrite: { object in
+                    object["error"] = [
+                        "code": "invalid_value", "field": "notes",
+                        "message": "refused; you sent Authorization: Bearer \(RunningBackend.token)",
+                    ]
+                })
+            let engine = try Self.engine(h, transport)
+            try await engine.update(.orders, id: "ord_6", fields: ["notes": "x"])
+            #expect(await engine.sync([]).dead == 1)
+            let error = try #require(try engine.outboxEntries().first?.lastError)
+            #expect(error.contains("Bearer [token]") && !error.contains(RunningBackend.token), "\(error)")
+        }
+    }
+
+    @Test(
+        "every request asks a cache between to revalidate (Cache-Control and Pragma no-cache): no earlier answer is handed back"
+    )
+    func requestsRefuseCachedAnswers() async throws {
+        try await EngineHarness.with { h in
+            let seen = Mutex<[(method: String, cacheControl: String?, pragma: String?)]>([])
+            let transport = RewritingTransport(
+                inner: Self.http(h),
+                matches: { request in
+                    let header = { (name: String) in request.headers.first { $0.name == name }?.value }
+                    seen.withLock { $0.append((request.method, header("Cache-Control"), header("Pragma"))) }
+                    return false
+                }, rewrite: { _ in })
+            let engine = try Self.engine(h, transport)
+            #expect(await engine.performFullSync().succeeded)
+            try await engine.update(.orders, id: "ord_3", fields: ["notes": "fresh"])
+            #expect(await engine.sync([]).pushed == 1)
+            let requests = seen.withLock { $0 }
+            #expect(Set(requests.map(\.method)) == ["GET", "PATCH"])
+            #expect(requests.allSatisfy { $0.cacheControl == "no-cache" && $0.pragma == "no-cache" })
+        }
+    }
 }

@@ -224,6 +224,33 @@ struct PushTests {
         }
     }
 
+    @Test(
+        "a PATCH answered 200 with the record at the version it was written on (a proxy's cached answer) acknowledges nothing: tried again under its key, it reaches the server, nothing in the audit log"
+    )
+    func cachedAnswerAcknowledgesNothing() async throws {
+        try await EngineHarness.with { h in
+            #expect(await h.engine.performFullSync().succeeded)
+            let entry = try await h.engine.update(.orders, id: "ord_8", fields: ["notes": "behind a cache"])
+            try await h.fault("cached_answer", method: "PATCH", path: "/api/v1/orders/ord_8")
+            let keys = Mutex<[String]>([])
+            let engine = h.engine
+            h.recorder.onEvent { event in
+                guard case .sending(let seq, _, _) = event,
+                    let current = try? engine.outboxEntries().first(where: { $0.seq == seq })
+                else { return }
+                keys.withLock { $0.append(current.idempotencyKey) }
+            }
+            let before = try await h.counter("patches_applied")
+            let report = await h.engine.sync([])
+            #expect(report.pushFailures == 1 && report.pushed == 1, "\(report)")
+            #expect(keys.withLock { $0 } == [entry.idempotencyKey, entry.idempotencyKey])
+            #expect(try await h.counter("patches_applied") == before + 1)
+            #expect(try await h.serverRecord(Order.self, "orders", "ord_8").notes == "behind a cache")
+            #expect(try h.local(Order.self, "ord_8")?.notes == "behind a cache")
+            #expect(try h.engine.conflicts().isEmpty, "an answer that was no answer is not the server overriding")
+        }
+    }
+
     @Test("after N transient failures an entry is dead, visible, does not block others, and can be retried")
     func deadAfterAttempts() async throws {
         try await EngineHarness.with(configuration: EngineHarness.configuration(maxAttempts: 3)) { h in

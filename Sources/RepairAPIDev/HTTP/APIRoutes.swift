@@ -78,6 +78,9 @@ struct APIRoutes {
                 conflict.append(UInt8(ascii: "}"))
                 return BackendReply(status: 412, body: conflict).response()
             }
+            if context.responseFault == .cachedAnswer, let current = try await store.recordBody(collection, id: id) {
+                return BackendReply(status: 200, body: current).response()
+            }
             let ifMatch: Int?
             switch Self.parseIfMatch(request.headers[.ifMatch]) {
             case .success(let value): ifMatch = value

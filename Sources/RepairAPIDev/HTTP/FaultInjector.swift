@@ -23,6 +23,9 @@ enum FaultKind: String, Codable, CaseIterable, Sendable {
     /// A PATCH answered `412 version_mismatch` with the record as stored (its version unchanged) as `current`,
     /// without applying it: a server that keeps refusing a version.
     case versionMismatch = "412"
+    /// A PATCH answered `200` with the record as stored (its version unchanged, no `Idempotent-Replayed`), without
+    /// applying it: a proxy's cache handing back an earlier answer.
+    case cachedAnswer = "cached_answer"
     /// Answer 503 with `Retry-After` without processing the request.
     case unavailableRetryAfter = "503_retry_after"
     /// An HTML error page with status 401, 403 or 404, as a proxy, a captive portal or a deploy would send: not the

@@ -106,7 +106,7 @@ struct FaultMiddleware: RouterMiddleware {
             return try await next(request, context)
         case .invalidValue:
             return BackendReply.error(422, "invalid_value", "injected fault: value refused", field: "notes").response()
-        case .stuckFeed, .emptyFeed, .rotatingFeed, .stalePage, .malformedRecord, .versionMismatch:
+        case .stuckFeed, .emptyFeed, .rotatingFeed, .stalePage, .malformedRecord, .versionMismatch, .cachedAnswer:
             var context = context
             context.responseFault = kind
             return try await next(request, context)

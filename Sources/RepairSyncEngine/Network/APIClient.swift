@@ -173,6 +173,13 @@ public final class APIClient: Sendable {
     }
 
     /// A server's answer decoded, made storable first (`StorableJSON`: no NUL, no lone surrogate reaches a record).
+    /// `text` from a server (an error's message) with the token, should it be quoted there, replaced.
+    func redactingToken(_ text: String) -> String {
+        let token = configuration.token
+        guard !token.isEmpty, text.contains(token) else { return text }
+        return text.replacingOccurrences(of: token, with: "[token]")
+    }
+
     func decode<T: Decodable>(_ type: T.Type, _ body: Data) throws(APIError) -> T {
         do {
             return try JSONDecoder().decode(T.self, from: StorableJSON.repaired(body))
@@ -199,6 +206,9 @@ public final class APIClient: Sendable {
             method: method, path: path,
             headers: [
                 ("Accept", "application/json"), ("User-Agent", ProductInfo.userAgent),
+                // Every answer is the API's of this moment: a cache between (a proxy's) revalidates rather than hand
+                // back an earlier page, copy or write's answer (Pragma for HTTP/1.0 caches).
+                ("Cache-Control", "no-cache"), ("Pragma", "no-cache"),
             ])
         if authenticated { request.headers.append(("Authorization", "Bearer \(configuration.token)")) }
         request.headers += headers
@@ -236,11 +246,14 @@ public final class APIClient: Sendable {
             if let retryAfter, status == 429 || status == 503 {
                 state.holdUntil(clock.uptime() + retryAfter, status: status)
             }
+            // Kept for the status, the log and the outbox: an error page that echoes the request's headers would
+            // otherwise carry the token there.
+            let message = redactingToken(
+                detail?.message ?? String(decoding: response.body.prefix(200), as: UTF8.self))
             throw .http(
                 HTTPFailure(
-                    status: status, code: detail?.code,
-                    message: detail?.message ?? String(decoding: response.body.prefix(200), as: UTF8.self),
-                    field: detail?.field, retryAfter: retryAfter, body: response.body, replayed: replayed))
+                    status: status, code: detail?.code, message: message, field: detail?.field.map(redactingToken),
+                    retryAfter: retryAfter, body: response.body, replayed: replayed))
         }
         return Reply(
             status: status, body: response.body, replayed: replayed,

@@ -113,8 +113,21 @@ public struct HTTPFailure: Sendable, CustomStringConvertible {
         self.replayed = replayed
     }
 
-    /// The body is the API's JSON error, so the status is the API's decision and not a proxy's.
-    public var isAPIAnswer: Bool { code != nil }
+    /// The body is the API's JSON error, so the status is the API's decision and not a proxy's: the error shape with
+    /// a code docs/api.md section 6 names. A gateway's JSON error of the same shape with a code of its own
+    /// (`{"error":{"code":"ResourceNotFound"}}`) decides nothing — its 404 would delete a record, its 422 kill a
+    /// change. For 401 and 403 any code in that shape will do: stopping for a token loses nothing.
+    public var isAPIAnswer: Bool {
+        guard let code else { return false }
+        return Self.contractCodes.contains(code) || status == 401 || status == 403
+    }
+
+    /// The error codes of docs/api.md section 6.
+    public static let contractCodes: Set<String> = [
+        "invalid_request", "unauthorized", "forbidden", "not_found", "duplicate_id", "cursor_expired",
+        "version_mismatch", "invalid_value", "invalid_field", "idempotency_key_reused", "parent_not_found",
+        "rate_limited", "internal", "unavailable",
+    ]
 
     public var description: String {
         let origin = isAPIAnswer ? "" : " (not the API's JSON error: a proxy or portal answered?)"

@@ -219,6 +219,14 @@ struct Pusher {
         let reply = try await api.patch(
             R.collection, id: entry.recordId, fields: entry.fields, ifMatch: base?.version, key: entry.idempotencyKey)
         let record = try api.decodeRecord(R.self, reply.body, asked: entry.recordId, by: "PATCH")
+        // A fresh answer to this write is at a version after the one it was written on (docs/api.md 4.4: version + 1).
+        // One that is not — a proxy's cached copy of an earlier answer, or the record's GET — says nothing of this
+        // write: the change is tried again under its key (a replay's answer, older by nature, is checked by its header).
+        if !reply.replayed, let written = base?.version, record.version <= written {
+            throw APIError.malformed(
+                "\(R.collection) PATCH \(entry.recordId) with If-Match \(written) answered version \(record.version): not an answer to this write (a cache between?)"
+            )
+        }
         events.emit(.accepted(seq: entry.seq, collection: entry.collection, id: entry.recordId))
         // Read before the acknowledgement, while this entry still heads its record's order key: no later change of
         // the record can be in flight while the copy is applied.

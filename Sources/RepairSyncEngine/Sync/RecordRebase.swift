@@ -278,7 +278,11 @@ struct RecordRebase {
         entries = try queueUnqueuedEdits(R.self, id: response.id, base: base, entries: entries, db)
         try Outbox.remove(db, seq: entry.seq)
         let remaining = entries.filter { $0.seq != entry.seq && $0.isLive }
-        guard base.map({ response.version >= $0.version }) ?? true else { return notKept }
+        if let base, response.version < base.version {
+            // The answer teaches nothing, but the row stops showing this entry over the base: base ⊕ what is live.
+            try Self.show(R.self, id: response.id, base: base, live: remaining, db)
+            return notKept
+        }
         var newRow = response
         newRow.apply(Self.overlay(remaining).values)
         try newRow.protectingSecrets(cipher).upsert(db, syncedAt: now)
@@ -413,7 +417,14 @@ struct RecordRebase {
         _ = try queueUnqueuedEdits(R.self, id: id, base: base, entries: entries, db)
         try changing()
         let live = try Outbox.entries(db, collection: R.collection, id: id).filter { $0.kind == .update }
-        let values = base.fields.overlaid(with: Self.overlay(live).values)
+        try Self.show(R.self, id: id, base: base, live: live, db)
+    }
+
+    /// Writes the row's editable columns as `base` ⊕ the live update entries among `live`.
+    private static func show<R: EditableRecord>(
+        _ type: R.Type, id: String, base: BaseCopy, live: [OutboxEntry], _ db: Database
+    ) throws {
+        let values = base.fields.overlaid(with: overlay(live).values)
         let names = R.editableFields
         try db.execute(
             sql: "UPDATE \(R.collection.name) SET \(names.map { "\($0) = ?" }.joined(separator: ", ")) WHERE id = ?",

@@ -49,11 +49,15 @@ public final class EventStreamClient: Sendable {
         public var silenceFactor: Double
         public var maxLineBytes: Int
         public var maxEventBytes: Int
+        /// What a stream may send, sustained (bursts of four seconds' worth allowed): a stream of a few short events
+        /// a second needs a fraction of it. More is a flood — cut, and counted as a failure on the backoff.
+        public var maxBytesPerSecond: Int
 
         public init(
             path: String = "/api/v1/events", backoff: EventStreamBackoff = EventStreamBackoff(),
             recheckUnavailable: Duration = .seconds(1800), defaultHeartbeat: Duration = .seconds(15),
-            silenceFactor: Double = 3, maxLineBytes: Int = 4096, maxEventBytes: Int = 16384
+            silenceFactor: Double = 3, maxLineBytes: Int = 4096, maxEventBytes: Int = 16384,
+            maxBytesPerSecond: Int = 64 << 10
         ) {
             self.path = path
             self.backoff = backoff
@@ -62,6 +66,7 @@ public final class EventStreamClient: Sendable {
             self.silenceFactor = silenceFactor
             self.maxLineBytes = maxLineBytes
             self.maxEventBytes = maxEventBytes
+            self.maxBytesPerSecond = maxBytesPerSecond
         }
     }
 
@@ -216,6 +221,33 @@ public final class EventStreamClient: Sendable {
         var description: String
     }
 
+    /// A stream sending more than `Settings.maxBytesPerSecond`: cut, and never counted as a healthy one.
+    private struct Flood: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// The bytes a stream may still send: a bucket of four seconds' worth, refilled at the sustained rate.
+    struct FloodBudget {
+        let rate: Int
+        private var available: Double
+        private var last: ContinuousClock.Instant
+
+        init(rate: Int, now: ContinuousClock.Instant = .now) {
+            self.rate = rate
+            available = Double(rate) * 4
+            last = now
+        }
+
+        /// Takes `bytes` from the budget; false when they are more than what is left.
+        mutating func spend(_ bytes: Int, now: ContinuousClock.Instant = .now) -> Bool {
+            let elapsed = last.duration(to: now)
+            last = now
+            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            available = min(Double(rate) * 4, available + seconds * Double(rate)) - Double(bytes)
+            return available >= 0
+        }
+    }
+
     /// One connection: open it, read events until it ends, fails or falls silent.
     func connectOnce() async -> Outcome {
         var request = HTTPClientRequest(url: baseURL + settings.path)
@@ -277,6 +309,12 @@ public final class EventStreamClient: Sendable {
             case .success: return .refused(retryAfter: nil, reason: "no stream")
             }
         }
+        if case .failure(let error) = result, error is Flood {
+            logger.warning(
+                "change stream cut: it sent more than a stream of changes can; reconnecting on the backoff",
+                metadata: ["error": "\(error)"])
+            return .ended(healthy: false, reason: "\(error)")
+        }
         let healthy = opened.duration(to: .now) >= settings.backoff.healthyAfter
         switch result {
         case .failure(let error): return .ended(healthy: healthy, reason: "\(error)")
@@ -312,9 +350,12 @@ public final class EventStreamClient: Sendable {
             let retryAfter = response.headers.first(name: "Retry-After").flatMap {
                 HTTPDates.retryAfter($0, now: serverDate ?? Date())
             }
-            // At once, before anything else: the engine's requests must stop now, not after this answer is read.
-            if let retryAfter, [429, 503].contains(response.status.code) {
-                gate?.holdRequests(for: retryAfter, status: Int(response.status.code))
+            // At once, before anything else: the engine's requests must stop now, not after this answer is read. Only
+            // for a 429 (docs/api.md section 6: no request at all to any endpoint): a 503 here is about the stream
+            // alone — a server may cap its open streams (4.8) — and holding every request for it stopped all sync
+            // while the cap lasted (the stream asked again the instant each hold ended, and was refused again).
+            if let retryAfter, response.status.code == 429 {
+                gate?.holdRequests(for: retryAfter, status: 429)
             }
             watched.withLock {
                 $0.status = Int(response.status.code)
@@ -333,11 +374,18 @@ public final class EventStreamClient: Sendable {
         set(.connected)
         logger.info("change stream open", metadata: ["resuming_after": "\(snapshot.lastEventID ?? "nothing")"])
         var parser = ServerSentEventParser(maxLineBytes: settings.maxLineBytes, maxEventBytes: settings.maxEventBytes)
+        var budget = FloodBudget(rate: settings.maxBytesPerSecond)
         for try await chunk in response.body {
             watched.withLock { $0.lastByte = .now }
+            guard budget.spend(chunk.readableBytes) else {
+                throw Flood(description: "the stream sent more than \(settings.maxBytesPerSecond) bytes a second")
+            }
             for event in try parser.feed(chunk.readableBytesView) {
                 try await handle(event, fresh: fresh, watched: watched)
             }
+            // Taking turns with what else runs on this event loop (runs, the control socket, the watchdog's pings):
+            // without a suspension here, a stream whose bytes were always ready held its loop for as long as it lasted.
+            await Task.yield()
         }
     }
 

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import Logging
 import RepairSyncEngine
+import RepairSyncModels
 import RepairSyncTestSupport
 import Synchronization
 import Testing
@@ -84,11 +85,13 @@ struct EventStreamHostileServerTests {
         }
     }
 
-    @Test("a Retry-After given as an HTTP date holds the engine's requests until then, measured on the server's clock")
+    @Test(
+        "a 429's Retry-After given as an HTTP date holds the engine's requests until then, measured on the server's clock"
+    )
     func retryAfterAsADate() async throws {
         let now = Date()
         let server = try ScriptedServer([
-            "HTTP/1.1 503 Service Unavailable\r\nDate: \(Self.httpDate(now))\r\n"
+            "HTTP/1.1 429 Too Many Requests\r\nDate: \(Self.httpDate(now))\r\n"
                 + "Retry-After: \(Self.httpDate(now.addingTimeInterval(120)))\r\nContent-Length: 0\r\n"
                 + "Connection: close\r\n\r\n"
         ])
@@ -99,16 +102,56 @@ struct EventStreamHostileServerTests {
             (gate.remainingWait ?? .zero) > .seconds(60)
         }
         #expect(server.heads.count == 1, "no second attempt before the time")
-        // A request held meanwhile is refused with the answer that asked to wait — a 503, not a 429 (the status said
-        // "rate limited: HTTP 429" through a maintenance window).
+        // A request held meanwhile is refused with the answer that asked to wait.
         do {
             _ = try await gate.health()
             Issue.record("a request went out during the hold")
         } catch {
-            #expect(error.status == 503, "\(error)")
-            #expect("\(error)".contains("HTTP 503"), "\(error)")
+            #expect(error.status == 429, "\(error)")
         }
         #expect(server.heads.count == 1)
+    }
+
+    @Test(
+        "a 503 with Retry-After on the stream (a server capping its streams) waits the stream alone: the engine's requests go on"
+    )
+    func streamCapHoldsOnlyTheStream() async throws {
+        let body = #"{"error":{"code":"unavailable","message":"too many streams"}}"#
+        let server = try ScriptedServer([
+            "HTTP/1.1 503 Service Unavailable\r\nRetry-After: 120\r\nContent-Type: application/json\r\n"
+                + "Content-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n" + body
+        ])
+        defer { server.stop() }
+        let gate = APIClient(configuration: .init(baseURL: "http://127.0.0.1:\(server.port)", token: "t"))
+        let log = CapturedLog()
+        let (client, _) = Self.client(server, gate: gate, log: log)
+        try await Self.run(client, until: "the refusal taken") {
+            log.entries.contains { $0.message.contains("refused") && $0.metadata.contains("HTTP 503") }
+        }
+        #expect(gate.remainingWait == nil, "the engine is not held for the stream's cap")
+        #expect(server.heads.count == 1, "the stream itself waits its Retry-After")
+    }
+
+    @Test(
+        "a stream that sends more than a stream of changes can (a flood) is cut, each time; what came before still counts"
+    )
+    func floodIsCut() async throws {
+        let flood = String(repeating: "event: change\nid: 7\ndata: {\"collection\":\"orders\"}\n\n", count: 40_000)
+        let server = try ScriptedServer([Self.events("event: ready\ndata: {}\n\n" + flood)])
+        defer { server.stop() }
+        let log = CapturedLog()
+        var settings = PushStack.fastSettings
+        settings.maxBytesPerSecond = 16 << 10
+        let notices = Notices()
+        let client = EventStreamClient(
+            settings: settings, http: HTTPClient.shared, baseURL: "http://127.0.0.1:\(server.port)", token: "t",
+            gate: nil, logger: Logger(label: "test.events") { _ in log }, notify: { notices.append($0) })
+        try await Self.run(client, until: "the stream cut twice") {
+            log.entries.filter { $0.message.contains("change stream cut") }.count >= 2
+        }
+        // 2 MiB sent each time; a bucket of 64 KiB lets a few hundred events through before the cut.
+        #expect(client.snapshot.changeEvents < 40_000, "\(client.snapshot.changeEvents) events read")
+        #expect(notices.contains(.changed(.orders)), "what came before the flood still counts")
     }
 
     @Test("a storm of resets is pulled for, and logged once, not once per reset")

@@ -49,6 +49,9 @@ public final class Simulation {
     private var editedInFlight: Set<String> = []
     /// Audit-log entries already checked for a cause (`checkConflictsHaveACause`).
     private var checkedConflicts: Set<Int64> = []
+    /// Records ("collection|id") whose PATCH the server acknowledged without applying (`notApplied`): the only cause
+    /// of a `server_overrode` entry this server can give.
+    private var acknowledgedNotApplied: Set<String> = []
     private var lastWriteInDoubt = false
     private var retryAfterUntil: Int64?
     /// The end of the latest wait a server asked for (server clock), to catch a client that waits far longer.
@@ -810,6 +813,9 @@ public final class Simulation {
             server.appliesPatchValues = false
             response = .success(server.handle(request))
             server.appliesPatchValues = true
+            if request.method == "PATCH" {
+                acknowledgedNotApplied.insert(request.path.split(separator: "/").suffix(2).joined(separator: "|"))
+            }
         case .truncated:
             var reply = server.handle(request)
             if (200..<300).contains(reply.status) { reply.body = reply.body.prefix(reply.body.count / 2) }
@@ -1278,6 +1284,16 @@ public final class Simulation {
     /// in doubt, say) for another's, and a policy may have dropped a later local edit for it.
     private func checkConflictsHaveACause() {
         guard let audit = try? engine.conflicts(limit: 100_000), lastRestore == 0 else { return }
+        // An override needs a server that did not apply what it acknowledged.
+        for entry in audit where entry.outcome == .serverOverrode && !checkedConflicts.contains(entry.id) {
+            checkedConflicts.insert(entry.id)
+            let record = "\(entry.collection.name)|\(entry.recordId)"
+            if !acknowledgedNotApplied.contains(record) {
+                fail(
+                    "conflict \(entry.id) (server_overrode) on \(record), whose every acknowledged PATCH was applied: "
+                        + "fields \(entry.fields), sent \(entry.local), answered \(entry.remote)")
+            }
+        }
         let decided: Set<ConflictRecord.Outcome> = [.keptLocal, .keptRemote, .merged, .awaitingDecision]
         for entry in audit where decided.contains(entry.outcome) && !checkedConflicts.contains(entry.id) {
             checkedConflicts.insert(entry.id)

@@ -111,8 +111,9 @@ struct RepairctlBinaryTests {
         // No daemon here: a command line that got as far as connecting would exit with the connection's failure.
         let environment = ["REPAIRSYNCD_SOCKET": directory.path("nothing.sock"), "PATH": "/usr/bin:/bin"]
         for arguments in [
-            ["orders", "--limit", "0"], ["devices", "--limit", "1001"], ["clients", "--offset", "-1"],
-            ["tickets", "--limit", "-5"],
+            // (`--offset=-1`: spelt apart, ArgumentParser takes -1 for an option and refuses it before validate.)
+            ["orders", "--limit", "0"], ["devices", "--limit", "1001"], ["clients", "--offset=-1"],
+            ["tickets", "--limit=-5"],
         ] {
             #expect(try await Self.run(arguments, environment: environment).status == 64, "\(arguments)")
         }

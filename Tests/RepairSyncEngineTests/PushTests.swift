@@ -79,6 +79,7 @@ struct PushTests {
             #expect(log.count == 1, "\(log)")
             #expect(log.first?.outcome == .serverOverrode && log.first?.fields == ["notes"], "only the field not kept")
             #expect(log.first?.local["notes"] == "call the client", "the value sent is kept")
+            #expect(log.first?.local.keys.sorted() == ["notes"], "only what was not kept: the status was")
             #expect(log.first?.isOpen == false)
             // A server that keeps what it is sent: nothing more in the log.
             try await h.engine.update(.orders, id: "ord_2", fields: ["notes": "call the client"])

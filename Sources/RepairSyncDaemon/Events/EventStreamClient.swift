@@ -49,8 +49,10 @@ public final class EventStreamClient: Sendable {
         public var silenceFactor: Double
         public var maxLineBytes: Int
         public var maxEventBytes: Int
-        /// What a stream may send, sustained (bursts of four seconds' worth allowed): a stream of a few short events
-        /// a second needs a fraction of it. More is a flood — cut, and counted as a failure on the backoff.
+        /// What a stream may send, sustained, with bursts of sixteen seconds' worth (1 MiB at the default: a resumed
+        /// stream's catch-up of some 16,000 changes at once): a stream of a few short events a second needs a fraction
+        /// of it. More is a flood — cut, and counted as a failure on the backoff (a catch-up cut so resumes from the
+        /// last event read).
         public var maxBytesPerSecond: Int
 
         public init(
@@ -92,7 +94,7 @@ public final class EventStreamClient: Sendable {
     let token: String
     let logger: Logger
     let notify: @Sendable (Notice) async -> Void
-    /// The engine's API client: its Retry-After gate holds the stream too, and a Retry-After the stream receives
+    /// The engine's API client: its Retry-After gate holds the stream too, and a 429's Retry-After the stream receives
     /// holds the engine (no request at all to any endpoint before that time, docs/api.md section 6).
     let gate: APIClient?
     private let mailbox = Mailbox<Bool>()
@@ -226,7 +228,7 @@ public final class EventStreamClient: Sendable {
         var description: String
     }
 
-    /// The bytes a stream may still send: a bucket of four seconds' worth, refilled at the sustained rate.
+    /// The bytes a stream may still send: a bucket of sixteen seconds' worth, refilled at the sustained rate.
     struct FloodBudget {
         let rate: Int
         private var available: Double
@@ -234,7 +236,7 @@ public final class EventStreamClient: Sendable {
 
         init(rate: Int, now: ContinuousClock.Instant = .now) {
             self.rate = rate
-            available = Double(rate) * 4
+            available = Double(rate) * 16
             last = now
         }
 
@@ -243,7 +245,7 @@ public final class EventStreamClient: Sendable {
             let elapsed = last.duration(to: now)
             last = now
             let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-            available = min(Double(rate) * 4, available + seconds * Double(rate)) - Double(bytes)
+            available = min(Double(rate) * 16, available + seconds * Double(rate)) - Double(bytes)
             return available >= 0
         }
     }

@@ -59,8 +59,8 @@ public struct SyncSchedule<Instant: InstantProtocol>: Sendable where Instant.Dur
     private var manual: (at: Instant, collections: Set<SyncCollection>?)?
     private var push: (at: Instant, first: Instant)?
     private var changeRetry: Instant?
-    /// The server's own Retry-After after the last rate limit, until a run ends otherwise: nothing brings a run
-    /// before it, a reload included.
+    /// Until when the last rate limit asked to wait (the server's own Retry-After): nothing brings a run before it, a
+    /// reload included. Kept after it passed (harmless then): a run that ends otherwise may not have asked the server.
     private var serverWaitUntil: Instant?
     private var serverChange: (at: Instant, first: Instant, collections: Set<SyncCollection>)?
     private var lastPulled: [SyncCollection: Instant] = [:]
@@ -188,11 +188,7 @@ public struct SyncSchedule<Instant: InstantProtocol>: Sendable where Instant.Dur
             // Not sooner than the debounce: a change failing at once must not spin.
             changeRetry = now.advanced(by: max(nextChangeDue, policy.pushDebounce))
         }
-        if case .rateLimited(let wait, _) = outcome {
-            serverWaitUntil = now.advanced(by: wait)
-        } else {
-            serverWaitUntil = nil
-        }
+        if case .rateLimited(let wait, _) = outcome { serverWaitUntil = now.advanced(by: wait) }
         switch outcome {
         case .succeeded:
             consecutiveFailures = 0

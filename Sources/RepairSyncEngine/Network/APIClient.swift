@@ -172,7 +172,6 @@ public final class APIClient: Sendable {
         segment.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(["/"])) ?? segment
     }
 
-    /// A server's answer decoded, made storable first (`StorableJSON`: no NUL, no lone surrogate reaches a record).
     /// `text` from a server (an error's message) with the token, should it be quoted there, replaced.
     func redactingToken(_ text: String) -> String {
         let token = configuration.token
@@ -180,6 +179,7 @@ public final class APIClient: Sendable {
         return text.replacingOccurrences(of: token, with: "[token]")
     }
 
+    /// A server's answer decoded, made storable first (`StorableJSON`: no NUL, no lone surrogate reaches a record).
     func decode<T: Decodable>(_ type: T.Type, _ body: Data) throws(APIError) -> T {
         do {
             return try JSONDecoder().decode(T.self, from: StorableJSON.repaired(body))
@@ -247,9 +247,10 @@ public final class APIClient: Sendable {
                 state.holdUntil(clock.uptime() + retryAfter, status: status)
             }
             // Kept for the status, the log and the outbox: an error page that echoes the request's headers would
-            // otherwise carry the token there.
-            let message = redactingToken(
-                detail?.message ?? String(decoding: response.body.prefix(200), as: UTF8.self))
+            // otherwise carry the token there — redacted before it is cut, so that no part of it is left at the cut.
+            let message =
+                detail.map { redactingToken($0.message) }
+                ?? String(redactingToken(String(decoding: response.body, as: UTF8.self)).prefix(200))
             throw .http(
                 HTTPFailure(
                     status: status, code: detail?.code, message: message, field: detail?.field.map(redactingToken),

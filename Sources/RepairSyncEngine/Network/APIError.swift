@@ -130,7 +130,12 @@ public struct HTTPFailure: Sendable, CustomStringConvertible {
     ]
 
     public var description: String {
-        let origin = isAPIAnswer ? "" : " (not the API's JSON error: a proxy or portal answered?)"
+        let origin =
+            isAPIAnswer
+            ? ""
+            : code == nil
+                ? " (not the API's JSON error: a proxy or portal answered?)"
+                : " (an error code docs/api.md does not name: a gateway answered?)"
         return
             "HTTP \(status)\(code.map { " \($0)" } ?? "")\(field.map { " (field \($0))" } ?? ""): \(message)\(origin)"
     }

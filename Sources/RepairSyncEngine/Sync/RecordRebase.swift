@@ -270,7 +270,7 @@ struct RecordRebase {
             try ConflictLog.record(
                 db, collection: R.collection, id: response.id, fields: notKept,
                 base: (base?.fields ?? [:]).merging(["version": base.map { "\($0.version)" }]) { $1 },
-                local: entry.fields,
+                local: entry.fields.filter { notKept.contains($0.key) },
                 remote: response.editableValues.merging(["version": "\(response.version)"]) { $1 },
                 remoteVersion: response.version, policy: policy.rawValue, outcome: .serverOverrode, now: now)
         }

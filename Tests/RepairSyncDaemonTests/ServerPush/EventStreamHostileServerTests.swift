@@ -113,6 +113,27 @@ struct EventStreamHostileServerTests {
     }
 
     @Test(
+        "the API's own 503 with Retry-After (a maintenance window) holds the engine's requests, each refused as the 503 that asked to wait"
+    )
+    func maintenanceHoldSaysWhy() async throws {
+        let server = try ScriptedServer([
+            "HTTP/1.1 503 Service Unavailable\r\nRetry-After: 120\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+        ])
+        defer { server.stop() }
+        let api = APIClient(configuration: .init(baseURL: "http://127.0.0.1:\(server.port)", token: "t"))
+        await #expect(throws: APIError.self) { try await api.health() }
+        #expect(server.heads.count == 1)
+        do {
+            _ = try await api.health()
+            Issue.record("a request went out during the hold")
+        } catch {
+            // The status said "rate limited: HTTP 429" through a maintenance window, once.
+            #expect(error.status == 503 && "\(error)".contains("HTTP 503"), "\(error)")
+        }
+        #expect(server.heads.count == 1)
+    }
+
+    @Test(
         "a 503 with Retry-After on the stream (a server capping its streams) waits the stream alone: the engine's requests go on"
     )
     func streamCapHoldsOnlyTheStream() async throws {
@@ -149,7 +170,7 @@ struct EventStreamHostileServerTests {
         try await Self.run(client, until: "the stream cut twice") {
             log.entries.filter { $0.message.contains("change stream cut") }.count >= 2
         }
-        // 2 MiB sent each time; a bucket of 64 KiB lets a few hundred events through before the cut.
+        // 2 MiB sent each time; a bucket of 256 KiB (16 s at 16 KiB/s) lets a few thousand events through before the cut.
         #expect(client.snapshot.changeEvents < 40_000, "\(client.snapshot.changeEvents) events read")
         #expect(notices.contains(.changed(.orders)), "what came before the flood still counts")
     }

@@ -14,16 +14,16 @@ import Testing
 struct StalledBodyTests {
     @Test("headers, then 1 byte of a 1000-byte body, then silence: the request fails as interrupted within its timeout")
     func bodyStallsAfterTheHeaders() async throws {
-        let waited = try await Self.interrupted(by: StallingServer(), saying: "stopped coming")
+        let waited = try await Self.interrupted(by: StallingServer(), saying: ["stopped coming"])
         // Bounded, not timed: a loaded machine may take seconds to connect; without the deadline it never returns.
         #expect(waited < .seconds(30), "waited \(waited) for a 1 s timeout")
         #expect(waited >= .milliseconds(900), "gave up before the timeout: \(waited)")
     }
 
     /// Asks `server` for a page with `timeout`, expects the request to fail as interrupted with a reason that says
-    /// `saying`, and returns how long it took.
+    /// one of `saying`, and returns how long it took.
     static func interrupted(
-        by server: StallingServer, saying: String, timeout: Duration = .seconds(1)
+        by server: StallingServer, saying: [String], timeout: Duration = .seconds(1)
     ) async throws -> Duration {
         defer { server.stop() }
         let http = try TransportSettings().makeHTTPClient()
@@ -35,7 +35,7 @@ struct StalledBodyTests {
             Issue.record("a body that did not come whole in time was taken for an answer")
         } catch {
             if case .interrupted(let reason) = error {
-                #expect(reason.contains(saying), "\(reason)")
+                #expect(saying.contains { reason.contains($0) }, "\(reason)")
             } else {
                 Issue.record("\(error)")
             }
@@ -63,13 +63,15 @@ extension StalledBodyTests {
 
 extension StalledBodyTests {
     @Test(
-        "a body that trickles — a byte every 100 ms, never silent — fails as too slow within a few timeouts, instead of holding the run for as long as it takes"
+        "a body that trickles — a byte every 100 ms, never silent — fails within a few timeouts (as too slow), instead of holding the run for as long as it takes"
     )
     func tricklingBodyFails() async throws {
         // A 3 s timeout: a byte every 100 ms is never silent that long, even when a loaded machine holds the reading
         // task back for a second (with 1 s, CI's parallel tests made it look silent).
+        // And when CI's parallel tests starve the reader for longer still (28 s once), the watcher sees silence
+        // first: either way the request ends. Without the check it would last the body's 100 s.
         let waited = try await Self.interrupted(
-            by: StallingServer(dripping: true), saying: "too slowly", timeout: .seconds(3))
+            by: StallingServer(dripping: true), saying: ["too slowly", "stopped coming"], timeout: .seconds(3))
         // The body takes 100 s to come whole; bounded, not timed.
         #expect(waited < .seconds(40), "waited \(waited)")
     }

@@ -11,6 +11,22 @@ import Testing
 /// Pushing local changes: exactly once on the server, whatever the network and the server do.
 @Suite("Push", .timeLimit(.minutes(2)))
 struct PushTests {
+    /// The idempotency key of every request the engine sends, in order, as its entry holds it at the moment it goes.
+    final class SentKeys: Sendable {
+        private let keys = Mutex<[String]>([])
+        var all: [String] { keys.withLock { $0 } }
+
+        init(_ h: EngineHarness) {
+            let engine = h.engine
+            h.recorder.onEvent { [self] event in
+                guard case .sending(let seq, _, _) = event,
+                    let current = try? engine.outboxEntries().first(where: { $0.seq == seq })
+                else { return }
+                keys.withLock { $0.append(current.idempotencyKey) }
+            }
+        }
+    }
+
     @Test(
         "a local change raises the pending count; a push puts it on the server and the count goes back to 0",
         arguments: RunningBackend.Scheme.allCases)
@@ -209,18 +225,11 @@ struct PushTests {
             #expect(await h.engine.performFullSync().succeeded)
             let entry = try await h.engine.update(.orders, id: "ord_7", fields: ["notes": "after a 503"])
             try await h.fault("503", method: "PATCH", path: "/api/v1/orders/ord_7", count: 2)
-            let keys = Mutex<[String]>([])
-            let engine = h.engine
-            h.recorder.onEvent { event in
-                guard case .sending(let seq, _, _) = event,
-                    let current = try? engine.outboxEntries().first(where: { $0.seq == seq })
-                else { return }
-                keys.withLock { $0.append(current.idempotencyKey) }
-            }
+            let keys = SentKeys(h)
             let report = await h.engine.sync([])
             #expect(report.pushed == 1)
             #expect(report.pushFailures == 2)
-            #expect(keys.withLock { $0 } == Array(repeating: entry.idempotencyKey, count: 3))
+            #expect(keys.all == Array(repeating: entry.idempotencyKey, count: 3))
             #expect(try await h.serverRecord(Order.self, "orders", "ord_7").notes == "after a 503")
         }
     }
@@ -233,18 +242,11 @@ struct PushTests {
             #expect(await h.engine.performFullSync().succeeded)
             let entry = try await h.engine.update(.orders, id: "ord_8", fields: ["notes": "behind a cache"])
             try await h.fault("cached_answer", method: "PATCH", path: "/api/v1/orders/ord_8")
-            let keys = Mutex<[String]>([])
-            let engine = h.engine
-            h.recorder.onEvent { event in
-                guard case .sending(let seq, _, _) = event,
-                    let current = try? engine.outboxEntries().first(where: { $0.seq == seq })
-                else { return }
-                keys.withLock { $0.append(current.idempotencyKey) }
-            }
+            let keys = SentKeys(h)
             let before = try await h.counter("patches_applied")
             let report = await h.engine.sync([])
             #expect(report.pushFailures == 1 && report.pushed == 1, "\(report)")
-            #expect(keys.withLock { $0 } == [entry.idempotencyKey, entry.idempotencyKey])
+            #expect(keys.all == [entry.idempotencyKey, entry.idempotencyKey])
             #expect(try await h.counter("patches_applied") == before + 1)
             #expect(try await h.serverRecord(Order.self, "orders", "ord_8").notes == "behind a cache")
             #expect(try h.local(Order.self, "ord_8")?.notes == "behind a cache")

@@ -37,6 +37,12 @@ struct DefectConformanceTests {
         case .ignoreLimit: ConformanceHarness.checks("feed-limit")
         // Answered as applied (200, version + 1, its ETag): only the value in the answer shows it was not.
         case .dropPatchValues: ConformanceHarness.checks("patch-if-match")
+        // Besides the clause itself, every check that decodes records as the daemon does fails where a record the
+        // seed gives an empty field is sent: the daemon refuses such a record, so a server sending it cannot pass
+        // them. (The seed's ticket messages have no empty field.)
+        case .omitNullKeys:
+            ConformanceHarness.checks("record-keys", "patch-if-match", "patch-stale", "create-new").union(
+                ["orders", "devices", "clients", "tickets"].flatMap { ["feed-paging:\($0)", "record-get:\($0)"] })
         }
     }
 

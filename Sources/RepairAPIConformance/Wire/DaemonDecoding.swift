@@ -18,11 +18,11 @@ enum DaemonDecoding {
     /// Why `body` is not one record of `collection` as the daemon decodes it, or nil.
     static func recordProblem(_ collection: SyncCollection, _ body: Data) -> String? {
         switch collection {
-        case .orders: problem(Order.self, body)
-        case .devices: problem(Device.self, body)
-        case .clients: problem(Client.self, body)
-        case .tickets: problem(Ticket.self, body)
-        case .ticketMessages: problem(TicketMessage.self, body)
+        case .orders: problem(CompleteRecord<Order>.self, body)
+        case .devices: problem(CompleteRecord<Device>.self, body)
+        case .clients: problem(CompleteRecord<Client>.self, body)
+        case .tickets: problem(CompleteRecord<Ticket>.self, body)
+        case .ticketMessages: problem(CompleteRecord<TicketMessage>.self, body)
         }
     }
 
@@ -42,30 +42,8 @@ enum DaemonDecoding {
             _ = try JSONDecoder().decode(T.self, from: body)
             return nil
         } catch let error as DecodingError {
-            return describe(error)
+            return error.summary
         } catch {
-            return "\(error)"
-        }
-    }
-
-    /// `data[3].total: "12,50" is not a decimal amount` rather than Foundation's paragraph.
-    static func describe(_ error: DecodingError) -> String {
-        func path(_ keys: [any CodingKey]) -> String {
-            keys.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
-                .trimmingCharacters(in: CharacterSet(charactersIn: "."))
-        }
-        switch error {
-        case .keyNotFound(let key, let context):
-            let at = path(context.codingPath)
-            return "\(at.isEmpty ? "" : at + ": ")no key \"\(key.stringValue)\""
-        case .valueNotFound(_, let context):
-            return "\(path(context.codingPath)): null where a value is required"
-        case .typeMismatch(let type, let context):
-            return "\(path(context.codingPath)): not a \(type)"
-        case .dataCorrupted(let context):
-            let at = path(context.codingPath)
-            return "\(at.isEmpty ? "" : at + ": ")\(context.debugDescription)"
-        @unknown default:
             return "\(error)"
         }
     }

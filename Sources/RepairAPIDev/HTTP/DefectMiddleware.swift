@@ -8,7 +8,7 @@ internal import Synchronization
 
 /// Makes the switched-on defects (`Defect`) happen to `/api/v1` requests, around the real handlers: it edits the
 /// request on the way in (drops `If-Match` or `Idempotency-Key`, points a cursor one page back) and the body on the
-/// way out (money through a double, a `next_cursor` that skips an entry, a create's 200 made a 201, heartbeats
+/// way out (money through a double, null keys left out, a `next_cursor` that skips an entry, a create's 200 made a 201, heartbeats
 /// dropped from the change stream, a body gzipped without `Vary` or for a client that did not ask). Compressing
 /// here, below `CompressionMiddleware`, leaves that middleware nothing to do: it passes an encoded answer through.
 /// With no defect on it passes everything through untouched. (`drop_date_header` is done below the router, by
@@ -92,7 +92,7 @@ struct DefectMiddleware: RouterMiddleware {
         }
 
         let rewritesBody =
-            active.contains(.floatMoney)
+            active.contains(.floatMoney) || active.contains(.omitNullKeys)
             || (feed != nil && (active.contains(.repeatPage) || active.contains(.skipRecords)))
         guard rewritesBody, [200, 201, 412].contains(response.status.code) else { return response }
         var text = String(buffer: try await Self.collect(response.body))
@@ -110,6 +110,7 @@ struct DefectMiddleware: RouterMiddleware {
             }
         }
         if active.contains(.floatMoney) { text = Self.moneyThroughDouble(text) }
+        if active.contains(.omitNullKeys) { text = Self.withoutNullKeys(text) }
         var headers = response.headers
         headers[.contentLength] = nil
         return Response(
@@ -174,6 +175,12 @@ struct DefectMiddleware: RouterMiddleware {
             let value = Double(String(match.2)) ?? 0
             return "\"\(match.1)\":\(String(format: "%.17g", value))"
         }
+    }
+
+    /// Every `"key":null` member left out (`{"a":null,"b":1}` → `{"b":1}`), the way a server that drops empty
+    /// fields answers. Strings cannot hold an unescaped `"key":null` (their quotes are escaped), so only members go.
+    static func withoutNullKeys(_ text: String) -> String {
+        text.replacing(/,"[a-z_]+":null(?=[,}])/, with: "").replacing(/\{"[a-z_]+":null,?/, with: "{")
     }
 
     private static func escape(_ value: String) -> String {

@@ -1,0 +1,51 @@
+import BackendTestSupport
+import Foundation
+import NIOHTTP1
+import RepairSyncEngine
+import RepairSyncModels
+import Testing
+
+/// docs/api.md 2.4: a record carries every key of its shape. A server that leaves out its empty keys (`omitempty`)
+/// is played by `repair-api-dev`'s defect `omit_null_keys`, on every record it sends.
+@Suite("Records short of a key", .timeLimit(.minutes(2)))
+struct IncompleteRecordTests {
+    @Test(
+        "a server that leaves out its null keys: its pages are refused naming the keys, nothing of them is taken, a PATCH's answer short of keys acknowledges nothing; with the keys back the edit is settled under its key, written once"
+    )
+    func nullKeysLeftOut() async throws {
+        try await EngineHarness.with(configuration: EngineHarness.hourlyRetries) { h in
+            // Ours will be answered without the order's empty fields (assigned_user_id).
+            try await h.serverEdit("orders", "ord_1", #"{"assigned_user_id":null}"#)
+            #expect(await h.engine.performFullSync().succeeded)
+            let order = try await h.serverRecord(Order.self, "orders", "ord_1")
+            let before = try #require(try h.local(Client.self, "cli_1"))
+            // Another user's edit the next page brings — with the client's empty fields (company) left out.
+            try await h.serverEdit("clients", "cli_1", #"{"first_name":"Newer","company":null}"#)
+            try await h.engine.update(.orders, id: "ord_1", fields: ["notes": "ours"])
+
+            let on = try await h.backend.send(.PUT, "/admin/defects", json: #"{"defects":["omit_null_keys"]}"#)
+            #expect(on.status == 200)
+            let report = await h.engine.sync([.clients])
+            _ = try await h.backend.send(.DELETE, "/admin/defects")
+
+            let clients = report.failedCollections["clients"] ?? ""
+            #expect(clients.contains("clients record cli_1 leaves out") && clients.contains("company"), "\(report)")
+            let local = try #require(try h.local(Client.self, "cli_1"))
+            #expect(local.version == before.version && local.firstName == before.firstName, "nothing of the page")
+            #expect(report.pushed == 0 && report.pushFailures == 1, "\(report)")
+            let entries = try h.engine.outboxEntries()
+            #expect(entries.count == 1 && entries.first?.lastError?.contains("leaves out") == true, "\(entries)")
+            #expect(try h.local(Order.self, "ord_1")?.notes == "ours", "the edit is still shown, not the server's")
+
+            // The keys back, the retry due (an hour on): the write is settled by its key's stored answer.
+            let later = try h.reopenedEngine(
+                configuration: EngineHarness.hourlyRetries, clock: SystemEngineClock(skewMilliseconds: 7_200_000))
+            let again = await later.sync([.clients])
+            #expect(again.succeeded && again.pushed == 1, "\(again)")
+            #expect(try h.local(Client.self, "cli_1")?.firstName == "Newer")
+            let remote = try await h.serverRecord(Order.self, "orders", "ord_1")
+            #expect(remote.notes == "ours" && remote.version == order.version + 1, "written once")
+            #expect(try later.pendingChangesCount() == 0)
+        }
+    }
+}

@@ -29,8 +29,15 @@ public struct ChangesPage<Record: SyncRecord>: Codable, Sendable {
         hasMore = try container.decode(Bool.self, forKey: .hasMore)
         if let text = try? container.decode(String.self, forKey: .nextCursor) {
             nextCursor = text
+        } else if let number = try? container.decode(Int64.self, forKey: .nextCursor) {
+            nextCursor = String(number)
+        } else if let number = try? container.decode(UInt64.self, forKey: .nextCursor) {
+            // An unsigned 64-bit sequence past Int64's range: refused, every page of the feed would be.
+            nextCursor = String(number)
         } else {
-            nextCursor = String(try container.decode(Int64.self, forKey: .nextCursor))
+            throw DecodingError.dataCorruptedError(
+                forKey: .nextCursor, in: container,
+                debugDescription: "next_cursor is neither a string nor a whole number of at most 64 bits")
         }
         // "An id appears at most once per page, in `data` or in `deleted`" (docs/api.md 4.2). A page that breaks it
         // is malformed: which of two copies is the record, or whether it is deleted, the page does not say — written

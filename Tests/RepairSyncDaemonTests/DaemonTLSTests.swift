@@ -227,6 +227,17 @@ struct DaemonTLSTests {
             "\(certificate)")
         let text = try await h.repairctl(["doctor"])
         #expect(!text.stdout.contains("s3cret") && !text.stderr.contains("s3cret"), "doctor never prints the password")
+
+        // A wrong password: the API does not answer, and the reason and the fix name the proxy's credentials, not
+        // the network (a 407 said to set credentials that were set).
+        try h.writeConfig(api: ["ca_file: \(ca.certificatePath)", "proxy: http://shop:wr0ng@127.0.0.1:\(proxy.port)"])
+        let refused = try await DaemonEndToEndTests.doctor(h, offline: true)
+        let api = try #require(refused.checks["api"])
+        #expect(api.level == "fail", "\(api)")
+        #expect(api.detail.contains("the proxy refused the user name and password of its URL (407)"), "\(api)")
+        #expect(
+            api.fix.contains("the proxy http://shop:<redacted>@127.0.0.1:\(proxy.port) (from api.proxy)"), "\(api)")
+        #expect(!api.detail.contains("wr0ng") && !api.fix.contains("wr0ng"), "\(api)")
         try await proxy.stop()
         try await environmentProxy.stop()
         await server.stop()

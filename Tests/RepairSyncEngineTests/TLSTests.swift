@@ -265,7 +265,9 @@ struct TLSTests {
         try await proxy.stop()
     }
 
-    @Test("a proxy that wants credentials gets them from the proxy URL; without them the API is unreachable, said why")
+    @Test(
+        "a proxy that wants credentials gets them from the proxy URL; without them, or with wrong ones, the API is unreachable, said why"
+    )
     func proxyCredentials() async throws {
         let directory = try TemporaryDirectory(prefix: "tls-ca")
         let ca = try ThrowawayCA(directory: directory.path("ca"))
@@ -288,6 +290,18 @@ struct TLSTests {
             let report = await engine.performFullSync()
             #expect(report.offline)
             #expect(report.stop?.contains("the proxy asks for credentials (407)") == true, "\(report.stop ?? "")")
+        }
+        // Credentials the proxy refuses are not "missing": the message says to correct them.
+        let wrong = try ProxyServer(parsing: "http://shop:wr0ng@127.0.0.1:\(proxy.port)")
+        try await Self.withEngine(
+            ca: ca, issued: issued, trust: ca.certificatePath, proxy: wrong, host: "api.repair.test"
+        ) {
+            _, engine, _ in
+            let report = await engine.performFullSync()
+            #expect(report.offline)
+            let stop = report.stop ?? ""
+            #expect(stop.contains("the proxy refused the user name and password of its URL (407)"), "\(stop)")
+            #expect(!stop.contains("wr0ng"), "\(stop)")
         }
         try await proxy.stop()
     }

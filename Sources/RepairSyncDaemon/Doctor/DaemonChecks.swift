@@ -18,7 +18,7 @@ struct DaemonChecks {
         checks.append(config)
         checks.append(ConfigurationChecks.tokenFile(configuration.api.tokenFile))
         let diagnosis = await services.engine.diagnoseAPI()
-        let api = apiChecks(diagnosis)
+        let api = apiChecks(diagnosis, transport: configuration.api.transport)
         checks += api.prefix(1)
         // After the api line: the certificate it presents, under the daemon's own trust and proxy settings.
         if let certificate = await CertificateCheck.run(
@@ -44,10 +44,11 @@ struct DaemonChecks {
         return checks
     }
 
-    func apiChecks(_ diagnosis: APIDiagnosis) -> [DoctorCheck] {
+    func apiChecks(_ diagnosis: APIDiagnosis, transport: DaemonConfiguration.Transport) -> [DoctorCheck] {
         var checks: [DoctorCheck] = []
         if let error = diagnosis.healthError {
-            checks.append(Doctor.apiFailure(diagnosis.baseURL, error, tls: diagnosis.tlsFailure != nil))
+            checks.append(
+                Doctor.apiFailure(diagnosis.baseURL, error, tls: diagnosis.tlsFailure != nil, transport: transport))
         } else {
             checks.append(DoctorCheck("api", .ok, "\(diagnosis.baseURL) answers /health"))
         }

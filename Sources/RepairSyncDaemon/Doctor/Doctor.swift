@@ -25,8 +25,11 @@ public enum Doctor {
         return checks
     }
 
-    /// The `api` line when /health failed: a TLS failure points at the `certificate` line, which names the reason.
-    static func apiFailure(_ baseURL: String, _ error: String, tls: Bool) -> DoctorCheck {
+    /// The `api` line when /health failed: a TLS failure points at the `certificate` line, which names the reason;
+    /// behind a proxy the fix names it (and where it was set), since it is as likely to be the cause as the network.
+    static func apiFailure(_ baseURL: String, _ error: String, tls: Bool, transport: DaemonConfiguration.Transport)
+        -> DoctorCheck
+    {
         if tls {
             return DoctorCheck(
                 "api", .fail, "\(baseURL): the TLS handshake failed, nothing was sent (see the certificate line)",
@@ -34,7 +37,9 @@ public enum Doctor {
         }
         return DoctorCheck(
             "api", .fail, "\(baseURL) does not answer: \(error)",
-            fix: "check the network, the firewall and api.base_url")
+            fix: transport.proxy.map {
+                "check the network, the firewall, api.base_url and the proxy \($0) (from \(transport.proxySource ?? .configuration))"
+            } ?? "check the network, the firewall and api.base_url")
     }
 
     /// Whether a daemon answers on the socket (and the socket's mode).
@@ -90,7 +95,8 @@ public enum Doctor {
         var tlsFailure: String?
         if case .tls(let reason)? = healthError { tlsFailure = reason }
         if let healthError {
-            checks.append(apiFailure(url, "\(healthError)", tls: tlsFailure != nil))
+            checks.append(
+                apiFailure(url, "\(healthError)", tls: tlsFailure != nil, transport: configuration.api.transport))
         } else {
             checks.append(DoctorCheck("api", .ok, "\(url) answers /health"))
         }

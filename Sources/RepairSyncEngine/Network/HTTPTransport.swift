@@ -102,7 +102,7 @@ public struct HTTPTransport: APITransport {
                 timing: TransportTiming(
                     headers: headersArrived - sent, complete: ContinuousClock.now - sent, wireBytes: wireBytes))
         } catch {
-            let failure = Self.classify(error)
+            let failure = Self.classify(error, proxyCredentials: settings.proxy?.username != nil)
             if case .limit? = error as? NIOHTTPDecompression.DecompressionError { throw .inflatesTooFar(failure) }
             guard case .tls(let handshakeError) = failure else { throw .other(failure) }
             let reason = await explain(handshakeError, error)
@@ -262,7 +262,8 @@ public struct HTTPTransport: APITransport {
 
     /// Connect-level failures mean nothing was sent; anything after the request may have been sent means interrupted.
     /// A failed TLS handshake also means nothing was sent, and is named apart: retrying will not fix it.
-    static func classify(_ error: any Error) -> TransportFailure {
+    /// `proxyCredentials`: the proxy URL carries a user name, so a 407 is those credentials refused, not missing.
+    static func classify(_ error: any Error, proxyCredentials: Bool = false) -> TransportFailure {
         let text = String(describing: error)
         // AsyncHTTPClient quotes the refused header in its error — the token, when it is the `Authorization` header
         // — and the error's text goes to `status` and the journal.
@@ -283,6 +284,10 @@ public struct HTTPTransport: APITransport {
             case .connectTimeout, .getConnectionFromPoolTimeout, .socksHandshakeTimeout, .tlsHandshakeTimeout,
                 .httpProxyHandshakeTimeout:
                 return .unreachable(text)
+            case .proxyAuthenticationRequired where proxyCredentials:
+                return .unreachable(
+                    "the proxy refused the user name and password of its URL (407): correct them in api.proxy (or the environment's proxy variable), with @, : and / in them percent-escaped"
+                )
             case .proxyAuthenticationRequired:
                 return .unreachable(
                     "the proxy asks for credentials (407): set them in api.proxy as http://USER:PASSWORD@HOST:PORT")

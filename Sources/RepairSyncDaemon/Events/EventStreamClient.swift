@@ -18,7 +18,9 @@ internal import Synchronization
 /// - No byte for `silenceFactor` heartbeat intervals (the server announces its interval in `ready`; 15 s until then)
 ///   is a dead stream: cut and reconnect.
 /// - 404 (also 405, 501): the server has no stream. State `unavailable`; the periodic schedule carries on alone, and
-///   the stream is tried again after `recheckUnavailable`.
+///   the stream is tried again after `recheckUnavailable` — or after `recheckUnsure` when the answer is not the API's
+///   JSON error (a proxy's or a portal's page, a deploy's: it may be gone in a minute, or it may be the server's own
+///   404 page for a route it does not have).
 /// - Bounded: lines, events (`ServerSentEventParser`) and what is handed on (the scheduler keeps a set of collections).
 public final class EventStreamClient: Sendable {
     public enum State: String, Sendable {
@@ -41,8 +43,10 @@ public final class EventStreamClient: Sendable {
     public struct Settings: Sendable {
         public var path: String
         public var backoff: EventStreamBackoff
-        /// After a 404, how long until the stream is tried again.
+        /// After a 404 in the API's JSON error shape, how long until the stream is tried again.
         public var recheckUnavailable: Duration
+        /// After a 404 (405, 501) that is not the API's JSON error, how long until the stream is tried again.
+        public var recheckUnsure: Duration
         /// Until the server's `ready` says otherwise.
         public var defaultHeartbeat: Duration
         /// Silence longer than this many heartbeat intervals is a dead stream.
@@ -57,13 +61,14 @@ public final class EventStreamClient: Sendable {
 
         public init(
             path: String = "/api/v1/events", backoff: EventStreamBackoff = EventStreamBackoff(),
-            recheckUnavailable: Duration = .seconds(1800), defaultHeartbeat: Duration = .seconds(15),
-            silenceFactor: Double = 3, maxLineBytes: Int = 4096, maxEventBytes: Int = 16384,
-            maxBytesPerSecond: Int = 64 << 10
+            recheckUnavailable: Duration = .seconds(1800), recheckUnsure: Duration = .seconds(300),
+            defaultHeartbeat: Duration = .seconds(15), silenceFactor: Double = 3, maxLineBytes: Int = 4096,
+            maxEventBytes: Int = 16384, maxBytesPerSecond: Int = 64 << 10
         ) {
             self.path = path
             self.backoff = backoff
             self.recheckUnavailable = recheckUnavailable
+            self.recheckUnsure = min(recheckUnsure, recheckUnavailable)
             self.defaultHeartbeat = defaultHeartbeat
             self.silenceFactor = silenceFactor
             self.maxLineBytes = maxLineBytes
@@ -163,13 +168,15 @@ public final class EventStreamClient: Sendable {
             guard !Task.isCancelled else { return }
             var wait: Duration
             switch outcome {
-            case .unavailable:
+            case .unavailable(let status, let theAPIs):
                 failures = 0
-                set(.unavailable)
+                wait = theAPIs ? settings.recheckUnavailable : settings.recheckUnsure
                 logger.notice(
-                    "the API has no change stream (404): periodic sync only; trying again later",
-                    metadata: ["recheck_in": "\(settings.recheckUnavailable)"])
-                wait = settings.recheckUnavailable
+                    theAPIs
+                        ? "the API has no change stream (\(status)): periodic sync only; trying again later"
+                        : "the change stream was answered \(status) with a page that is not the API's (a proxy's?): periodic sync only; trying again soon",
+                    metadata: ["recheck_in": "\(wait)"])
+                set(.unavailable)
             case .ended(let healthy, let reason):
                 failures = healthy ? 1 : failures + 1
                 wait = settings.backoff.delay(failures: failures, random: Double.random(in: 0...1))
@@ -207,7 +214,8 @@ public final class EventStreamClient: Sendable {
     }
 
     enum Outcome: Sendable {
-        case unavailable
+        /// 404, 405 or 501; `theAPIs`: in the API's JSON error shape, the server's own word.
+        case unavailable(status: Int, theAPIs: Bool)
         /// The stream was open and ended (`healthy`: it had been up for `healthyAfter`).
         case ended(healthy: Bool, reason: String)
         /// No stream: an error status, a failed connection, or not an event stream.
@@ -300,7 +308,9 @@ public final class EventStreamClient: Sendable {
         }
         guard let opened = seen.opened else {
             if let status = seen.status {
-                if [404, 405, 501].contains(status) { return .unavailable }
+                if [404, 405, 501].contains(status) {
+                    return .unavailable(status: status, theAPIs: Self.isAPIError(seen.errorBody))
+                }
                 if case .failure(let error) = result, error is NotAStream {
                     return .refused(retryAfter: seen.retryAfter, reason: "\(error)")
                 }
@@ -340,6 +350,8 @@ public final class EventStreamClient: Sendable {
         /// The status of a response that was not an event stream.
         var status: Int?
         var retryAfter: Duration?
+        /// The first 16 KiB of that response's body.
+        var errorBody: Data?
     }
 
     private func stream(_ request: HTTPClientRequest, fresh: Bool, watched: WatchBox) async throws {
@@ -367,8 +379,10 @@ public final class EventStreamClient: Sendable {
                 // Not read: it may never end (the connection is closed with the request).
                 throw NotAStream(description: "HTTP 200 with Content-Type \(contentType), not text/event-stream")
             }
-            // Read a little of the answer (for the connection's sake), never all of it.
-            _ = try? await response.body.collect(upTo: 16 << 10)
+            // Read a little of the answer (for the connection's sake, and to tell the API's 404 from a proxy's), never
+            // all of it: one longer than that is no JSON error of the API's.
+            let body = try? await response.body.collect(upTo: 16 << 10)
+            watched.withLock { $0.errorBody = body.map { Data($0.readableBytesView) } }
             return
         }
         watched.withLock { $0.opened = .now }
@@ -475,6 +489,13 @@ public final class EventStreamClient: Sendable {
             milliseconds >= 10
         else { return nil }
         return .milliseconds(min(milliseconds, 15_000))
+    }
+
+    /// The body is the API's JSON error with a code docs/api.md section 6 names (as `HTTPFailure.isAPIAnswer` judges
+    /// the engine's answers).
+    static func isAPIError(_ body: Data?) -> Bool {
+        guard let body, let error = try? JSONDecoder().decode(APIErrorBody.self, from: body) else { return false }
+        return HTTPFailure.contractCodes.contains(error.error.code)
     }
 
     /// `{"collection": "orders"}`.

@@ -154,6 +154,47 @@ struct EventStreamHostileServerTests {
     }
 
     @Test(
+        "a 404 on the stream that is not the API's (a proxy's HTML page) turns server push off for minutes, not half an hour; the API's own 404 for half an hour"
+    )
+    func proxyPageOn404() async throws {
+        let page = "<html><body><h1>404 Not Found</h1>nginx</body></html>"
+        let apiError = #"{"error":{"code":"not_found","message":"no route for GET /api/v1/events"}}"#
+        func notFound(_ type: String, _ body: String) -> String {
+            "HTTP/1.1 404 Not Found\r\nContent-Type: \(type)\r\nContent-Length: \(body.utf8.count)\r\n"
+                + "Connection: close\r\n\r\n" + body
+        }
+        var settings = PushStack.fastSettings
+        settings.recheckUnsure = .milliseconds(200)
+        func client(_ server: ScriptedServer, _ log: CapturedLog) -> EventStreamClient {
+            EventStreamClient(
+                settings: settings, http: HTTPClient.shared, baseURL: "http://127.0.0.1:\(server.port)", token: "t",
+                gate: nil, logger: Logger(label: "test.events") { _ in log }, notify: { _ in })
+        }
+
+        // A deploy's proxy answered once: the stream is asked for again within the short recheck, and opens.
+        let proxied = try ScriptedServer([
+            notFound("text/html", page), Self.events("event: ready\nid: 1\ndata: {}\n\n: heartbeat\n\n"),
+        ])
+        defer { proxied.stop() }
+        let log = CapturedLog()
+        let afterProxy = client(proxied, log)
+        try await Self.run(afterProxy, until: "the stream open after the proxy's 404") {
+            afterProxy.snapshot.connections >= 1
+        }
+        let notice = log.entries.first { $0.message.contains("not the API's") }
+        #expect(notice?.metadata.contains("0.2 seconds") == true, "\(log.entries)")
+
+        // The API's own 404 (in its JSON error shape): the server has no stream, asked again after the long recheck.
+        let withoutStream = try ScriptedServer([notFound("application/json", apiError)])
+        defer { withoutStream.stop() }
+        let apiLog = CapturedLog()
+        let noStream = client(withoutStream, apiLog)
+        try await Self.run(noStream, until: "the stream unavailable") { noStream.snapshot.state == .unavailable }
+        let said = apiLog.entries.first { $0.message.contains("the API has no change stream (404)") }
+        #expect(said?.metadata.contains("3600.0 seconds") == true, "\(apiLog.entries)")
+    }
+
+    @Test(
         "a stream that sends more than a stream of changes can (a flood) is cut, each time; what came before still counts"
     )
     func floodIsCut() async throws {

@@ -18,11 +18,11 @@ enum DaemonDecoding {
     /// Why `body` is not one record of `collection` as the daemon decodes it, or nil.
     static func recordProblem(_ collection: SyncCollection, _ body: Data) -> String? {
         switch collection {
-        case .orders: problem(CompleteRecord<Order>.self, body)
-        case .devices: problem(CompleteRecord<Device>.self, body)
-        case .clients: problem(CompleteRecord<Client>.self, body)
-        case .tickets: problem(CompleteRecord<Ticket>.self, body)
-        case .ticketMessages: problem(CompleteRecord<TicketMessage>.self, body)
+        case .orders: problem(Order.self, body)
+        case .devices: problem(Device.self, body)
+        case .clients: problem(Client.self, body)
+        case .tickets: problem(Ticket.self, body)
+        case .ticketMessages: problem(TicketMessage.self, body)
         }
     }
 

@@ -133,12 +133,12 @@ public final class APIClient: Sendable {
     /// A record endpoint's answer (a GET, a PATCH's or a create's 2xx) must be the record asked for. A server that
     /// answers with another one (a miskeyed cache, an alias, a proxy mixing up replies) is not believed: `malformed`,
     /// transient. Taken, another record's copy would be laid over that record without its conflicts judged, settle
-    /// a change with the wrong record, or count the one asked for as checked — a ghost no later run looks at. It must
-    /// also carry every key of its shape (`CompleteRecord`): a key left out is not a `null`.
+    /// a change with the wrong record, or count the one asked for as checked — a ghost no later run looks at. (It must
+    /// also carry every key of its shape: the record types' decoding refuses one left out.)
     func decodeRecord<R: SyncRecord>(_ type: R.Type, _ body: Data, asked id: String, by request: String)
         throws(APIError) -> R
     {
-        let record = try decode(CompleteRecord<R>.self, body, as: "\(R.self)").record
+        let record = try decode(R.self, body)
         guard record.id == id else {
             throw .malformed("\(R.collection) \(request) \(id) answered with record \(record.id)")
         }
@@ -181,13 +181,13 @@ public final class APIClient: Sendable {
     }
 
     /// A server's answer decoded, made storable first (`StorableJSON`: no NUL, no lone surrogate reaches a record).
-    func decode<T: Decodable>(_ type: T.Type, _ body: Data, as what: String? = nil) throws(APIError) -> T {
+    func decode<T: Decodable>(_ type: T.Type, _ body: Data) throws(APIError) -> T {
         do {
             return try JSONDecoder().decode(T.self, from: StorableJSON.repaired(body))
         } catch let error as DecodingError {
-            throw .malformed("\(what ?? "\(T.self)"): \(error.summary)")
+            throw .malformed("\(T.self): \(error.summary)")
         } catch {
-            throw .malformed("\(what ?? "\(T.self)"): \(error)")
+            throw .malformed("\(T.self): \(error)")
         }
     }
 

@@ -53,6 +53,27 @@ public struct Client: SyncRecord {
         case version
     }
 
+    /// Every key must be there, `null` when empty (docs/api.md 2.4): a key left out is refused, not read as a
+    /// `null` (`decodeNullable`).
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        id = try c.decode(String.self, forKey: .id)
+        email = try c.decode(String.self, forKey: .email)
+        firstName = try c.decodeNullable(String.self, forKey: .firstName)
+        lastName = try c.decodeNullable(String.self, forKey: .lastName)
+        phone = try c.decodeNullable(String.self, forKey: .phone)
+        company = try c.decodeNullable(String.self, forKey: .company)
+        address = try c.decodeNullable(String.self, forKey: .address)
+        city = try c.decodeNullable(String.self, forKey: .city)
+        postcode = try c.decodeNullable(String.self, forKey: .postcode)
+        notes = try c.decodeNullable(String.self, forKey: .notes)
+        orderCount = try c.decode(Int.self, forKey: .orderCount)
+        totalSpent = try c.decode(Money.self, forKey: .totalSpent)
+        createdAt = try c.decode(Timestamp.self, forKey: .createdAt)
+        updatedAt = try c.decode(Timestamp.self, forKey: .updatedAt)
+        version = try c.decode(Int.self, forKey: .version)
+    }
+
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(id, forKey: .id)

@@ -57,6 +57,29 @@ public struct Device: SyncRecord {
         case version
     }
 
+    /// Every key must be there, `null` when empty (docs/api.md 2.4): a key left out is refused, not read as a
+    /// `null` (`decodeNullable`).
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        id = try c.decode(String.self, forKey: .id)
+        orderId = try c.decode(String.self, forKey: .orderId)
+        type = try c.decode(String.self, forKey: .type)
+        brand = try c.decodeNullable(String.self, forKey: .brand)
+        model = try c.decodeNullable(String.self, forKey: .model)
+        serial = try c.decodeNullable(String.self, forKey: .serial)
+        imei = try c.decodeNullable(String.self, forKey: .imei)
+        passcode = try c.decodeNullable(String.self, forKey: .passcode)
+        status = try c.decode(DeviceStatus.self, forKey: .status)
+        issue = try c.decodeNullable(String.self, forKey: .issue)
+        diagnosis = try c.decodeNullable(String.self, forKey: .diagnosis)
+        resolution = try c.decodeNullable(String.self, forKey: .resolution)
+        price = try c.decodeNullable(Money.self, forKey: .price)
+        assignedUserId = try c.decodeNullable(String.self, forKey: .assignedUserId)
+        createdAt = try c.decode(Timestamp.self, forKey: .createdAt)
+        updatedAt = try c.decode(Timestamp.self, forKey: .updatedAt)
+        version = try c.decode(Int.self, forKey: .version)
+    }
+
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(id, forKey: .id)

@@ -77,6 +77,31 @@ public struct Order: SyncRecord {
 
     // Written by hand so that absent values are sent as explicit `null`s: a reader never has to guess whether a
     // missing key means "unchanged" or "cleared".
+    /// Every key must be there, `null` when empty (docs/api.md 2.4): a key left out is refused, not read as a
+    /// `null` (`decodeNullable`).
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        id = try c.decode(String.self, forKey: .id)
+        orderNumber = try c.decodeNullable(Int.self, forKey: .orderNumber)
+        status = try c.decode(OrderStatus.self, forKey: .status)
+        total = try c.decodeNullable(Money.self, forKey: .total)
+        deposit = try c.decodeNullable(Money.self, forKey: .deposit)
+        balance = try c.decodeNullable(Money.self, forKey: .balance)
+        notes = try c.decodeNullable(String.self, forKey: .notes)
+        clientId = try c.decode(String.self, forKey: .clientId)
+        clientName = try c.decodeNullable(String.self, forKey: .clientName)
+        clientEmail = try c.decodeNullable(String.self, forKey: .clientEmail)
+        clientPhone = try c.decodeNullable(String.self, forKey: .clientPhone)
+        locationId = try c.decodeNullable(String.self, forKey: .locationId)
+        locationName = try c.decodeNullable(String.self, forKey: .locationName)
+        assignedUserId = try c.decodeNullable(String.self, forKey: .assignedUserId)
+        assignedUserName = try c.decodeNullable(String.self, forKey: .assignedUserName)
+        deviceCount = try c.decodeNullable(Int.self, forKey: .deviceCount)
+        createdAt = try c.decode(Timestamp.self, forKey: .createdAt)
+        updatedAt = try c.decode(Timestamp.self, forKey: .updatedAt)
+        version = try c.decode(Int.self, forKey: .version)
+    }
+
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(id, forKey: .id)

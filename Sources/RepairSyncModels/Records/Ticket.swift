@@ -64,6 +64,29 @@ public struct Ticket: SyncRecord {
         case version
     }
 
+    /// Every key must be there, `null` when empty (docs/api.md 2.4): a key left out is refused, not read as a
+    /// `null` (`decodeNullable`).
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        id = try c.decode(String.self, forKey: .id)
+        ticketNumber = try c.decode(Int.self, forKey: .ticketNumber)
+        subject = try c.decode(String.self, forKey: .subject)
+        status = try c.decode(TicketStatus.self, forKey: .status)
+        priority = try c.decodeNullable(String.self, forKey: .priority)
+        clientId = try c.decodeNullable(String.self, forKey: .clientId)
+        clientEmail = try c.decode(String.self, forKey: .clientEmail)
+        clientName = try c.decodeNullable(String.self, forKey: .clientName)
+        assignedUserId = try c.decodeNullable(String.self, forKey: .assignedUserId)
+        assignedUserName = try c.decodeNullable(String.self, forKey: .assignedUserName)
+        orderId = try c.decodeNullable(String.self, forKey: .orderId)
+        orderRef = try c.decodeNullable(String.self, forKey: .orderRef)
+        messageCount = try c.decodeNullable(Int.self, forKey: .messageCount)
+        lastMessageAt = try c.decodeNullable(Timestamp.self, forKey: .lastMessageAt)
+        createdAt = try c.decode(Timestamp.self, forKey: .createdAt)
+        updatedAt = try c.decode(Timestamp.self, forKey: .updatedAt)
+        version = try c.decode(Int.self, forKey: .version)
+    }
+
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(id, forKey: .id)

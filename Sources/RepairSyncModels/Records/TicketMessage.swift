@@ -44,6 +44,22 @@ public struct TicketMessage: SyncRecord {
         case version
     }
 
+    /// Every key must be there, `null` when empty (docs/api.md 2.4): a key left out is refused, not read as a
+    /// `null` (`decodeNullable`).
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        id = try c.decode(String.self, forKey: .id)
+        ticketId = try c.decode(String.self, forKey: .ticketId)
+        content = try c.decode(String.self, forKey: .content)
+        senderType = try c.decode(SenderType.self, forKey: .senderType)
+        senderName = try c.decodeNullable(String.self, forKey: .senderName)
+        senderId = try c.decodeNullable(String.self, forKey: .senderId)
+        isInternal = try c.decode(Bool.self, forKey: .isInternal)
+        createdAt = try c.decode(Timestamp.self, forKey: .createdAt)
+        updatedAt = try c.decode(Timestamp.self, forKey: .updatedAt)
+        version = try c.decode(Int.self, forKey: .version)
+    }
+
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(id, forKey: .id)

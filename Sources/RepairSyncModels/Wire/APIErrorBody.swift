@@ -35,15 +35,6 @@ public struct VersionConflictBody<Record: SyncRecord>: Codable, Sendable {
         self.error = error
         self.current = current
     }
-
-    public enum CodingKeys: String, CodingKey { case error, current }
-
-    /// `current` must carry every key of its shape, as every record from the API (`CompleteRecord`).
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        error = try container.decode(APIErrorBody.Detail.self, forKey: .error)
-        current = try container.decode(CompleteRecord<Record>.self, forKey: .current).record
-    }
 }
 
 /// `GET /api/v1/health`.

@@ -24,7 +24,7 @@ public struct ChangesPage<Record: SyncRecord>: Codable, Sendable {
     /// Cursors are opaque: a server may send a bare integer, which is kept as its decimal text and sent back so.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        data = try container.decode([CompleteRecord<Record>].self, forKey: .data).map(\.record)
+        data = try container.decode([Record].self, forKey: .data)
         deleted = try container.decode([Tombstone].self, forKey: .deleted)
         hasMore = try container.decode(Bool.self, forKey: .hasMore)
         if let text = try? container.decode(String.self, forKey: .nextCursor) {

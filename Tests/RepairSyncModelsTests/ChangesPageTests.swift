@@ -21,4 +21,33 @@ struct ChangesPageTests {
             #expect(throws: DecodingError.self, "\(refused)") { try decode(ChangesPage<Order>.self, page(refused)) }
         }
     }
+
+    @Test("a page without a next_cursor (absent or null) is refused saying so")
+    func missingCursor() throws {
+        for page in [
+            #"{"data":[],"deleted":[],"has_more":false}"#,
+            #"{"data":[],"deleted":[],"next_cursor":null,"has_more":false}"#,
+        ] {
+            do {
+                _ = try decode(ChangesPage<Order>.self, page)
+                Issue.record("taken: \(page)")
+            } catch let error as DecodingError {
+                #expect(error.summary == "next_cursor: a page without a next_cursor", "\(error.summary)")
+            }
+        }
+    }
+
+    @Test("the reason a page is refused is one line of at most 300 characters, whatever the server's text it quotes")
+    func reasonIsBounded() throws {
+        let id = String(repeating: "x", count: 100_000)
+        let page =
+            #"{"data":[],"deleted":[{"id":"\#(id)","deleted_at":"2026-11-20T09:00:00.000Z"},{"id":"\#(id)","deleted_at":"2026-11-20T09:00:00.000Z"}],"next_cursor":"c","has_more":false}"#
+        do {
+            _ = try decode(ChangesPage<Order>.self, page)
+            Issue.record("a page with an id twice was taken")
+        } catch let error as DecodingError {
+            #expect(error.summary.count == DecodingError.summaryLimit + 1 && error.summary.hasSuffix("…"))
+            #expect(error.summary.hasPrefix("data: xxx"), "\(error.summary.prefix(80))")
+        }
+    }
 }

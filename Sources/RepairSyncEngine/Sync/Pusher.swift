@@ -444,7 +444,10 @@ struct Pusher {
                 }
             }
             return try await retry(
-                entry, APIError.malformed("412 without a usable current record: \(error)"), now: clock.now())
+                entry,
+                APIError.malformed(
+                    "412 without a usable current record: \((error as? DecodingError)?.summary ?? "\(error)")"),
+                now: clock.now())
         }
         logger.info(
             outcome.rewound

@@ -27,7 +27,10 @@ public struct ChangesPage<Record: SyncRecord>: Codable, Sendable {
         data = try container.decode([Record].self, forKey: .data)
         deleted = try container.decode([Tombstone].self, forKey: .deleted)
         hasMore = try container.decode(Bool.self, forKey: .hasMore)
-        if let text = try? container.decode(String.self, forKey: .nextCursor) {
+        if try !container.contains(.nextCursor) || container.decodeNil(forKey: .nextCursor) {
+            throw DecodingError.dataCorruptedError(
+                forKey: .nextCursor, in: container, debugDescription: "a page without a next_cursor")
+        } else if let text = try? container.decode(String.self, forKey: .nextCursor) {
             nextCursor = text
         } else if let number = try? container.decode(Int64.self, forKey: .nextCursor) {
             nextCursor = String(number)

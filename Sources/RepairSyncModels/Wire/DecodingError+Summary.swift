@@ -1,7 +1,18 @@
 extension DecodingError {
     /// Where in the document and why, in one line — `data[3].total: "12,50" is not a decimal amount` — rather than
-    /// Foundation's paragraph about coding keys and contexts. For an answer refused as malformed, told to an admin.
+    /// Foundation's paragraph about coding keys and contexts. For an answer refused as malformed, told to an admin:
+    /// at most `summaryLimit` characters, since the reason may quote the server's text (a hostile server's megabyte
+    /// would otherwise travel into the outbox, the status and the journal).
     public var summary: String {
+        let text = fullSummary
+        guard text.count > Self.summaryLimit else { return text }
+        return String(text.prefix(Self.summaryLimit)) + "…"
+    }
+
+    /// The longest `summary`.
+    public static let summaryLimit = 300
+
+    private var fullSummary: String {
         func path(_ keys: [any CodingKey]) -> String {
             var text = ""
             for key in keys {

@@ -20,11 +20,13 @@ struct SimulatorTests {
     }
 
     /// In a process of its own: the seeds are CPU work on the cooperative pool, and in the test process they held
-    /// both of its threads (two cores) for the quarter of an hour they take — every in-process test beside them
+    /// both of its threads (two cores) for the thirteen minutes they take — every in-process test beside them
     /// (an engine against its backend, the scheduler) waited, and four went past their two minutes in CI. A child
     /// shares the cores through the kernel's scheduler instead. Failing seeds are shrunk and printed by the tool.
     @Test("2,000 seeds: every invariant holds")
     func seeds() async throws {
+        try #require(
+            FileManager.default.isExecutableFile(atPath: Self.simulator.path), "\(Self.simulator.path) is not built")
         let (status, text) = try await ChildProcess.run(
             [Self.simulator.path, "--seeds", "2000", "--first", "1", "--parallel", "2"],
             environment: ProcessInfo.processInfo.environment.merging(["SWIFT_DETERMINISTIC_HASHING": "1"]) { $1 },

@@ -8,11 +8,11 @@ internal import Synchronization
 
 /// Makes the switched-on defects (`Defect`) happen to `/api/v1` requests, around the real handlers: it edits the
 /// request on the way in (drops `If-Match` or `Idempotency-Key`, points a cursor one page back) and the body on the
-/// way out (money through a double, null keys left out, a `next_cursor` that skips an entry, a create's 200 made a 201, heartbeats
-/// dropped from the change stream, a body gzipped without `Vary` or for a client that did not ask). Compressing
-/// here, below `CompressionMiddleware`, leaves that middleware nothing to do: it passes an encoded answer through.
-/// With no defect on it passes everything through untouched. (`drop_date_header` is done below the router, by
-/// `DateHeaderDefectHandler`: the framework adds `Date` after every middleware.)
+/// way out (money through a double, null keys left out, a `next_cursor` that skips an entry, a create's 200 made a
+/// 201, heartbeats dropped from the change stream, a body gzipped without `Vary` or for a client that did not ask).
+/// Compressing here, below `CompressionMiddleware`, leaves that middleware nothing to do: it passes an encoded answer
+/// through. With no defect on it passes everything through untouched. (`drop_date_header` is done below the router,
+/// by `DateHeaderDefectHandler`: the framework adds `Date` after every middleware.)
 struct DefectMiddleware: RouterMiddleware {
     typealias Context = DevRequestContext
     let defects: DefectSwitches

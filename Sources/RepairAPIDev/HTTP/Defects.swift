@@ -37,8 +37,8 @@ public enum Defect: String, CaseIterable, Codable, Sendable {
     /// A PATCH is answered `200` at version + 1 with its `ETag`, as if applied, but the record's fields stay as they
     /// were: the write is acknowledged and not made.
     case dropPatchValues = "drop_patch_values"
-    /// Every record sent leaves out its keys whose value is `null` (`omitempty`), instead of sending them as
-    /// explicit `null`s.
+    /// Every answer with a record (a page, a GET, a write's answer, a 412; the dashboard's too) leaves out the keys
+    /// whose value is `null` (`omitempty`), instead of sending them as explicit `null`s.
     case omitNullKeys = "omit_null_keys"
 }
 

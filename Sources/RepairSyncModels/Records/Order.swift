@@ -75,8 +75,6 @@ public struct Order: SyncRecord {
         case version
     }
 
-    // Written by hand so that absent values are sent as explicit `null`s: a reader never has to guess whether a
-    // missing key means "unchanged" or "cleared".
     /// Every key must be there, `null` when empty (docs/api.md 2.4): a key left out is refused, not read as a
     /// `null` (`decodeNullable`).
     public init(from decoder: any Decoder) throws {
@@ -102,6 +100,8 @@ public struct Order: SyncRecord {
         version = try c.decode(Int.self, forKey: .version)
     }
 
+    // Written by hand so that absent values are sent as explicit `null`s: a reader never has to guess whether a
+    // missing key means "unchanged" or "cleared".
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(id, forKey: .id)

@@ -1,10 +1,12 @@
 extension KeyedDecodingContainer {
     /// The value at `key`, or nil for an explicit `null` — and a key left out is refused. docs/api.md 2.4: a record
-    /// carries every key of its shape, `null` when empty. Read as a `null`, a key a server leaves out (`omitempty`,
-    /// or a key it does not know yet) would clear the replica's copy of the field and the base copy the next merge
-    /// starts from, with nothing to say so, and a PATCH's answer without the field written would read as the server
-    /// overriding the edit. Refused, the answer is malformed: nothing of a page is taken, a write's answer
-    /// acknowledges nothing.
+    /// carries every key of its shape, `null` when empty, so that a reader never guesses; and either guess loses
+    /// something. Read as a `null`, a key left out by a server that sends only what changed (or that does not know
+    /// the key yet) clears the replica's copy of the field and the base copy the next merge starts from, with nothing
+    /// to say so, and a PATCH's answer without the field written reads as the server overriding the edit. Read as
+    /// "unchanged", a key left out by a server that drops its empty keys (`omitempty`) never clears a field the
+    /// server cleared. Refused, the answer is malformed: nothing of a page is taken, a write's answer acknowledges
+    /// nothing, and the error says where.
     ///
     /// The `null` is told from the gap only when the value is missing (`contains`, one lookup): a record's decoding
     /// costs what `decodeIfPresent` costs. `String`, `Int` and `Bool` have their own overloads, which reach the

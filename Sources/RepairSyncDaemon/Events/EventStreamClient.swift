@@ -309,7 +309,10 @@ public final class EventStreamClient: Sendable {
         guard let opened = seen.opened else {
             if let status = seen.status {
                 if [404, 405, 501].contains(status) {
-                    return .unavailable(status: status, theAPIs: Self.isAPIError(seen.errorBody))
+                    let code = seen.errorBody.flatMap {
+                        try? JSONDecoder().decode(APIErrorBody.self, from: $0).error.code
+                    }
+                    return .unavailable(status: status, theAPIs: HTTPFailure.isAPIAnswer(status: status, code: code))
                 }
                 if case .failure(let error) = result, error is NotAStream {
                     return .refused(retryAfter: seen.retryAfter, reason: "\(error)")
@@ -489,13 +492,6 @@ public final class EventStreamClient: Sendable {
             milliseconds >= 10
         else { return nil }
         return .milliseconds(min(milliseconds, 15_000))
-    }
-
-    /// The body is the API's JSON error with a code docs/api.md section 6 names (as `HTTPFailure.isAPIAnswer` judges
-    /// the engine's answers).
-    static func isAPIError(_ body: Data?) -> Bool {
-        guard let body, let error = try? JSONDecoder().decode(APIErrorBody.self, from: body) else { return false }
-        return HTTPFailure.contractCodes.contains(error.error.code)
     }
 
     /// `{"collection": "orders"}`.

@@ -117,9 +117,13 @@ public struct HTTPFailure: Sendable, CustomStringConvertible {
     /// a code docs/api.md section 6 names. A gateway's JSON error of the same shape with a code of its own
     /// (`{"error":{"code":"ResourceNotFound"}}`) decides nothing — its 404 would delete a record, its 422 kill a
     /// change. For 401 and 403 any code in that shape will do: stopping for a token loses nothing.
-    public var isAPIAnswer: Bool {
+    public var isAPIAnswer: Bool { Self.isAPIAnswer(status: status, code: code) }
+
+    /// `isAPIAnswer` for an answer of `status` whose body's API error code is `code` (nil: not the API's JSON error),
+    /// for a caller that has not built a failure (the change stream's refusals).
+    public static func isAPIAnswer(status: Int, code: String?) -> Bool {
         guard let code else { return false }
-        return Self.contractCodes.contains(code) || status == 401 || status == 403
+        return contractCodes.contains(code) || status == 401 || status == 403
     }
 
     /// The error codes of docs/api.md section 6.

@@ -9,7 +9,7 @@ extension KeyedDecodingContainer {
     /// nothing, and the error says where.
     ///
     /// The `null` is told from the gap only when the value is missing (`contains`, one lookup): a record's decoding
-    /// costs what `decodeIfPresent` costs. `String`, `Int` and `Bool` have their own overloads, which reach the
+    /// costs what `decodeIfPresent` costs. `String` and `Int` have their own overloads, which reach the
     /// decoder's concrete entry points as the synthesised decoding does (the generic path costs more per field).
     ///
     /// ```swift
@@ -23,12 +23,6 @@ extension KeyedDecodingContainer {
 
     public func decodeNullable(_ type: Int.Type, forKey key: Key) throws -> Int? {
         if let value = try decodeIfPresent(Int.self, forKey: key) { return value }
-        try requirePresent(key)
-        return nil
-    }
-
-    public func decodeNullable(_ type: Bool.Type, forKey key: Key) throws -> Bool? {
-        if let value = try decodeIfPresent(Bool.self, forKey: key) { return value }
         try requirePresent(key)
         return nil
     }
